@@ -1,0 +1,292 @@
+package io.gpuq.api;
+
+import io.gpuq.job.FieldError;
+import io.gpuq.job.InvalidJobRequestException;
+import io.gpuq.job.Job;
+import io.gpuq.job.JobPage;
+import io.gpuq.job.JobRequest;
+import io.gpuq.job.JobRequestValidator;
+import io.gpuq.job.JobService;
+import io.gpuq.job.JobSpec;
+import io.gpuq.job.JobState;
+import io.gpuq.job.Submission;
+import io.gpuq.launch.StopReason;
+import io.gpuq.launch.Workers;
+import io.gpuq.schedule.SchedulingLoop;
+import io.gpuq.security.Caller;
+import io.gpuq.security.TokenAuthenticationFilter;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.swagger.v3.oas.annotations.tags.Tag;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestAttribute;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.servlet.mvc.method.annotation.StreamingResponseBody;
+
+@RestController
+@RequestMapping("/api/v1/jobs")
+@Tag(name = "jobs", description = "Submit, follow and cancel training runs")
+@ApiResponse(
+    responseCode = "401",
+    description = "no or invalid bearer token",
+    content =
+        @Content(
+            mediaType = "application/problem+json",
+            schema = @Schema(implementation = ProblemDetail.class)))
+public class JobController {
+
+  static final int DEFAULT_LIMIT = 100;
+  static final int MAX_LIMIT = 1000;
+  private static final int MAX_IDEMPOTENCY_KEY = 200;
+
+  private final JobService jobs;
+  private final JobRequestValidator validator;
+  private final SubmitAdmission admission;
+  private final SchedulingLoop scheduler;
+  private final Workers workers;
+  private final JobLogs logs;
+
+  public JobController(
+      JobService jobs,
+      JobRequestValidator validator,
+      SubmitAdmission admission,
+      SchedulingLoop scheduler,
+      Workers workers,
+      JobLogs logs) {
+    this.jobs = jobs;
+    this.validator = validator;
+    this.admission = admission;
+    this.scheduler = scheduler;
+    this.workers = workers;
+    this.logs = logs;
+  }
+
+  @PostMapping(consumes = MediaType.APPLICATION_JSON_VALUE)
+  @Operation(summary = "Submit a job")
+  @ApiResponse(responseCode = "201", description = "created; Location names the job")
+  @ApiResponse(
+      responseCode = "200",
+      description = "an earlier submission with this Idempotency-Key created it")
+  @ApiResponse(
+      responseCode = "400",
+      description = "invalid request; `errors` names each field",
+      content =
+          @Content(
+              mediaType = "application/problem+json",
+              schema = @Schema(implementation = ProblemDetail.class)))
+  @ApiResponse(
+      responseCode = "413",
+      description = "body larger than gpuq.api.max-request-bytes",
+      content =
+          @Content(
+              mediaType = "application/problem+json",
+              schema = @Schema(implementation = ProblemDetail.class)))
+  @ApiResponse(
+      responseCode = "422",
+      description = "the request can never fit on this node's GPUs",
+      content =
+          @Content(
+              mediaType = "application/problem+json",
+              schema = @Schema(implementation = ProblemDetail.class)))
+  public ResponseEntity<JobView> submit(
+      @Parameter(hidden = true) @RequestAttribute(TokenAuthenticationFilter.CALLER) Caller caller,
+      @Parameter(description = "a repeated POST with the same key returns the first job (200)")
+          @RequestHeader(value = "Idempotency-Key", required = false)
+          String idempotencyKey,
+      @RequestBody JobRequest request) {
+    if (idempotencyKey != null
+        && (idempotencyKey.isBlank() || idempotencyKey.length() > MAX_IDEMPOTENCY_KEY)) {
+      throw new InvalidJobRequestException(
+          "Idempotency-Key", "must be 1 to " + MAX_IDEMPOTENCY_KEY + " characters");
+    }
+    JobSpec spec = validator.validate(request);
+    admission.check(spec);
+    Submission submission = jobs.submit(caller, spec, idempotencyKey);
+    JobView view = JobView.of(submission.job());
+    if (!submission.created()) {
+      return ResponseEntity.ok(view);
+    }
+    scheduler.wakeUp();
+    return ResponseEntity.created(URI.create("/api/v1/jobs/" + view.id())).body(view);
+  }
+
+  @GetMapping("/{id}")
+  @Operation(summary = "Get a job")
+  @ApiResponse(responseCode = "200", description = "the job")
+  @ApiResponse(
+      responseCode = "403",
+      description = "another user's job",
+      content =
+          @Content(
+              mediaType = "application/problem+json",
+              schema = @Schema(implementation = ProblemDetail.class)))
+  @ApiResponse(
+      responseCode = "404",
+      description = "no such job",
+      content =
+          @Content(
+              mediaType = "application/problem+json",
+              schema = @Schema(implementation = ProblemDetail.class)))
+  public JobView get(
+      @Parameter(hidden = true) @RequestAttribute(TokenAuthenticationFilter.CALLER) Caller caller,
+      @PathVariable String id) {
+    return JobView.of(jobs.get(caller, id));
+  }
+
+  @GetMapping
+  @Operation(summary = "List jobs, newest first (admins see all, submitters their own)")
+  @ApiResponse(responseCode = "200", description = "one page")
+  @ApiResponse(
+      responseCode = "400",
+      description = "bad state, label, limit or cursor",
+      content =
+          @Content(
+              mediaType = "application/problem+json",
+              schema = @Schema(implementation = ProblemDetail.class)))
+  public JobListView list(
+      @Parameter(hidden = true) @RequestAttribute(TokenAuthenticationFilter.CALLER) Caller caller,
+      @Parameter(description = "QUEUED, RUNNING, SUCCEEDED, FAILED or CANCELLED")
+          @RequestParam(required = false)
+          String state,
+      @Parameter(description = "key:value; repeat for several (all must match)")
+          @RequestParam(name = "label", required = false)
+          List<String> labels,
+      @Parameter(description = "1 to 1000, default 100") @RequestParam(required = false)
+          Integer limit,
+      @Parameter(description = "nextCursor of the previous page") @RequestParam(required = false)
+          String cursor) {
+    List<FieldError> errors = new ArrayList<>();
+    JobState stateFilter = parseState(state, errors);
+    Map<String, String> labelFilter = parseLabels(labels, errors);
+    int pageSize = limit == null ? DEFAULT_LIMIT : limit;
+    if (pageSize < 1 || pageSize > MAX_LIMIT) {
+      errors.add(new FieldError("limit", "must be between 1 and " + MAX_LIMIT));
+    }
+    String beforeId = decodeCursor(cursor, errors);
+    if (!errors.isEmpty()) {
+      throw new InvalidJobRequestException(errors);
+    }
+    JobPage page = jobs.list(caller, stateFilter, labelFilter, beforeId, pageSize);
+    return new JobListView(
+        page.items().stream().map(JobView::of).toList(), encodeCursor(page.nextBeforeId()));
+  }
+
+  @PostMapping("/{id}/cancel")
+  @Operation(
+      summary = "Cancel a job",
+      description =
+          "A queued job is cancelled at once; a running job's whole process tree gets SIGTERM,"
+              + " then SIGKILL after gpuq.worker.kill-grace.")
+  @ApiResponse(responseCode = "200", description = "the job, now CANCELLED")
+  @ApiResponse(
+      responseCode = "409",
+      description = "the job has already finished",
+      content =
+          @Content(
+              mediaType = "application/problem+json",
+              schema = @Schema(implementation = ProblemDetail.class)))
+  public JobView cancel(
+      @Parameter(hidden = true) @RequestAttribute(TokenAuthenticationFilter.CALLER) Caller caller,
+      @PathVariable String id) {
+    Job job = jobs.cancel(caller, id, running -> workers.stop(running.id(), StopReason.CANCELLED));
+    scheduler.wakeUp();
+    return JobView.of(job);
+  }
+
+  @GetMapping(value = "/{id}/logs", produces = MediaType.TEXT_PLAIN_VALUE)
+  @Operation(summary = "The job's stdout and stderr (all attempts)")
+  @ApiResponse(responseCode = "200", description = "text/plain")
+  public ResponseEntity<StreamingResponseBody> logs(
+      @Parameter(hidden = true) @RequestAttribute(TokenAuthenticationFilter.CALLER) Caller caller,
+      @PathVariable String id,
+      @Parameter(description = "only the last N lines") @RequestParam(required = false)
+          Integer tail,
+      @Parameter(description = "keep streaming new lines until the job ends")
+          @RequestParam(defaultValue = "false")
+          boolean follow) {
+    if (tail != null && tail < 0) {
+      throw new InvalidJobRequestException("tail", "must be 0 or more");
+    }
+    jobs.get(caller, id);
+    return ResponseEntity.status(HttpStatus.OK)
+        .contentType(new MediaType("text", "plain", StandardCharsets.UTF_8))
+        .header("X-Content-Type-Options", "nosniff")
+        .body(logs.stream(caller, id, tail, follow));
+  }
+
+  private static JobState parseState(String state, List<FieldError> errors) {
+    if (state == null) {
+      return null;
+    }
+    try {
+      return JobState.valueOf(state.toUpperCase(Locale.ROOT));
+    } catch (IllegalArgumentException e) {
+      errors.add(
+          new FieldError(
+              "state",
+              "unknown state \"" + state + "\"; use one of " + List.of(JobState.values())));
+      return null;
+    }
+  }
+
+  private static Map<String, String> parseLabels(List<String> labels, List<FieldError> errors) {
+    Map<String, String> parsed = new LinkedHashMap<>();
+    if (labels == null) {
+      return parsed;
+    }
+    for (String label : labels) {
+      int colon = label.indexOf(':');
+      if (colon <= 0) {
+        errors.add(new FieldError("label", "\"" + label + "\" is not key:value"));
+      } else {
+        parsed.put(label.substring(0, colon), label.substring(colon + 1));
+      }
+    }
+    return parsed;
+  }
+
+  private static String encodeCursor(String beforeId) {
+    return beforeId == null
+        ? null
+        : Base64.getUrlEncoder()
+            .withoutPadding()
+            .encodeToString(beforeId.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static String decodeCursor(String cursor, List<FieldError> errors) {
+    if (cursor == null) {
+      return null;
+    }
+    try {
+      String id = new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.UTF_8);
+      if (id.matches("[0-9A-Z]{26}")) {
+        return id;
+      }
+    } catch (IllegalArgumentException e) {
+      // reported below
+    }
+    errors.add(new FieldError("cursor", "is not a cursor this API returned"));
+    return null;
+  }
+}

@@ -1,0 +1,105 @@
+package io.gpuq.api;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import io.gpuq.job.FailureReason;
+import io.gpuq.job.Job;
+import io.gpuq.job.JobAttempt;
+import io.gpuq.job.JobPlacement;
+import io.gpuq.job.JobState;
+import io.swagger.v3.oas.annotations.media.Schema;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/** A job as the API shows it (see API.md, "The job"). The environment is never shown back. */
+@Schema(name = "Job")
+public record JobView(
+    String id,
+    String name,
+    String owner,
+    JobState state,
+    FailureReason failureReason,
+    @Schema(description = "what went wrong, in words, when FAILED") String failureMessage,
+    Integer exitCode,
+    int attempt,
+    List<String> command,
+    String workingDir,
+    String framework,
+    ResourcesView resources,
+    int priority,
+    @Schema(description = "ISO-8601 duration, or null", example = "PT2H") String timeout,
+    RetryView retry,
+    Map<String, String> labels,
+    @Schema(description = "where it runs; null while queued") JobPlacement placement,
+    Long peakGpuMemoryBytes,
+    Instant createdAt,
+    Instant startedAt,
+    Instant finishedAt,
+    @Schema(description = "every attempt so far, oldest first") List<AttemptView> attempts) {
+
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  @Schema(name = "Resources")
+  public record ResourcesView(int gpus, Long gpuMemory, Double gpuFraction) {}
+
+  @Schema(name = "Retry")
+  public record RetryView(int maxAttempts, double oomGrowth) {}
+
+  @Schema(name = "Attempt")
+  public record AttemptView(
+      int attempt,
+      String node,
+      JobPlacement placement,
+      long budgetBytes,
+      Long pid,
+      Instant startedAt,
+      Instant finishedAt,
+      JobState outcome,
+      FailureReason failureReason,
+      String failureMessage,
+      Integer exitCode,
+      Long peakGpuMemoryBytes) {
+
+    static AttemptView of(JobAttempt a) {
+      return new AttemptView(
+          a.attempt(),
+          a.node(),
+          a.placement(),
+          a.budgetBytes(),
+          a.pid(),
+          a.startedAt(),
+          a.finishedAt(),
+          a.outcome(),
+          a.failureReason(),
+          a.failureMessage(),
+          a.exitCode(),
+          a.peakGpuMemoryBytes());
+    }
+  }
+
+  public static JobView of(Job job) {
+    return new JobView(
+        job.id(),
+        job.name(),
+        job.owner(),
+        job.state(),
+        job.failureReason(),
+        job.failureMessage(),
+        job.exitCode(),
+        job.attempt(),
+        job.command(),
+        job.workingDir(),
+        job.framework().wireName(),
+        new ResourcesView(job.gpus(), job.gpuMemoryBytes(), job.gpuFraction()),
+        job.priority(),
+        job.timeout() == null ? null : job.timeout().toString(),
+        new RetryView(job.maxAttempts(), job.oomGrowth()),
+        new TreeMap<>(job.labels()),
+        job.placement(),
+        job.peakGpuMemoryBytes(),
+        job.createdAt(),
+        job.startedAt(),
+        job.finishedAt(),
+        job.attempts().stream().map(AttemptView::of).toList());
+  }
+}

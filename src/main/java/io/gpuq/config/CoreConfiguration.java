@@ -1,0 +1,150 @@
+package io.gpuq.config;
+
+import io.gpuq.guard.ExitClassifier;
+import io.gpuq.job.Job;
+import io.gpuq.job.JobService;
+import io.gpuq.launch.JobFiles;
+import io.gpuq.launch.ProcessTreeStopper;
+import io.gpuq.launch.WorkerLauncher;
+import io.gpuq.launch.Workers;
+import io.gpuq.schedule.Dispatcher;
+import io.gpuq.schedule.JobExecution;
+import io.gpuq.schedule.PeriodicDuties;
+import io.gpuq.schedule.PeriodicDuty;
+import io.gpuq.schedule.SchedulingLoop;
+import io.gpuq.schedule.TimeoutDuty;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.time.Clock;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Function;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/** Wires the plain-Java core (launch, scheduling, duties) into Spring. */
+@Configuration(proxyBeanMethods = false)
+@EnableConfigurationProperties(GpuqProperties.class)
+public class CoreConfiguration {
+
+  @Bean
+  Clock clock() {
+    return Clock.systemUTC();
+  }
+
+  @Bean
+  NodeIdentity nodeIdentity(GpuqProperties properties) {
+    String name = properties.nodeName();
+    if (name == null || name.isBlank()) {
+      try {
+        name = InetAddress.getLocalHost().getHostName();
+      } catch (UnknownHostException e) {
+        name = "localhost";
+      }
+    }
+    return new NodeIdentity(name);
+  }
+
+  @Bean
+  JobFiles jobFiles(GpuqProperties properties) {
+    return new JobFiles(properties.dataDir().toAbsolutePath().normalize());
+  }
+
+  @Bean(destroyMethod = "shutdownNow")
+  ScheduledExecutorService workerTimer() {
+    return Executors.newSingleThreadScheduledExecutor(daemon("gpuq-stopper"));
+  }
+
+  @Bean(destroyMethod = "shutdown")
+  ExecutorService workerExitExecutor() {
+    return Executors.newFixedThreadPool(4, daemon("gpuq-worker-exit"));
+  }
+
+  @Bean
+  Workers workers(
+      JobFiles files,
+      Clock clock,
+      ScheduledExecutorService workerTimer,
+      ExecutorService workerExitExecutor,
+      GpuqProperties properties) {
+    return new Workers(
+        new WorkerLauncher(files, clock),
+        new ProcessTreeStopper(workerTimer),
+        workerExitExecutor,
+        properties.worker().killGrace());
+  }
+
+  @Bean
+  JobExecution jobExecution(
+      JobService jobs, Workers workers, JobFiles files, GpuqProperties properties) {
+    return new JobExecution(
+        jobs,
+        workers,
+        files,
+        workerEnvironment(files),
+        new ExitClassifier(),
+        properties.worker().logTailBytes());
+  }
+
+  private static Function<Job, Map<String, String>> workerEnvironment(JobFiles files) {
+    return job -> {
+      Map<String, String> env = new LinkedHashMap<>();
+      System.getenv()
+          .forEach(
+              (k, v) -> {
+                if (!k.startsWith("GPUQ_") && !k.startsWith("SPRING_")) {
+                  env.put(k, v);
+                }
+              });
+      env.putAll(job.env());
+      env.put("GPUQ_JOB_ID", job.id());
+      env.put("TMPDIR", files.tmpDir(job.id()).toString());
+      env.put("CUDA_VISIBLE_DEVICES", "");
+      return env;
+    };
+  }
+
+  @Bean
+  SchedulingLoop schedulingLoop(
+      JobService jobs,
+      Workers workers,
+      JobExecution execution,
+      NodeIdentity node,
+      GpuqProperties properties) {
+    Dispatcher dispatcher =
+        new Dispatcher(
+            jobs,
+            workers,
+            execution,
+            node.name(),
+            properties.scheduler().cpuSlots(),
+            properties.scheduler().lookahead());
+    SchedulingLoop loop =
+        new SchedulingLoop(dispatcher, properties.scheduler().safetyNetInterval());
+    execution.onCapacityFreed(loop::wakeUp);
+    return loop;
+  }
+
+  @Bean
+  TimeoutDuty timeoutDuty(Workers workers, Clock clock) {
+    return new TimeoutDuty(workers, clock);
+  }
+
+  @Bean
+  PeriodicDuties periodicDuties(List<PeriodicDuty> duties) {
+    return new PeriodicDuties(duties);
+  }
+
+  private static java.util.concurrent.ThreadFactory daemon(String name) {
+    return r -> {
+      Thread t = new Thread(r, name);
+      t.setDaemon(true);
+      return t;
+    };
+  }
+}

@@ -1,0 +1,72 @@
+package io.gpuq.config;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * Everything a user may configure under {@code gpuq.*}. Defaults here are the documented ones
+ * (README, "Configuration").
+ */
+@ConfigurationProperties("gpuq")
+public record GpuqProperties(
+    @DefaultValue("./data") Path dataDir,
+    String nodeName,
+    @DefaultValue Gpu gpu,
+    @DefaultValue Scheduler scheduler,
+    @DefaultValue Worker worker,
+    @DefaultValue Auth auth,
+    @DefaultValue Api api) {
+
+  /** GPU backend selection and the emulated devices. */
+  public record Gpu(
+      @DefaultValue("auto") String backend, String nvmlLibrary, @DefaultValue Emulated emulated) {
+
+    public record Emulated(
+        @DefaultValue("2") int count,
+        @DefaultValue("16GiB") String memory,
+        @DefaultValue("Emulated GPU") String name) {}
+  }
+
+  /**
+   * @param cpuSlots how many {@code gpus: 0} jobs run at once on this node
+   * @param lookahead how many queued jobs one scheduling pass considers
+   * @param safetyNetInterval the loop also wakes this often when nothing woke it
+   */
+  public record Scheduler(
+      @DefaultValue("4") int cpuSlots,
+      @DefaultValue("1000") int lookahead,
+      @DefaultValue("2s") Duration safetyNetInterval) {}
+
+  /**
+   * @param killGrace time between SIGTERM and SIGKILL when a worker is stopped
+   * @param logTailBytes how much of a log's end is read to recognise how a worker died
+   */
+  public record Worker(
+      @DefaultValue("10s") Duration killGrace, @DefaultValue("65536") int logTailBytes) {}
+
+  /**
+   * @param tokens bearer tokens; when empty an admin token is generated into the data dir
+   * @param publicActuator whether /actuator/health and /actuator/prometheus need no token
+   */
+  public record Auth(List<Token> tokens, @DefaultValue("true") boolean publicActuator) {
+
+    public Auth {
+      tokens = tokens == null ? List.of() : List.copyOf(tokens);
+    }
+
+    public record Token(String name, String token, @DefaultValue("SUBMITTER") Role role) {}
+
+    public enum Role {
+      SUBMITTER,
+      ADMIN
+    }
+  }
+
+  /**
+   * @param maxRequestBytes requests with a larger body are refused with 413
+   */
+  public record Api(@DefaultValue("1048576") long maxRequestBytes) {}
+}

@@ -1,0 +1,4 @@
+package io.gpuq.config;
+
+/** This node's name in placements and in {@code /api/v1/gpus}. */
+public record NodeIdentity(String name) {}

@@ -1,0 +1,41 @@
+package io.gpuq.guard;
+
+import io.gpuq.job.AttemptOutcome;
+import io.gpuq.job.FailureReason;
+import io.gpuq.launch.WorkerExit;
+
+/** Judges how an attempt ended from its exit, why gpuq stopped it, and the end of its log. */
+public final class ExitClassifier {
+
+  private static final String[] SIGNAL_NAMES = {
+    "", "SIGHUP", "SIGINT", "SIGQUIT", "SIGILL", "SIGTRAP", "SIGABRT", "SIGBUS", "SIGFPE",
+    "SIGKILL", "SIGUSR1", "SIGSEGV", "SIGUSR2", "SIGPIPE", "SIGALRM", "SIGTERM"
+  };
+
+  public AttemptOutcome classify(WorkerExit exit, String logTail) {
+    int code = exit.exitCode();
+    if (exit.stopReason() != null) {
+      return switch (exit.stopReason()) {
+        case CANCELLED -> new AttemptOutcome(null, "cancelled", code);
+        case TIMEOUT ->
+            new AttemptOutcome(FailureReason.TIMEOUT, "stopped: it ran past its timeout", code);
+        case OVER_BUDGET ->
+            new AttemptOutcome(
+                FailureReason.OVER_BUDGET,
+                "stopped: it used more GPU memory than its budget",
+                code);
+      };
+    }
+    if (code == 0) {
+      return AttemptOutcome.succeeded();
+    }
+    return new AttemptOutcome(FailureReason.EXIT_CODE, describe(code), code);
+  }
+
+  static String describe(int code) {
+    if (code > 128 && code - 128 < SIGNAL_NAMES.length) {
+      return "killed by signal " + (code - 128) + " (" + SIGNAL_NAMES[code - 128] + ")";
+    }
+    return "exited with code " + code;
+  }
+}

@@ -1,0 +1,22 @@
+package io.gpuq.job;
+
+/** Why a job (or one attempt of it) failed. */
+public enum FailureReason {
+  /** The process exited with a non-zero code. */
+  EXIT_CODE,
+  /** The process died of GPU out-of-memory, recognised from its exit and log. */
+  OUT_OF_MEMORY,
+  /** gpuq stopped it because it used more GPU memory than its budget, to protect its neighbours. */
+  OVER_BUDGET,
+  /** It ran longer than its timeout. */
+  TIMEOUT,
+  /** Its process or node disappeared. */
+  LOST,
+  /** It could not be started. */
+  LAUNCH_ERROR;
+
+  /** Failures for lack of GPU memory are retried with a larger budget. */
+  public boolean isMemoryFailure() {
+    return this == OUT_OF_MEMORY || this == OVER_BUDGET;
+  }
+}

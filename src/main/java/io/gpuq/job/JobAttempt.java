@@ -1,0 +1,152 @@
+package io.gpuq.job;
+
+import jakarta.persistence.Column;
+import jakarta.persistence.Convert;
+import jakarta.persistence.Entity;
+import jakarta.persistence.EnumType;
+import jakarta.persistence.Enumerated;
+import jakarta.persistence.FetchType;
+import jakarta.persistence.GeneratedValue;
+import jakarta.persistence.GenerationType;
+import jakarta.persistence.Id;
+import jakarta.persistence.JoinColumn;
+import jakarta.persistence.ManyToOne;
+import jakarta.persistence.Table;
+import java.time.Instant;
+
+/** One attempt of a job: where it ran, with which budget, its process, peak and outcome. */
+@Entity
+@Table(name = "job_attempts")
+public class JobAttempt {
+
+  @Id
+  @GeneratedValue(strategy = GenerationType.IDENTITY)
+  private Long id;
+
+  @ManyToOne(fetch = FetchType.LAZY, optional = false)
+  @JoinColumn(name = "job_id")
+  private Job job;
+
+  @Column(nullable = false)
+  private int attempt;
+
+  private String node;
+
+  @Convert(converter = JsonColumns.Placement.class)
+  private JobPlacement placement;
+
+  @Column(nullable = false)
+  private long budgetBytes;
+
+  private Long pid;
+  private Long pidStartTicks;
+
+  @Column(nullable = false)
+  private Instant startedAt;
+
+  private Instant finishedAt;
+
+  @Enumerated(EnumType.STRING)
+  private JobState outcome;
+
+  @Enumerated(EnumType.STRING)
+  private FailureReason failureReason;
+
+  private String failureMessage;
+  private Integer exitCode;
+  private Long peakGpuMemoryBytes;
+
+  protected JobAttempt() {}
+
+  JobAttempt(Job job, int attempt, JobPlacement placement, Instant startedAt) {
+    this.job = job;
+    this.attempt = attempt;
+    this.node = placement.node();
+    this.placement = placement;
+    this.budgetBytes = placement.budgetBytesPerGpu();
+    this.startedAt = startedAt;
+  }
+
+  void recordProcess(long pid, long pidStartTicks) {
+    this.pid = pid;
+    this.pidStartTicks = pidStartTicks;
+  }
+
+  void end(JobState outcome, FailureReason reason, String message, Integer exitCode, Instant when) {
+    this.outcome = outcome;
+    this.failureReason = reason;
+    this.failureMessage = truncate(message);
+    this.exitCode = exitCode;
+    this.finishedAt = when;
+  }
+
+  void recordExitCode(Integer exitCode) {
+    this.exitCode = exitCode;
+  }
+
+  void observeGpuMemory(long bytes) {
+    if (peakGpuMemoryBytes == null || bytes > peakGpuMemoryBytes) {
+      peakGpuMemoryBytes = bytes;
+    }
+  }
+
+  boolean isOpen() {
+    return outcome == null;
+  }
+
+  private static String truncate(String message) {
+    return message == null || message.length() <= 2000 ? message : message.substring(0, 2000);
+  }
+
+  public int attempt() {
+    return attempt;
+  }
+
+  public String node() {
+    return node;
+  }
+
+  public JobPlacement placement() {
+    return placement;
+  }
+
+  public long budgetBytes() {
+    return budgetBytes;
+  }
+
+  public Long pid() {
+    return pid;
+  }
+
+  public Long pidStartTicks() {
+    return pidStartTicks;
+  }
+
+  public Instant startedAt() {
+    return startedAt;
+  }
+
+  public Instant finishedAt() {
+    return finishedAt;
+  }
+
+  public JobState outcome() {
+    return outcome;
+  }
+
+  public FailureReason failureReason() {
+    return failureReason;
+  }
+
+  public String failureMessage() {
+    return failureMessage;
+  }
+
+  public Integer exitCode() {
+    return exitCode;
+  }
+
+  public Long peakGpuMemoryBytes() {
+    return peakGpuMemoryBytes;
+  }
+}

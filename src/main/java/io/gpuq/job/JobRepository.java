@@ -1,0 +1,26 @@
+package io.gpuq.job;
+
+import java.util.List;
+import java.util.Optional;
+import org.springframework.data.domain.Limit;
+import org.springframework.data.jpa.repository.JpaRepository;
+import org.springframework.data.jpa.repository.JpaSpecificationExecutor;
+import org.springframework.data.jpa.repository.Query;
+import org.springframework.data.repository.query.Param;
+
+public interface JobRepository extends JpaRepository<Job, String>, JpaSpecificationExecutor<Job> {
+
+  Optional<Job> findByOwnerAndIdempotencyKey(String owner, String idempotencyKey);
+
+  /** The head of the queue in scheduling order: priority first, then submission order. */
+  @Query(
+      "select j from Job j where j.state = io.gpuq.job.JobState.QUEUED"
+          + " order by j.priority desc, j.id asc")
+  List<Job> findQueueHead(Limit limit);
+
+  @Query("select j.state, count(j) from Job j group by j.state")
+  List<Object[]> countByStateRaw();
+
+  @Query("select j from Job j where j.state = :state and j.node = :node")
+  List<Job> findByStateAndNode(@Param("state") JobState state, @Param("node") String node);
+}

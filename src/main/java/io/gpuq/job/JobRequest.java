@@ -1,0 +1,28 @@
+package io.gpuq.job;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A job submission as the user sent it, before validation. Types are loose on purpose ({@code
+ * gpuMemory} may be a number or a string; {@code timeout} is ISO-8601 text) so that {@link
+ * JobRequestValidator} can name the field of every mistake.
+ */
+public record JobRequest(
+    String name,
+    List<String> command,
+    String workingDir,
+    Map<String, String> env,
+    String framework,
+    Resources resources,
+    Integer priority,
+    String timeout,
+    Retry retry,
+    Map<String, String> labels) {
+
+  /** What the job needs: {@code gpus} whole GPUs, each with a budget or whole. */
+  public record Resources(Integer gpus, Object gpuMemory, Double gpuFraction) {}
+
+  /** How often to try, and how the GPU-memory budget grows after an out-of-memory failure. */
+  public record Retry(Integer maxAttempts, Double oomGrowth) {}
+}

@@ -1,0 +1,220 @@
+package io.gpuq.job;
+
+import io.gpuq.security.Caller;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.dao.DataIntegrityViolationException;
+import org.springframework.dao.OptimisticLockingFailureException;
+import org.springframework.data.domain.Limit;
+import org.springframework.stereotype.Service;
+import org.springframework.transaction.support.TransactionCallback;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The job use cases, each in its own transaction. Users submit, read, list and cancel; the
+ * scheduler starts jobs and records how their workers ended.
+ */
+@Service
+public class JobService {
+
+  private static final Logger log = LoggerFactory.getLogger(JobService.class);
+  private static final int MAX_CONFLICT_RETRIES = 5;
+
+  private final JobRepository jobs;
+  private final TransactionTemplate tx;
+  private final Clock clock;
+  private final JobIds ids;
+
+  public JobService(JobRepository jobs, TransactionTemplate tx, Clock clock) {
+    this.jobs = jobs;
+    this.tx = tx;
+    this.clock = clock;
+    this.ids = new JobIds(clock);
+  }
+
+  /**
+   * Stores a new queued job, unless this caller already submitted one with the same idempotency
+   * key: then that one is returned and nothing is created.
+   */
+  public Submission submit(Caller caller, JobSpec spec, String idempotencyKey) {
+    if (idempotencyKey != null) {
+      Optional<Job> earlier = findByKey(caller, idempotencyKey);
+      if (earlier.isPresent()) {
+        return new Submission(earlier.get(), false);
+      }
+    }
+    try {
+      Job job =
+          tx.execute(
+              status ->
+                  jobs.save(
+                      Job.submit(
+                          ids.next(), caller.name(), spec, idempotencyKey, clock.instant())));
+      return new Submission(job, true);
+    } catch (DataIntegrityViolationException e) {
+      // Two requests with one key raced; the unique index let exactly one of them in.
+      return findByKey(caller, idempotencyKey)
+          .map(job -> new Submission(job, false))
+          .orElseThrow(() -> e);
+    }
+  }
+
+  private Optional<Job> findByKey(Caller caller, String key) {
+    return tx.execute(status -> jobs.findByOwnerAndIdempotencyKey(caller.name(), key));
+  }
+
+  public Job get(Caller caller, String id) {
+    return tx.execute(status -> accessible(caller, id));
+  }
+
+  public JobPage list(
+      Caller caller, JobState state, Map<String, String> labels, String beforeId, int limit) {
+    JobFilter filter =
+        new JobFilter(caller.isAdmin() ? null : caller.name(), state, labels, beforeId, limit);
+    return tx.execute(status -> JobQueries.page(jobs, filter));
+  }
+
+  /**
+   * Cancels a queued or running job. A running job's worker is stopped by {@code stopWorker} once
+   * the cancellation is committed.
+   */
+  public Job cancel(Caller caller, String id, Consumer<Job> stopWorker) {
+    Job job =
+        retryingOnConflict(
+            status -> {
+              Job j = accessible(caller, id);
+              if (j.state().isTerminal()) {
+                throw new JobConflictException(
+                    "job " + id + " has already finished (" + j.state() + ")");
+              }
+              boolean wasRunning = j.state() == JobState.RUNNING;
+              j.cancel(clock.instant());
+              return wasRunning ? j : null;
+            });
+    if (job != null) {
+      stopWorker.accept(job);
+    }
+    return get(caller, id);
+  }
+
+  /**
+   * Runs a read-modify-write of one job, again if a concurrent writer (the user cancelling while
+   * the worker exits) changed the job first; the version column detects it.
+   */
+  private <T> T retryingOnConflict(TransactionCallback<T> work) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return tx.execute(work);
+      } catch (OptimisticLockingFailureException e) {
+        if (attempt == MAX_CONFLICT_RETRIES) {
+          throw e;
+        }
+        log.debug("concurrent update of a job, retrying ({})", e.getMessage());
+      }
+    }
+  }
+
+  private Job accessible(Caller caller, String id) {
+    Job job = jobs.findById(id).orElseThrow(() -> new JobNotFoundException(id));
+    if (!caller.mayAccessJobOf(job.owner())) {
+      throw new JobAccessDeniedException(id);
+    }
+    return job;
+  }
+
+  /** The head of the queue, in scheduling order. */
+  public List<Job> queueHead(int limit) {
+    return tx.execute(status -> jobs.findQueueHead(Limit.of(limit)));
+  }
+
+  /** Marks a queued job as started with this placement; empty if it is no longer queued. */
+  public Optional<Job> markStarted(String id, JobPlacement placement) {
+    return retryingOnConflict(
+        status ->
+            jobs.findById(id)
+                .filter(job -> job.state() == JobState.QUEUED)
+                .map(
+                    job -> {
+                      job.start(placement, clock.instant());
+                      return job;
+                    }));
+  }
+
+  public void recordWorkerProcess(String id, int attempt, long pid, long pidStartTicks) {
+    retryingOnConflict(
+        status -> {
+          jobs.findById(id)
+              .filter(job -> job.attempt() == attempt && job.state() == JobState.RUNNING)
+              .ifPresent(job -> job.recordWorkerProcess(pid, pidStartTicks));
+          return null;
+        });
+  }
+
+  /**
+   * Records how an attempt ended. A job cancelled meanwhile only keeps the exit code; a failure
+   * with attempts left sends the job back to the queue.
+   *
+   * @param gpuMemoryCapBytes the largest budget a retry after a memory failure may ask for
+   */
+  public void recordAttemptEnd(
+      String id, int attempt, AttemptOutcome outcome, long gpuMemoryCapBytes) {
+    retryingOnConflict(
+        status -> {
+          Job job = jobs.findById(id).orElse(null);
+          if (job == null || job.attempt() != attempt) {
+            log.warn(
+                "ignoring the end of attempt {} of job {}: not its current attempt", attempt, id);
+            return null;
+          }
+          Instant now = clock.instant();
+          switch (job.state()) {
+            case CANCELLED -> job.recordExitAfterCancel(outcome.exitCode());
+            case RUNNING -> {
+              if (outcome.isSuccess()) {
+                job.succeed(outcome.exitCode(), now);
+              } else {
+                JobState next =
+                    job.failAttempt(
+                        outcome.failureReason(),
+                        outcome.message(),
+                        outcome.exitCode(),
+                        gpuMemoryCapBytes,
+                        now);
+                log.info(
+                    "job {} attempt {} failed ({}: {}); job is now {}",
+                    id,
+                    attempt,
+                    outcome.failureReason(),
+                    outcome.message(),
+                    next);
+              }
+            }
+            default ->
+                log.error(
+                    "BUG: attempt {} of job {} ended while the job is {}; nothing recorded",
+                    attempt,
+                    id,
+                    job.state());
+          }
+          return null;
+        });
+  }
+
+  /** Jobs per state, for the {@code gpuq_jobs} gauge. */
+  public Map<JobState, Long> countByState() {
+    Map<JobState, Long> counts = new EnumMap<>(JobState.class);
+    for (JobState state : JobState.values()) {
+      counts.put(state, 0L);
+    }
+    tx.execute(status -> jobs.countByStateRaw())
+        .forEach(row -> counts.put((JobState) row[0], (Long) row[1]));
+    return counts;
+  }
+}

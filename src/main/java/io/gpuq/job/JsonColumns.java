@@ -1,0 +1,66 @@
+package io.gpuq.job;
+
+import jakarta.persistence.AttributeConverter;
+import jakarta.persistence.Converter;
+import java.util.List;
+import java.util.Map;
+import tools.jackson.core.type.TypeReference;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * JSON text columns for values that are read and written whole (argv, environment, placement): one
+ * column instead of a join table each, and the same SQL on H2 and PostgreSQL.
+ */
+final class JsonColumns {
+
+  private static final JsonMapper JSON = JsonMapper.builder().build();
+
+  private JsonColumns() {}
+
+  static String write(Object value) {
+    return value == null ? null : JSON.writeValueAsString(value);
+  }
+
+  static <T> T read(String json, TypeReference<T> type) {
+    return json == null ? null : JSON.readValue(json, type);
+  }
+
+  @Converter
+  static final class StringList implements AttributeConverter<List<String>, String> {
+    @Override
+    public String convertToDatabaseColumn(List<String> value) {
+      return write(value);
+    }
+
+    @Override
+    public List<String> convertToEntityAttribute(String json) {
+      return read(json, new TypeReference<List<String>>() {});
+    }
+  }
+
+  @Converter
+  static final class StringMap implements AttributeConverter<Map<String, String>, String> {
+    @Override
+    public String convertToDatabaseColumn(Map<String, String> value) {
+      return write(value);
+    }
+
+    @Override
+    public Map<String, String> convertToEntityAttribute(String json) {
+      return read(json, new TypeReference<Map<String, String>>() {});
+    }
+  }
+
+  @Converter
+  static final class Placement implements AttributeConverter<JobPlacement, String> {
+    @Override
+    public String convertToDatabaseColumn(JobPlacement value) {
+      return write(value);
+    }
+
+    @Override
+    public JobPlacement convertToEntityAttribute(String json) {
+      return read(json, new TypeReference<JobPlacement>() {});
+    }
+  }
+}

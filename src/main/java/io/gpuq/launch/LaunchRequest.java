@@ -1,0 +1,28 @@
+package io.gpuq.launch;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What the launcher needs to start one attempt of a job.
+ *
+ * @param workingDir the user's working directory, or null for the job's directory
+ * @param environment the worker's complete environment (nothing else is inherited)
+ * @param timeout null for none
+ */
+public record LaunchRequest(
+    String jobId,
+    int attempt,
+    List<String> command,
+    Path workingDir,
+    Map<String, String> environment,
+    Path jobDir,
+    Duration timeout) {
+
+  public LaunchRequest {
+    command = List.copyOf(command);
+    environment = Map.copyOf(environment);
+  }
+}

@@ -1,0 +1,8 @@
+package io.gpuq.launch;
+
+/** Why gpuq itself stopped a worker, so that its exit is not mistaken for its own failure. */
+public enum StopReason {
+  CANCELLED,
+  TIMEOUT,
+  OVER_BUDGET
+}

@@ -1,0 +1,184 @@
+package io.gpuq.launch;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Starts one attempt of a job as its own process: argv without a shell, in its own session (so its
+ * process group holds the whole tree), output appended to the job's log, stdin from /dev/null, and
+ * exactly the environment it was given.
+ */
+public final class WorkerLauncher {
+
+  private static final Logger log = LoggerFactory.getLogger(WorkerLauncher.class);
+  private static final String WRAPPER_RESOURCE = "/gpuq/worker-wrapper.sh";
+
+  private final JobFiles files;
+  private final Clock clock;
+  private final Path wrapper;
+  private final Optional<Path> setsid;
+
+  public WorkerLauncher(JobFiles files, Clock clock) {
+    this.files = files;
+    this.clock = clock;
+    this.wrapper = installWrapper(files.binDir());
+    this.setsid = findOnPath("setsid", System.getenv("PATH"));
+    if (setsid.isEmpty()) {
+      log.warn(
+          "'setsid' (util-linux) not found: workers share gpuq's process group, and stopping one"
+              + " signals its process tree only");
+    }
+  }
+
+  public RunningWorker launch(LaunchRequest request) throws LaunchException {
+    Path jobDir = files.jobDir(request.jobId());
+    Path workingDir = request.workingDir() == null ? jobDir : request.workingDir();
+    try {
+      Files.createDirectories(files.tmpDir(request.jobId()));
+    } catch (IOException e) {
+      throw new LaunchException("cannot create the job directory " + jobDir + ": " + e, e);
+    }
+    if (!Files.isDirectory(workingDir)) {
+      throw new LaunchException("working directory " + workingDir + " does not exist");
+    }
+    Path program = resolveProgram(request.command().get(0), request.environment(), workingDir);
+    Path logFile = files.log(request.jobId());
+    if (request.attempt() > 1) {
+      appendLine(logFile, "=== gpuq: attempt " + request.attempt() + " ===");
+    }
+    Path exitFile = files.exitFile(request.jobId(), request.attempt());
+    try {
+      Files.deleteIfExists(exitFile);
+    } catch (IOException e) {
+      throw new LaunchException("cannot clear " + exitFile + ": " + e, e);
+    }
+    List<String> argv = new ArrayList<>();
+    setsid.ifPresent(p -> argv.add(p.toString()));
+    argv.add("/bin/sh");
+    argv.add(wrapper.toString());
+    argv.add(exitFile.toString());
+    argv.add(program.toString());
+    argv.addAll(request.command().subList(1, request.command().size()));
+    ProcessBuilder builder =
+        new ProcessBuilder(argv)
+            .directory(workingDir.toFile())
+            .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
+    Map<String, String> env = builder.environment();
+    env.clear();
+    env.putAll(request.environment());
+    Instant now = clock.instant();
+    try {
+      Process process = builder.start();
+      Instant deadline = request.timeout() == null ? null : now.plus(request.timeout());
+      return new RunningWorker(request.jobId(), request.attempt(), process, now, deadline);
+    } catch (IOException e) {
+      throw new LaunchException("cannot start " + program + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** The exit code the wrapper wrote for an attempt, if it got that far. */
+  public Optional<Integer> recordedExitCode(String jobId, int attempt) {
+    Path exitFile = files.exitFile(jobId, attempt);
+    try {
+      return Optional.of(Integer.parseInt(Files.readString(exitFile).trim()));
+    } catch (IOException | NumberFormatException e) {
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * The program as an absolute path, looked up like execvp would (on the worker's PATH), so that a
+   * missing program is a clear launch error instead of exit code 127 in a log.
+   */
+  private static Path resolveProgram(String program, Map<String, String> env, Path workingDir)
+      throws LaunchException {
+    if (program.contains("/")) {
+      Path path = workingDir.resolve(program).normalize();
+      if (!Files.isRegularFile(path)) {
+        throw new LaunchException("program " + program + " does not exist");
+      }
+      if (!Files.isExecutable(path)) {
+        throw new LaunchException("program " + program + " is not executable");
+      }
+      return path;
+    }
+    return findOnPath(program, env.get("PATH"))
+        .orElseThrow(
+            () ->
+                new LaunchException(
+                    "program \""
+                        + program
+                        + "\" not found on the worker's PATH "
+                        + env.get("PATH")));
+  }
+
+  private static Optional<Path> findOnPath(String program, String pathVariable) {
+    if (pathVariable == null) {
+      return Optional.empty();
+    }
+    for (String dir : pathVariable.split(":")) {
+      if (dir.isEmpty()) {
+        continue;
+      }
+      Path candidate = Path.of(dir).resolve(program);
+      if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
+        return Optional.of(candidate.toAbsolutePath());
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static void appendLine(Path file, String line) throws LaunchException {
+    try {
+      Files.createDirectories(file.getParent());
+      Files.writeString(
+          file,
+          line + "\n",
+          StandardCharsets.UTF_8,
+          StandardOpenOption.CREATE,
+          StandardOpenOption.APPEND);
+    } catch (IOException e) {
+      throw new LaunchException("cannot write the log " + file + ": " + e, e);
+    }
+  }
+
+  private static Path installWrapper(Path binDir) {
+    try (InputStream in = WorkerLauncher.class.getResourceAsStream(WRAPPER_RESOURCE)) {
+      if (in == null) {
+        throw new IllegalStateException(WRAPPER_RESOURCE + " is missing from the classpath");
+      }
+      byte[] script = in.readAllBytes();
+      Files.createDirectories(binDir);
+      Path target = binDir.resolve("gpuq-worker-wrapper.sh");
+      if (!Files.exists(target) || !java.util.Arrays.equals(Files.readAllBytes(target), script)) {
+        Path tmp = Files.createTempFile(binDir, "wrapper", ".tmp");
+        Files.write(tmp, script);
+        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.move(
+            tmp,
+            target,
+            java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+            java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+      }
+      return target;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot install the worker wrapper into " + binDir, e);
+    }
+  }
+}

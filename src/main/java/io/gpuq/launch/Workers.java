@@ -1,0 +1,95 @@
+package io.gpuq.launch;
+
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The workers alive on this node. A worker holds its place (CPU slot, GPU budget) from launch until
+ * its process has exited, even after the job was cancelled: the capacity it frees is real.
+ */
+public final class Workers {
+
+  private static final Logger log = LoggerFactory.getLogger(Workers.class);
+
+  private final WorkerLauncher launcher;
+  private final ProcessTreeStopper stopper;
+  private final Executor exitExecutor;
+  private final Duration killGrace;
+  private final Map<String, RunningWorker> live = new ConcurrentHashMap<>();
+
+  public Workers(
+      WorkerLauncher launcher,
+      ProcessTreeStopper stopper,
+      Executor exitExecutor,
+      Duration killGrace) {
+    this.launcher = launcher;
+    this.stopper = stopper;
+    this.exitExecutor = exitExecutor;
+    this.killGrace = killGrace;
+  }
+
+  /**
+   * Starts a worker; {@code onExit} runs (on the exit executor, never on the JDK's reaper thread)
+   * after its process has exited and it no longer counts as live.
+   */
+  public RunningWorker start(LaunchRequest request, Consumer<WorkerExit> onExit)
+      throws LaunchException {
+    RunningWorker worker = launcher.launch(request);
+    live.put(worker.jobId(), worker);
+    worker
+        .process()
+        .onExit()
+        .thenAcceptAsync(process -> exited(worker, process.exitValue(), onExit), exitExecutor);
+    return worker;
+  }
+
+  private void exited(RunningWorker worker, int exitCode, Consumer<WorkerExit> onExit) {
+    stopper.killLeftovers(worker.pid());
+    live.remove(worker.jobId(), worker);
+    try {
+      onExit.accept(
+          new WorkerExit(
+              worker.jobId(), worker.attempt(), worker.pid(), exitCode, worker.stopReason()));
+    } catch (RuntimeException e) {
+      log.error("recording the exit of job {} failed", worker.jobId(), e);
+    }
+  }
+
+  /**
+   * Stops a job's worker tree (SIGTERM, then SIGKILL after the grace period). Returns false when no
+   * worker of that job lives here or it is already being stopped.
+   */
+  public boolean stop(String jobId, StopReason reason) {
+    RunningWorker worker = live.get(jobId);
+    if (worker == null || !worker.markStopping(reason)) {
+      return false;
+    }
+    log.info("stopping job {} (pid {}): {}", jobId, worker.pid(), reason);
+    stopper.stop(worker.pid(), killGrace);
+    return true;
+  }
+
+  public Optional<RunningWorker> get(String jobId) {
+    return Optional.ofNullable(live.get(jobId));
+  }
+
+  public Collection<RunningWorker> live() {
+    return List.copyOf(live.values());
+  }
+
+  public int count() {
+    return live.size();
+  }
+
+  public Optional<Integer> recordedExitCode(String jobId, int attempt) {
+    return launcher.recordedExitCode(jobId, attempt);
+  }
+}

@@ -1,0 +1,96 @@
+package io.gpuq.schedule;
+
+import io.gpuq.guard.ExitClassifier;
+import io.gpuq.job.AttemptOutcome;
+import io.gpuq.job.FailureReason;
+import io.gpuq.job.Job;
+import io.gpuq.job.JobPlacement;
+import io.gpuq.job.JobService;
+import io.gpuq.launch.JobFiles;
+import io.gpuq.launch.LaunchException;
+import io.gpuq.launch.LaunchRequest;
+import io.gpuq.launch.LogFiles;
+import io.gpuq.launch.RunningWorker;
+import io.gpuq.launch.WorkerExit;
+import io.gpuq.launch.Workers;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs one attempt of a placed job: marks it started, launches its worker, and when the worker
+ * ends, records how and wakes the scheduler, whose capacity it freed.
+ */
+public class JobExecution {
+
+  private static final Logger log = LoggerFactory.getLogger(JobExecution.class);
+
+  private final JobService jobs;
+  private final Workers workers;
+  private final JobFiles files;
+  private final Function<Job, Map<String, String>> environment;
+  private final ExitClassifier classifier;
+  private final int logTailBytes;
+  private Runnable onCapacityFreed = () -> {};
+
+  public JobExecution(
+      JobService jobs,
+      Workers workers,
+      JobFiles files,
+      Function<Job, Map<String, String>> environment,
+      ExitClassifier classifier,
+      int logTailBytes) {
+    this.jobs = jobs;
+    this.workers = workers;
+    this.files = files;
+    this.environment = environment;
+    this.classifier = classifier;
+    this.logTailBytes = logTailBytes;
+  }
+
+  public void onCapacityFreed(Runnable listener) {
+    this.onCapacityFreed = listener;
+  }
+
+  /** Starts the job if it is still queued; returns whether a worker now runs (or tried to). */
+  public boolean start(String jobId, JobPlacement placement) {
+    Job job = jobs.markStarted(jobId, placement).orElse(null);
+    if (job == null) {
+      return false;
+    }
+    LaunchRequest request =
+        new LaunchRequest(
+            job.id(),
+            job.attempt(),
+            job.command(),
+            job.workingDir() == null ? null : Path.of(job.workingDir()),
+            environment.apply(job),
+            files.jobDir(job.id()),
+            job.timeout());
+    try {
+      RunningWorker worker = workers.start(request, this::ended);
+      jobs.recordWorkerProcess(job.id(), job.attempt(), worker.pid(), 0);
+    } catch (LaunchException e) {
+      log.info("job {} could not be launched: {}", job.id(), e.getMessage());
+      jobs.recordAttemptEnd(
+          job.id(),
+          job.attempt(),
+          new AttemptOutcome(FailureReason.LAUNCH_ERROR, e.getMessage(), -1),
+          0);
+      onCapacityFreed.run();
+    }
+    return true;
+  }
+
+  private void ended(WorkerExit exit) {
+    try {
+      String logTail = LogFiles.tailBytes(files.log(exit.jobId()), logTailBytes);
+      AttemptOutcome outcome = classifier.classify(exit, logTail);
+      jobs.recordAttemptEnd(exit.jobId(), exit.attempt(), outcome, 0);
+    } finally {
+      onCapacityFreed.run();
+    }
+  }
+}

@@ -1,0 +1,59 @@
+package io.gpuq.schedule;
+
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
+
+/** Runs every {@link PeriodicDuty} on its own fixed delay; a failing run is logged, not fatal. */
+public class PeriodicDuties implements SmartLifecycle {
+
+  private static final Logger log = LoggerFactory.getLogger(PeriodicDuties.class);
+
+  private final List<PeriodicDuty> duties;
+  private ScheduledExecutorService executor;
+
+  public PeriodicDuties(List<PeriodicDuty> duties) {
+    this.duties = List.copyOf(duties);
+  }
+
+  @Override
+  public void start() {
+    executor =
+        Executors.newScheduledThreadPool(
+            Math.max(1, Math.min(duties.size(), 4)),
+            r -> {
+              Thread t = new Thread(r, "gpuq-duty");
+              t.setDaemon(true);
+              return t;
+            });
+    for (PeriodicDuty duty : duties) {
+      long millis = duty.interval().toMillis();
+      executor.scheduleWithFixedDelay(() -> runSafely(duty), millis, millis, TimeUnit.MILLISECONDS);
+      log.debug("duty {} runs every {}", duty.name(), duty.interval());
+    }
+  }
+
+  private static void runSafely(PeriodicDuty duty) {
+    try {
+      duty.runOnce();
+    } catch (RuntimeException | Error e) {
+      log.error("duty {} failed; it runs again in {}", duty.name(), duty.interval(), e);
+    }
+  }
+
+  @Override
+  public void stop() {
+    if (executor != null) {
+      executor.shutdownNow();
+    }
+  }
+
+  @Override
+  public boolean isRunning() {
+    return executor != null && !executor.isShutdown();
+  }
+}

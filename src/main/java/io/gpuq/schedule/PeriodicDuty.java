@@ -1,0 +1,16 @@
+package io.gpuq.schedule;
+
+import java.time.Duration;
+
+/**
+ * A small job gpuq does on its own every so often (enforce timeouts, poll GPUs, guard budgets).
+ * {@link PeriodicDuties} runs each on a fixed delay and survives its failures.
+ */
+public interface PeriodicDuty {
+
+  String name();
+
+  Duration interval();
+
+  void runOnce();
+}

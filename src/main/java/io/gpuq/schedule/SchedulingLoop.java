@@ -1,0 +1,92 @@
+package io.gpuq.schedule;
+
+import java.time.Duration;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * The scheduling duty: one thread that runs a dispatch pass whenever something may have freed or
+ * asked for capacity (a submission, a worker's end, a cancellation). Wake-ups coalesce; a pass that
+ * started something is followed by another at once, and a safety-net wake-up covers changes no
+ * event announced (such as another node's submissions).
+ */
+public class SchedulingLoop implements SmartLifecycle {
+
+  private static final Logger log = LoggerFactory.getLogger(SchedulingLoop.class);
+
+  private final Dispatcher dispatcher;
+  private final Duration safetyNet;
+  private final Semaphore wake = new Semaphore(0);
+  private volatile boolean running;
+  private Thread thread;
+
+  public SchedulingLoop(Dispatcher dispatcher, Duration safetyNet) {
+    this.dispatcher = dispatcher;
+    this.safetyNet = safetyNet;
+  }
+
+  /** Asks for a dispatch pass soon; cheap, and safe to call from any thread. */
+  public void wakeUp() {
+    if (wake.availablePermits() == 0) {
+      wake.release();
+    }
+  }
+
+  @Override
+  public void start() {
+    running = true;
+    thread = new Thread(this::loop, "gpuq-scheduler");
+    thread.setDaemon(true);
+    thread.start();
+  }
+
+  @Override
+  public void stop() {
+    running = false;
+    if (thread != null) {
+      thread.interrupt();
+      try {
+        thread.join(5_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  @Override
+  public boolean isRunning() {
+    return running;
+  }
+
+  /** Starts after the web server so that a pass never races the application's own start-up. */
+  @Override
+  public int getPhase() {
+    return Integer.MAX_VALUE - 100;
+  }
+
+  private void loop() {
+    Duration nextWait = Duration.ZERO;
+    while (running) {
+      try {
+        if (!nextWait.isZero()) {
+          wake.tryAcquire(nextWait.toMillis(), TimeUnit.MILLISECONDS);
+        }
+        wake.drainPermits();
+        DispatchResult result = dispatcher.dispatch();
+        nextWait = result.started() > 0 ? Duration.ZERO : result.nextWakeWithin(safetyNet);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      } catch (RuntimeException | Error e) {
+        if (!running) {
+          return;
+        }
+        log.error("scheduling pass failed; retrying after {}", safetyNet, e);
+        nextWait = safetyNet;
+      }
+    }
+  }
+}

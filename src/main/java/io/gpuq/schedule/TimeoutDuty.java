@@ -1,0 +1,40 @@
+package io.gpuq.schedule;
+
+import io.gpuq.launch.RunningWorker;
+import io.gpuq.launch.StopReason;
+import io.gpuq.launch.Workers;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+
+/** Stops workers that ran past their job's timeout; their jobs then fail with TIMEOUT. */
+public class TimeoutDuty implements PeriodicDuty {
+
+  private final Workers workers;
+  private final Clock clock;
+
+  public TimeoutDuty(Workers workers, Clock clock) {
+    this.workers = workers;
+    this.clock = clock;
+  }
+
+  @Override
+  public String name() {
+    return "timeouts";
+  }
+
+  @Override
+  public Duration interval() {
+    return Duration.ofMillis(200);
+  }
+
+  @Override
+  public void runOnce() {
+    Instant now = clock.instant();
+    for (RunningWorker worker : workers.live()) {
+      if (worker.deadline() != null && !now.isBefore(worker.deadline())) {
+        workers.stop(worker.jobId(), StopReason.TIMEOUT);
+      }
+    }
+  }
+}

@@ -1,0 +1,92 @@
+package io.gpuq.security;
+
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.util.List;
+import java.util.Optional;
+import org.springframework.web.filter.OncePerRequestFilter;
+
+/**
+ * Every request needs a valid bearer token except the few public paths (probes, scrapers, API
+ * documentation): deny by default, so a new endpoint is never open by accident.
+ */
+public final class TokenAuthenticationFilter extends OncePerRequestFilter {
+
+  /** The request attribute holding the authenticated {@link Caller}. */
+  public static final String CALLER = "gpuq.caller";
+
+  private static final String BEARER = "Bearer ";
+
+  private final TokenRegistry tokens;
+  private final List<String> publicPrefixes;
+
+  public TokenAuthenticationFilter(TokenRegistry tokens, boolean publicActuator) {
+    this.tokens = tokens;
+    this.publicPrefixes =
+        publicActuator
+            ? List.of(
+                "/actuator/health", "/actuator/prometheus", "/v3/api-docs", "/swagger-ui", "/error")
+            : List.of("/v3/api-docs", "/swagger-ui", "/error");
+  }
+
+  @Override
+  protected void doFilterInternal(
+      HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+      throws ServletException, IOException {
+    Optional<Caller> caller = tokens.authenticate(bearerToken(request));
+    if (caller.isPresent()) {
+      request.setAttribute(CALLER, caller.get());
+      chain.doFilter(request, response);
+    } else if (isPublic(request.getRequestURI())) {
+      chain.doFilter(request, response);
+    } else {
+      boolean presented = request.getHeader("Authorization") != null;
+      response.setStatus(HttpServletResponse.SC_UNAUTHORIZED);
+      response.setHeader(
+          "WWW-Authenticate",
+          presented ? "Bearer error=\"invalid_token\"" : "Bearer realm=\"gpuq\"");
+      response.setContentType("application/problem+json");
+      response
+          .getWriter()
+          .write(
+              "{\"type\":\"about:blank\",\"title\":\"Unauthorized\",\"status\":401,\"detail\":\""
+                  + (presented
+                      ? "the bearer token is not valid"
+                      : "send 'Authorization: Bearer <token>'")
+                  + "\",\"instance\":\""
+                  + jsonEscape(request.getRequestURI())
+                  + "\"}");
+    }
+  }
+
+  private boolean isPublic(String path) {
+    return path.equals("/swagger-ui.html")
+        || publicPrefixes.stream()
+            .anyMatch(prefix -> path.equals(prefix) || path.startsWith(prefix + "/"));
+  }
+
+  private static String bearerToken(HttpServletRequest request) {
+    String header = request.getHeader("Authorization");
+    if (header == null || !header.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
+      return null;
+    }
+    return header.substring(BEARER.length()).trim();
+  }
+
+  private static String jsonEscape(String text) {
+    StringBuilder out = new StringBuilder();
+    for (char c : text.toCharArray()) {
+      if (c == '"' || c == '\\') {
+        out.append('\\').append(c);
+      } else if (c < 0x20) {
+        out.append(String.format("\\u%04x", (int) c));
+      } else {
+        out.append(c);
+      }
+    }
+    return out.toString();
+  }
+}

@@ -1,0 +1,113 @@
+package io.gpuq.security;
+
+import io.gpuq.config.GpuqProperties;
+import io.gpuq.config.GpuqProperties.Auth.Role;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The bearer tokens gpuq accepts. Tokens come from configuration, each with a name (the owner of
+ * the jobs it submits) and a role. With none configured, an admin token is generated once into
+ * {@code <data-dir>/admin.token}, readable by its owner only, and reused on later starts.
+ *
+ * <p>Only SHA-256 digests are kept in memory, and lookups compare digests in constant time.
+ */
+public final class TokenRegistry {
+
+  private static final Logger log = LoggerFactory.getLogger(TokenRegistry.class);
+  static final String GENERATED_ADMIN = "admin";
+
+  private final Map<String, Caller> byDigest = new HashMap<>();
+
+  public TokenRegistry(List<GpuqProperties.Auth.Token> tokens, Path dataDir) {
+    if (tokens.isEmpty()) {
+      Path file = dataDir.resolve("admin.token");
+      register(generatedAdminToken(file), new Caller(GENERATED_ADMIN, Role.ADMIN));
+      log.warn(
+          "No API tokens configured (gpuq.auth.tokens): using the generated admin token in {}."
+              + " Send it as 'Authorization: Bearer $(cat {})'.",
+          file,
+          file);
+    }
+    for (GpuqProperties.Auth.Token token : tokens) {
+      if (token.name() == null || token.name().isBlank()) {
+        throw new IllegalArgumentException("every gpuq.auth.tokens entry needs a name");
+      }
+      if (token.token() == null || token.token().length() < 16) {
+        throw new IllegalArgumentException(
+            "the token of '" + token.name() + "' must be at least 16 characters");
+      }
+      register(token.token(), new Caller(token.name(), token.role()));
+    }
+  }
+
+  /** The caller a presented token belongs to. */
+  public Optional<Caller> authenticate(String presented) {
+    if (presented == null || presented.isEmpty()) {
+      return Optional.empty();
+    }
+    byte[] digest = sha256(presented);
+    for (Map.Entry<String, Caller> entry : byDigest.entrySet()) {
+      if (MessageDigest.isEqual(Base64.getDecoder().decode(entry.getKey()), digest)) {
+        return Optional.of(entry.getValue());
+      }
+    }
+    return Optional.empty();
+  }
+
+  private void register(String token, Caller caller) {
+    String digest = Base64.getEncoder().encodeToString(sha256(token));
+    if (byDigest.putIfAbsent(digest, caller) != null) {
+      throw new IllegalArgumentException("two gpuq.auth.tokens entries share one token");
+    }
+  }
+
+  private static String generatedAdminToken(Path file) {
+    try {
+      if (Files.exists(file)) {
+        String existing = Files.readString(file, StandardCharsets.UTF_8).trim();
+        if (!existing.isEmpty()) {
+          return existing;
+        }
+      }
+      Files.createDirectories(file.getParent());
+      byte[] random = new byte[32];
+      new SecureRandom().nextBytes(random);
+      String token = Base64.getUrlEncoder().withoutPadding().encodeToString(random);
+      Path tmp =
+          Files.createTempFile(
+              file.getParent(),
+              "admin",
+              ".tmp",
+              PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+      Files.writeString(tmp, token + "\n", StandardCharsets.UTF_8);
+      Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
+      return token;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create the admin token " + file, e);
+    }
+  }
+
+  private static byte[] sha256(String text) {
+    try {
+      return MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

@@ -1,0 +1,72 @@
+package io.gpuq.support;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.BeforeEach;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/**
+ * A real gpuq on a random port with its own H2 file and data directory, shared by every test class
+ * that extends this one (one Spring context for all). Three tokens: an admin and two submitters.
+ */
+@SpringBootTest(
+    webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+    properties = {
+      "gpuq.auth.tokens[0].name=root",
+      "gpuq.auth.tokens[0].token=" + IntegrationTest.ADMIN_TOKEN,
+      "gpuq.auth.tokens[0].role=ADMIN",
+      "gpuq.auth.tokens[1].name=alice",
+      "gpuq.auth.tokens[1].token=" + IntegrationTest.ALICE_TOKEN,
+      "gpuq.auth.tokens[2].name=bob",
+      "gpuq.auth.tokens[2].token=" + IntegrationTest.BOB_TOKEN,
+      "gpuq.scheduler.cpu-slots=8",
+      "gpuq.worker.kill-grace=2s",
+      "gpuq.gpu.backend=emulated",
+      "gpuq.node-name=test-node",
+    })
+public abstract class IntegrationTest {
+
+  public static final String ADMIN_TOKEN = "admin-token-0123456789";
+  public static final String ALICE_TOKEN = "alice-token-0123456789";
+  public static final String BOB_TOKEN = "bob-token-0123456789ab";
+
+  private static final Path DATA_DIR = newDataDir();
+
+  @Value("${local.server.port}")
+  protected int port;
+
+  protected HttpApi alice;
+  protected HttpApi bob;
+  protected HttpApi admin;
+
+  @DynamicPropertySource
+  static void dataDir(DynamicPropertyRegistry registry) {
+    registry.add("gpuq.data-dir", DATA_DIR::toString);
+  }
+
+  @BeforeEach
+  void clients() {
+    alice = new HttpApi(port, ALICE_TOKEN);
+    bob = alice.as(BOB_TOKEN);
+    admin = alice.as(ADMIN_TOKEN);
+  }
+
+  protected static Path dataDir() {
+    return DATA_DIR;
+  }
+
+  private static Path newDataDir() {
+    try {
+      Path base = Path.of("target", "test-data");
+      Files.createDirectories(base);
+      return Files.createTempDirectory(base.toAbsolutePath(), "it-");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}
