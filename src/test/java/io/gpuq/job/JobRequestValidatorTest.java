@@ -1,0 +1,187 @@
+package io.gpuq.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+@DisplayName("Validating a job request")
+class JobRequestValidatorTest {
+
+  private final JobRequestValidator validator =
+      new JobRequestValidator(Set.of("CUDA_VISIBLE_DEVICES", "GPUQ_JOB_ID"));
+
+  @Test
+  void fills_in_the_documented_defaults() {
+    JobSpec spec = validator.validate(aRequest().build());
+
+    assertThat(spec.name()).isEqualTo("python3");
+    assertThat(spec.framework()).isEqualTo(Framework.GENERIC);
+    assertThat(spec.gpus()).isEqualTo(1);
+    assertThat(spec.wantsWholeGpus()).isTrue();
+    assertThat(spec.priority()).isZero();
+    assertThat(spec.timeout()).isNull();
+    assertThat(spec.maxAttempts()).isEqualTo(1);
+    assertThat(spec.oomGrowth()).isEqualTo(1.5);
+    assertThat(spec.env()).isEmpty();
+    assertThat(spec.labels()).isEmpty();
+  }
+
+  @Test
+  void keeps_what_the_user_asked_for() {
+    JobSpec spec =
+        validator.validate(
+            aRequest()
+                .name("sac-humanoid-seed1")
+                .framework("jax")
+                .resources(2, "6GiB", null)
+                .timeout("PT2H")
+                .retry(3, 2.0)
+                .env("WANDB_MODE", "offline")
+                .label("sweep", "lr-search")
+                .build());
+
+    assertThat(spec.name()).isEqualTo("sac-humanoid-seed1");
+    assertThat(spec.framework()).isEqualTo(Framework.JAX);
+    assertThat(spec.gpus()).isEqualTo(2);
+    assertThat(spec.gpuMemoryBytes()).isEqualTo(6L << 30);
+    assertThat(spec.timeout()).isEqualTo(Duration.ofHours(2));
+    assertThat(spec.maxAttempts()).isEqualTo(3);
+    assertThat(spec.oomGrowth()).isEqualTo(2.0);
+    assertThat(spec.env()).containsEntry("WANDB_MODE", "offline");
+    assertThat(spec.labels()).containsEntry("sweep", "lr-search");
+  }
+
+  @Test
+  void a_cpu_only_job_has_no_budget() {
+    assertThat(validator.validate(aRequest().resources(0, null, null).build()).gpus()).isZero();
+    assertThat(errorsOf(aRequest().resources(0, "1GiB", null))).containsExactly("resources");
+  }
+
+  @Test
+  void names_each_wrong_field() {
+    assertThat(errorsOf(aRequest().command())).containsExactly("command");
+    assertThat(errorsOf(aRequest().command((String[]) null))).containsExactly("command");
+    assertThat(errorsOf(aRequest().command("echo", null))).containsExactly("command[1]");
+    assertThat(errorsOf(aRequest().framework("caffe"))).containsExactly("framework");
+    assertThat(errorsOf(aRequest().timeout("2h"))).containsExactly("timeout");
+    assertThat(errorsOf(aRequest().timeout("PT0S"))).containsExactly("timeout");
+    assertThat(errorsOf(aRequest().resources(1, "6 parsecs", null)))
+        .containsExactly("resources.gpuMemory");
+    assertThat(errorsOf(aRequest().resources(1, "1GiB", 0.5))).containsExactly("resources");
+    assertThat(errorsOf(aRequest().resources(1, null, 0.0)))
+        .containsExactly("resources.gpuFraction");
+    assertThat(errorsOf(aRequest().resources(1, null, 1.01)))
+        .containsExactly("resources.gpuFraction");
+    assertThat(errorsOf(aRequest().resources(-1, null, null))).containsExactly("resources.gpus");
+    assertThat(errorsOf(aRequest().retry(0, null))).containsExactly("retry.maxAttempts");
+    assertThat(errorsOf(aRequest().retry(null, 0.9))).containsExactly("retry.oomGrowth");
+    assertThat(errorsOf(aRequest().env("CUDA_VISIBLE_DEVICES", "1")))
+        .containsExactly("env.CUDA_VISIBLE_DEVICES");
+    assertThat(errorsOf(aRequest().env("A-B", "1"))).containsExactly("env.A-B");
+    assertThat(errorsOf(aRequest().label("a:b", "v"))).containsExactly("labels.a:b");
+    assertThat(errorsOf(aRequest().workingDir("relative/dir"))).containsExactly("workingDir");
+    assertThat(errorsOf(aRequest().name("x".repeat(201)))).containsExactly("name");
+  }
+
+  @Test
+  void a_fraction_of_exactly_one_is_a_whole_gpu_budget() {
+    assertThat(validator.validate(aRequest().resources(1, null, 1.0).build()).gpuFraction())
+        .isEqualTo(1.0);
+  }
+
+  @Test
+  void reports_all_mistakes_at_once() {
+    assertThat(errorsOf(aRequest().command().framework("caffe").timeout("soon")))
+        .containsExactlyInAnyOrder("command", "framework", "timeout");
+  }
+
+  @Test
+  void refuses_a_missing_body() {
+    assertThatThrownBy(() -> validator.validate(null))
+        .isInstanceOf(InvalidJobRequestException.class);
+  }
+
+  private List<String> errorsOf(RequestBuilder request) {
+    try {
+      validator.validate(request.build());
+    } catch (InvalidJobRequestException e) {
+      return e.errors().stream().map(FieldError::field).toList();
+    }
+    throw new AssertionError("expected the request to be refused");
+  }
+
+  static RequestBuilder aRequest() {
+    return new RequestBuilder();
+  }
+
+  /** Test-data builder: a valid request unless told otherwise. */
+  static final class RequestBuilder {
+    private String name;
+    private List<String> command = List.of("python3", "train.py");
+    private String workingDir;
+    private final Map<String, String> env = new HashMap<>();
+    private String framework;
+    private JobRequest.Resources resources;
+    private String timeout;
+    private JobRequest.Retry retry;
+    private final Map<String, String> labels = new HashMap<>();
+
+    RequestBuilder name(String name) {
+      this.name = name;
+      return this;
+    }
+
+    RequestBuilder command(String... argv) {
+      this.command = argv == null ? null : Arrays.asList(argv);
+      return this;
+    }
+
+    RequestBuilder workingDir(String dir) {
+      this.workingDir = dir;
+      return this;
+    }
+
+    RequestBuilder env(String key, String value) {
+      env.put(key, value);
+      return this;
+    }
+
+    RequestBuilder framework(String framework) {
+      this.framework = framework;
+      return this;
+    }
+
+    RequestBuilder resources(Integer gpus, Object gpuMemory, Double fraction) {
+      this.resources = new JobRequest.Resources(gpus, gpuMemory, fraction);
+      return this;
+    }
+
+    RequestBuilder timeout(String timeout) {
+      this.timeout = timeout;
+      return this;
+    }
+
+    RequestBuilder retry(Integer attempts, Double growth) {
+      this.retry = new JobRequest.Retry(attempts, growth);
+      return this;
+    }
+
+    RequestBuilder label(String key, String value) {
+      labels.put(key, value);
+      return this;
+    }
+
+    JobRequest build() {
+      return new JobRequest(
+          name, command, workingDir, env, framework, resources, null, timeout, retry, labels);
+    }
+  }
+}

@@ -1,0 +1,196 @@
+package io.gpuq.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+@DisplayName("A job's history")
+class JobTest {
+
+  private static final Instant T0 = Instant.parse("2026-11-29T12:00:00Z");
+  private static final long GIB = 1L << 30;
+  private static final JobPlacement ON_GPU_0 =
+      new JobPlacement("node-1", List.of(new JobPlacement.Gpu(0, "GPU-0", 6 * GIB)), 0.375);
+
+  private static JobSpecBuilder aSpec() {
+    return new JobSpecBuilder();
+  }
+
+  @Test
+  void a_successful_first_attempt_ends_the_job() {
+    Job job = Job.submit("j1", "alice", aSpec().build(), null, T0);
+
+    job.start(ON_GPU_0, T0.plusSeconds(1));
+    job.recordWorkerProcess(4242, 99);
+    job.succeed(0, T0.plusSeconds(5));
+
+    assertThat(job.state()).isEqualTo(JobState.SUCCEEDED);
+    assertThat(job.finishedAt()).isEqualTo(T0.plusSeconds(5));
+    assertThat(job.attempts())
+        .singleElement()
+        .satisfies(
+            a -> {
+              assertThat(a.outcome()).isEqualTo(JobState.SUCCEEDED);
+              assertThat(a.pid()).isEqualTo(4242);
+              assertThat(a.budgetBytes()).isEqualTo(6 * GIB);
+            });
+  }
+
+  @Test
+  void an_out_of_memory_failure_with_attempts_left_requeues_with_a_grown_budget() {
+    Job job =
+        Job.submit(
+            "j1", "alice", aSpec().gpuMemory(4 * GIB).attempts(3).growth(1.5).build(), null, T0);
+    job.start(ON_GPU_0, T0);
+
+    JobState next =
+        job.failAttempt(
+            FailureReason.OUT_OF_MEMORY, "CUDA out of memory", 1, 16 * GIB, T0.plusSeconds(9));
+
+    assertThat(next).isEqualTo(JobState.QUEUED);
+    assertThat(job.attempt()).isEqualTo(2);
+    assertThat(job.gpuMemoryBytes()).isEqualTo(6 * GIB);
+    assertThat(job.placement()).isNull();
+    assertThat(job.queuedAt()).isEqualTo(T0.plusSeconds(9));
+    assertThat(job.attempts())
+        .singleElement()
+        .satisfies(
+            a -> {
+              assertThat(a.failureReason()).isEqualTo(FailureReason.OUT_OF_MEMORY);
+              assertThat(a.outcome()).isEqualTo(JobState.FAILED);
+            });
+  }
+
+  @Test
+  void a_grown_budget_is_capped_at_the_gpu() {
+    Job job =
+        Job.submit(
+            "j1", "alice", aSpec().gpuMemory(12 * GIB).attempts(2).growth(2).build(), null, T0);
+    job.start(ON_GPU_0, T0);
+
+    job.failAttempt(FailureReason.OVER_BUDGET, "over", null, 16 * GIB, T0);
+
+    assertThat(job.gpuMemoryBytes()).isEqualTo(16 * GIB);
+  }
+
+  @Test
+  void a_fraction_grows_up_to_the_whole_gpu() {
+    Job job =
+        Job.submit("j1", "alice", aSpec().fraction(0.75).attempts(2).growth(1.5).build(), null, T0);
+    job.start(ON_GPU_0, T0);
+
+    job.failAttempt(FailureReason.OUT_OF_MEMORY, "oom", 1, 0, T0);
+
+    assertThat(job.gpuFraction()).isEqualTo(1.0);
+  }
+
+  @Test
+  void an_ordinary_failure_is_retried_without_growth() {
+    Job job = Job.submit("j1", "alice", aSpec().gpuMemory(4 * GIB).attempts(2).build(), null, T0);
+    job.start(ON_GPU_0, T0);
+
+    assertThat(job.failAttempt(FailureReason.EXIT_CODE, "exited with code 1", 1, 16 * GIB, T0))
+        .isEqualTo(JobState.QUEUED);
+    assertThat(job.gpuMemoryBytes()).isEqualTo(4 * GIB);
+  }
+
+  @Test
+  void the_last_attempt_fails_the_job_and_launch_errors_are_never_retried() {
+    Job last = Job.submit("j1", "alice", aSpec().attempts(1).build(), null, T0);
+    last.start(ON_GPU_0, T0);
+    assertThat(last.failAttempt(FailureReason.EXIT_CODE, "exited with code 2", 2, 0, T0))
+        .isEqualTo(JobState.FAILED);
+    assertThat(last.failureReason()).isEqualTo(FailureReason.EXIT_CODE);
+    assertThat(last.exitCode()).isEqualTo(2);
+
+    Job unlaunchable = Job.submit("j2", "alice", aSpec().attempts(5).build(), null, T0);
+    unlaunchable.start(ON_GPU_0, T0);
+    assertThat(unlaunchable.failAttempt(FailureReason.LAUNCH_ERROR, "no such program", -1, 0, T0))
+        .isEqualTo(JobState.FAILED);
+  }
+
+  @Test
+  void cancelling_closes_the_open_attempt_and_a_later_exit_only_keeps_its_code() {
+    Job job = Job.submit("j1", "alice", aSpec().build(), null, T0);
+    job.start(ON_GPU_0, T0);
+
+    job.cancel(T0.plusSeconds(3));
+    job.recordExitAfterCancel(143);
+
+    assertThat(job.state()).isEqualTo(JobState.CANCELLED);
+    assertThat(job.exitCode()).isEqualTo(143);
+    assertThat(job.attempts().get(0).outcome()).isEqualTo(JobState.CANCELLED);
+  }
+
+  @Test
+  void an_illegal_move_is_refused_and_changes_nothing() {
+    Job job = Job.submit("j1", "alice", aSpec().build(), null, T0);
+
+    assertThatThrownBy(() -> job.succeed(0, T0)).isInstanceOf(IllegalTransitionException.class);
+    assertThat(job.state()).isEqualTo(JobState.QUEUED);
+    assertThat(job.attempts()).isEmpty();
+  }
+
+  @Test
+  void the_peak_is_the_largest_observation() {
+    Job job = Job.submit("j1", "alice", aSpec().build(), null, T0);
+    job.start(ON_GPU_0, T0);
+
+    job.observeGpuMemory(3 * GIB);
+    job.observeGpuMemory(5 * GIB);
+    job.observeGpuMemory(4 * GIB);
+
+    assertThat(job.peakGpuMemoryBytes()).isEqualTo(5 * GIB);
+    assertThat(job.attempts().get(0).peakGpuMemoryBytes()).isEqualTo(5 * GIB);
+  }
+
+  /** Test-data builder for valid specs. */
+  static final class JobSpecBuilder {
+    private Long gpuMemory;
+    private Double fraction;
+    private int attempts = 1;
+    private double growth = 1.5;
+
+    JobSpecBuilder gpuMemory(long bytes) {
+      this.gpuMemory = bytes;
+      return this;
+    }
+
+    JobSpecBuilder fraction(double f) {
+      this.fraction = f;
+      return this;
+    }
+
+    JobSpecBuilder attempts(int n) {
+      this.attempts = n;
+      return this;
+    }
+
+    JobSpecBuilder growth(double g) {
+      this.growth = g;
+      return this;
+    }
+
+    JobSpec build() {
+      return new JobSpec(
+          "train",
+          List.of("python3", "train.py"),
+          null,
+          Map.of(),
+          Framework.JAX,
+          1,
+          gpuMemory,
+          fraction,
+          0,
+          null,
+          attempts,
+          growth,
+          Map.of());
+    }
+  }
+}
