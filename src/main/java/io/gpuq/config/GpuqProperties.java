@@ -16,13 +16,17 @@ public record GpuqProperties(
     String nodeName,
     @DefaultValue Gpu gpu,
     @DefaultValue Scheduler scheduler,
+    @DefaultValue Placement placement,
     @DefaultValue Worker worker,
     @DefaultValue Auth auth,
     @DefaultValue Api api) {
 
   /** GPU backend selection and the emulated devices. */
   public record Gpu(
-      @DefaultValue("auto") String backend, String nvmlLibrary, @DefaultValue Emulated emulated) {
+      @DefaultValue("auto") String backend,
+      String nvmlLibrary,
+      @DefaultValue("1s") Duration pollInterval,
+      @DefaultValue Emulated emulated) {
 
     public record Emulated(
         @DefaultValue("2") int count,
@@ -39,6 +43,18 @@ public record GpuqProperties(
       @DefaultValue("4") int cpuSlots,
       @DefaultValue("1000") int lookahead,
       @DefaultValue("2s") Duration safetyNetInterval) {}
+
+  /**
+   * @param headroom memory kept free on every GPU: a size ("1GiB") or a share of it ("5%")
+   * @param startSpacing least time between two starts on one GPU, so CUDA contexts do not all
+   *     initialise at once
+   * @param maxWaitBeforeReservation a blocked job waits at most this long before smaller jobs stop
+   *     overtaking it
+   */
+  public record Placement(
+      @DefaultValue("5%") String headroom,
+      @DefaultValue("1s") Duration startSpacing,
+      @DefaultValue("10m") Duration maxWaitBeforeReservation) {}
 
   /**
    * @param killGrace time between SIGTERM and SIGKILL when a worker is stopped

@@ -1,5 +1,6 @@
 package io.gpuq.launch;
 
+import io.gpuq.job.JobPlacement;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -11,6 +12,7 @@ import java.util.Map;
  * @param workingDir the user's working directory, or null for the job's directory
  * @param environment the worker's complete environment (nothing else is inherited)
  * @param timeout null for none
+ * @param placement where it runs; the worker holds this capacity until its process exits
  */
 public record LaunchRequest(
     String jobId,
@@ -19,7 +21,8 @@ public record LaunchRequest(
     Path workingDir,
     Map<String, String> environment,
     Path jobDir,
-    Duration timeout) {
+    Duration timeout,
+    JobPlacement placement) {
 
   public LaunchRequest {
     command = List.copyOf(command);

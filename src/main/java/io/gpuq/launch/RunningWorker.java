@@ -1,5 +1,6 @@
 package io.gpuq.launch;
 
+import io.gpuq.job.JobPlacement;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -14,15 +15,27 @@ public final class RunningWorker {
   private final Process process;
   private final Instant startedAt;
   private final Instant deadline;
+  private final JobPlacement placement;
   private final AtomicReference<StopReason> stopReason = new AtomicReference<>();
 
   public RunningWorker(
-      String jobId, int attempt, Process process, Instant startedAt, Instant deadline) {
+      String jobId,
+      int attempt,
+      Process process,
+      Instant startedAt,
+      Instant deadline,
+      JobPlacement placement) {
     this.jobId = jobId;
     this.attempt = attempt;
     this.process = process;
     this.startedAt = startedAt;
     this.deadline = deadline;
+    this.placement = placement;
+  }
+
+  /** The GPUs and budget it holds until its process exits. */
+  public JobPlacement placement() {
+    return placement;
   }
 
   public String jobId() {

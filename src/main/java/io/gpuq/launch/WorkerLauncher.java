@@ -86,7 +86,8 @@ public final class WorkerLauncher {
     try {
       Process process = builder.start();
       Instant deadline = request.timeout() == null ? null : now.plus(request.timeout());
-      return new RunningWorker(request.jobId(), request.attempt(), process, now, deadline);
+      return new RunningWorker(
+          request.jobId(), request.attempt(), process, now, deadline, request.placement());
     } catch (IOException e) {
       throw new LaunchException("cannot start " + program + ": " + e.getMessage(), e);
     }

@@ -89,6 +89,30 @@ public final class Workers {
     return live.size();
   }
 
+  /** Per GPU index, the sum of the budgets of the live workers placed on it. */
+  public Map<Integer, Long> reservedBytesByGpu() {
+    Map<Integer, Long> reserved = new java.util.HashMap<>();
+    for (RunningWorker worker : live.values()) {
+      worker
+          .placement()
+          .gpus()
+          .forEach(gpu -> reserved.merge(gpu.index(), gpu.memoryBytes(), Long::sum));
+    }
+    return reserved;
+  }
+
+  /** How many live workers run on no GPU. */
+  public int cpuOnlyCount() {
+    return (int) live.values().stream().filter(w -> w.placement().gpus().isEmpty()).count();
+  }
+
+  /** The root PID of every live worker, with its job. */
+  public Map<Long, String> roots() {
+    Map<Long, String> roots = new java.util.HashMap<>();
+    live.values().forEach(w -> roots.put(w.pid(), w.jobId()));
+    return roots;
+  }
+
   public Optional<Integer> recordedExitCode(String jobId, int attempt) {
     return launcher.recordedExitCode(jobId, attempt);
   }

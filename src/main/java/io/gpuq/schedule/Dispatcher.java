@@ -1,51 +1,118 @@
 package io.gpuq.schedule;
 
+import io.gpuq.gpu.GpuDevice;
+import io.gpuq.gpu.GpuInventory;
+import io.gpuq.gpu.GpuUsage;
 import io.gpuq.job.Job;
 import io.gpuq.job.JobPlacement;
 import io.gpuq.job.JobService;
 import io.gpuq.launch.Workers;
+import io.gpuq.placement.GpuCapacity;
+import io.gpuq.placement.PlacementDecision;
+import io.gpuq.placement.PlacementPlan;
+import io.gpuq.placement.PlacementRequest;
+import io.gpuq.placement.Placer;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
-/** One scheduling pass: reads the head of the queue, decides what starts, and starts it. */
+/**
+ * One scheduling pass: reads the head of the queue and this node's capacity (live workers'
+ * budgets, measured GPU use), lets the {@link Placer} decide, and starts what it placed.
+ */
 public class Dispatcher {
 
   private final JobService jobs;
   private final Workers workers;
   private final JobExecution execution;
+  private final Placer placer;
+  private final GpuInventory inventory;
+  private final Supplier<GpuUsage> usage;
+  private final Clock clock;
   private final String node;
   private final int cpuSlots;
-  private final int lookahead;
+  private final Map<Integer, Instant> lastStartOnGpu = new ConcurrentHashMap<>();
 
   public Dispatcher(
       JobService jobs,
       Workers workers,
       JobExecution execution,
+      Placer placer,
+      GpuInventory inventory,
+      Supplier<GpuUsage> usage,
+      Clock clock,
       String node,
-      int cpuSlots,
-      int lookahead) {
+      int cpuSlots) {
     this.jobs = jobs;
     this.workers = workers;
     this.execution = execution;
+    this.placer = placer;
+    this.inventory = inventory;
+    this.usage = usage;
+    this.clock = clock;
     this.node = node;
     this.cpuSlots = cpuSlots;
-    this.lookahead = lookahead;
   }
 
   public DispatchResult dispatch() {
-    int free = cpuSlots - workers.count();
-    if (free <= 0) {
+    List<Job> queue = jobs.queueHead(placer.policy().lookahead());
+    if (queue.isEmpty()) {
       return new DispatchResult(0, null);
     }
-    List<Job> queue = jobs.queueHead(lookahead);
+    Instant now = clock.instant();
+    List<PlacementRequest> requests = new ArrayList<>(queue.size());
+    for (int i = 0; i < queue.size(); i++) {
+      // The queue comes in scheduling order; its position is the submission order it needs.
+      requests.add(JobDemands.requestOf(queue.get(i), i));
+    }
+    int freeCpu = Math.max(0, cpuSlots - workers.cpuOnlyCount());
+    PlacementPlan plan = placer.plan(capacities(), freeCpu, requests, now);
     int started = 0;
-    for (Job job : queue) {
-      if (started == free) {
-        break;
-      }
-      if (job.gpus() == 0 && execution.start(job.id(), JobPlacement.cpuOnly(node))) {
+    for (PlacementDecision decision : plan.starts()) {
+      if (execution.start(decision.jobId(), placementOf(decision))) {
         started++;
+        decision.gpuIndices().forEach(gpu -> lastStartOnGpu.put(gpu, now));
       }
     }
-    return new DispatchResult(started, null);
+    Duration retryIn = plan.retryAt().map(at -> Duration.between(now, at)).orElse(null);
+    return new DispatchResult(started, retryIn);
+  }
+
+  /** What the placer knows of each GPU now: budgets of live workers, and the last measurement. */
+  public List<GpuCapacity> capacities() {
+    Map<Integer, Long> reserved = workers.reservedBytesByGpu();
+    GpuUsage measured = usage.get();
+    List<GpuCapacity> capacities = new ArrayList<>();
+    for (GpuDevice device : inventory.devices()) {
+      capacities.add(
+          new GpuCapacity(
+              device.index(),
+              device.uuid(),
+              device.memoryTotalBytes(),
+              reserved.getOrDefault(device.index(), 0L),
+              measured.usedBytes(device.index()),
+              measured.foreignBytes(device.index()),
+              lastStartOnGpu.get(device.index())));
+    }
+    return capacities;
+  }
+
+  private JobPlacement placementOf(PlacementDecision decision) {
+    if (decision.isCpuOnly()) {
+      return JobPlacement.cpuOnly(node);
+    }
+    List<JobPlacement.Gpu> gpus = new ArrayList<>();
+    for (int index : decision.gpuIndices()) {
+      GpuDevice device = inventory.device(index).orElseThrow();
+      gpus.add(new JobPlacement.Gpu(index, device.uuid(), decision.perGpuBudgetBytes()));
+    }
+    long firstTotal = inventory.device(decision.gpuIndices().get(0)).orElseThrow().memoryTotalBytes();
+    double fraction = Math.floor(10_000.0 * decision.perGpuBudgetBytes() / firstTotal) / 10_000.0;
+    return new JobPlacement(node, gpus, fraction);
   }
 }

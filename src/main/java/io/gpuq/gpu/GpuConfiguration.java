@@ -1,0 +1,91 @@
+package io.gpuq.gpu;
+
+import io.gpuq.config.GpuqProperties;
+import io.gpuq.job.MemorySize;
+import io.gpuq.launch.Workers;
+import io.gpuq.proc.ProcFs;
+import java.time.Clock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/** Opens the GPU backend at start-up and polls it. */
+@Configuration(proxyBeanMethods = false)
+public class GpuConfiguration {
+
+  private static final Logger log = LoggerFactory.getLogger(GpuConfiguration.class);
+
+  @Bean
+  ProcFs procFs() {
+    return ProcFs.system();
+  }
+
+  @Bean
+  SelectedBackend selectedGpuBackend(GpuqProperties properties, ProcFs procFs, Clock clock) {
+    GpuqProperties.Gpu gpu = properties.gpu();
+    GpuBackendSettings settings =
+        GpuBackendSettings.defaults()
+            .withBackend(gpu.backend())
+            .withEmulated(
+                gpu.emulated().count(), MemorySize.parse(gpu.emulated().memory()), gpu.emulated().name())
+            .withProcFs(procFs)
+            .withClock(clock);
+    if (gpu.nvmlLibrary() != null && !gpu.nvmlLibrary().isBlank()) {
+      settings = settings.withNvmlLibrary(gpu.nvmlLibrary());
+    }
+    SelectedBackend selected = GpuBackends.open(settings);
+    selected
+        .fallbackReason()
+        .ifPresent(
+            reason ->
+                log.warn(
+                    "\n*****************************************************************\n"
+                        + "*  NO REAL GPU: gpuq runs on EMULATED GPUs.\n"
+                        + "*  {}\n"
+                        + "*  A worker's 'GPU memory' is the resident memory of its process\n"
+                        + "*  tree. Set gpuq.gpu.backend=nvml to refuse to start instead.\n"
+                        + "*****************************************************************",
+                    reason));
+    log.info(
+        "GPU backend {}: {}",
+        selected.backend().kind(),
+        selected.backend().devices().stream()
+            .map(d -> d.index() + "=" + d.name() + " " + MemorySize.format(d.memoryTotalBytes()))
+            .toList());
+    return selected;
+  }
+
+  @Bean(destroyMethod = "close")
+  GpuBackend gpuBackend(SelectedBackend selected) {
+    return selected.backend();
+  }
+
+  @Bean
+  GpuInventory gpuInventory(SelectedBackend selected) {
+    return new GpuInventory(
+        selected.backend().kind(), selected.backend().devices(), selected.fallbackReason());
+  }
+
+  @Bean
+  GpuPoller gpuPoller(GpuBackend backend, ProcFs procFs, Clock clock, Workers workers) {
+    return new GpuPoller(backend, procFs, clock, workers::roots);
+  }
+
+  @Bean
+  GpuPollDuty gpuPollDuty(GpuPoller poller, GpuqProperties properties) {
+    return new GpuPollDuty(poller, properties.gpu().pollInterval(), () -> {});
+  }
+
+  @Bean
+  HealthIndicator gpu(GpuInventory inventory) {
+    return () ->
+        Health.up()
+            .withDetail("backend", inventory.backendKind())
+            .withDetail("devices", inventory.devices().size())
+            .withDetail("fallbackReason", inventory.fallbackReason().orElse(""))
+            .build();
+  }
+}

@@ -1,0 +1,89 @@
+package io.gpuq.gpu;
+
+import io.gpuq.proc.ProcFs;
+import io.gpuq.proc.ProcStat;
+import io.gpuq.proc.ProcessTable;
+import java.time.Clock;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * Reads the GPU backend and attributes every process on a GPU to the job whose worker tree holds
+ * it. The latest poll is kept for placement, the API and the metrics; listeners see each poll.
+ */
+public final class GpuPoller {
+
+  private final GpuBackend backend;
+  private final ProcFs procFs;
+  private final Clock clock;
+  private final Supplier<Map<Long, String>> workerRoots;
+  private final AtomicReference<GpuUsage> latest;
+  private final List<Consumer<GpuUsage>> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+  /**
+   * @param workerRoots the root PID of every live worker, with its job id
+   */
+  public GpuPoller(
+      GpuBackend backend, ProcFs procFs, Clock clock, Supplier<Map<Long, String>> workerRoots) {
+    this.backend = backend;
+    this.procFs = procFs;
+    this.clock = clock;
+    this.workerRoots = workerRoots;
+    this.latest = new AtomicReference<>(GpuUsage.none(clock.instant()));
+  }
+
+  public void addListener(Consumer<GpuUsage> listener) {
+    listeners.add(listener);
+  }
+
+  /** Polls once; throws {@link GpuBackendException} when the backend cannot be read. */
+  public GpuUsage poll() {
+    List<GpuSample> samples = backend.sample();
+    Map<Long, String> jobOfPid = attribute(workerRoots.get());
+    Map<String, Map<Integer, Long>> jobBytes = new HashMap<>();
+    for (GpuSample sample : samples) {
+      for (GpuProcessUsage process : sample.processes()) {
+        String job = jobOfPid.get(process.pid());
+        if (job != null) {
+          jobBytes
+              .computeIfAbsent(job, j -> new HashMap<>())
+              .merge(sample.device().index(), process.memoryUsedBytes(), Long::sum);
+        }
+      }
+    }
+    jobOfPid.keySet().retainAll(pidsOn(samples));
+    GpuUsage usage = new GpuUsage(clock.instant(), samples, jobOfPid, jobBytes);
+    latest.set(usage);
+    listeners.forEach(listener -> listener.accept(usage));
+    return usage;
+  }
+
+  public GpuUsage latest() {
+    return latest.get();
+  }
+
+  private Map<Long, String> attribute(Map<Long, String> roots) {
+    Map<Long, String> jobOfPid = new HashMap<>();
+    if (roots.isEmpty()) {
+      return jobOfPid;
+    }
+    ProcessTable table = procFs.snapshot();
+    roots.forEach(
+        (root, job) -> {
+          for (ProcStat process : table.treeOf(root)) {
+            jobOfPid.put(process.pid(), job);
+          }
+        });
+    return jobOfPid;
+  }
+
+  private static java.util.Set<Long> pidsOn(List<GpuSample> samples) {
+    java.util.Set<Long> pids = new java.util.HashSet<>();
+    samples.forEach(s -> s.processes().forEach(p -> pids.add(p.pid())));
+    return pids;
+  }
+}
