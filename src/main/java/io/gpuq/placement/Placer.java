@@ -51,7 +51,8 @@ import java.util.Optional;
  *
  * Jobs are examined in {@link #QUEUE_ORDER}: priority (higher first), then sequence, then job id.
  * GPU jobs and CPU-only jobs are examined independently (neither waits for the other), each at most
- * {@code lookahead} per pass; CPU-only jobs simply fill the free slots in order.
+ * {@code lookahead} per pass; CPU-only jobs simply fill the free slots in order. Requests that
+ * could never start on this node are skipped at constant cost and do not count.
  *
  * <p>A GPU job that does not fit now is <em>blocked</em>; later, smaller jobs may start past it
  * (backfill). Requests that could never start on this node (see {@link #feasibility}) are skipped:
@@ -303,13 +304,10 @@ public final class Placer {
           }
           continue;
         }
-        if (gpuJobsLeft == 0) {
+        if (gpuJobsLeft == 0 || !fitsEmptyNode(r, schedulableDescending)) {
           continue;
         }
         gpuJobsLeft--;
-        if (!fitsEmptyNode(r, schedulableDescending)) {
-          continue;
-        }
         long budget = choose(r);
         if (budget > 0) {
           starts.add(place(r, budget));

@@ -45,11 +45,12 @@ class PlacerTest {
     @Test
     @DisplayName("a 6 GiB job goes to the fuller GPU that still fits")
     void bestFit() {
-      var gpus = node(aGpu(), aGpu().reserved(gib(8)), aGpu().reserved(gib(12)));
+      var gpus =
+          node(aGpu(), aGpu().reserved(gib(2)), aGpu().reserved(gib(8)), aGpu().reserved(gib(12)));
 
       var plan = plan(placer, gpus, aRequest().id("a").bytes(gib(6)));
 
-      assertThat(plan.starts()).containsExactly(start("a", gib(6), 1));
+      assertThat(plan.starts()).containsExactly(start("a", gib(6), 2));
     }
 
     @Test
@@ -194,6 +195,17 @@ class PlacerTest {
 
       assertThat(started(plan(placer, quiet, aRequest().id("a").wholeGpus()))).containsExactly("a");
       assertThat(started(plan(placer, loud, aRequest().id("a").wholeGpus()))).isEmpty();
+    }
+
+    @Test
+    @DisplayName(
+        "a whole-GPU job takes the smallest empty GPU, keeping larger ones for larger jobs")
+    void smallestEmptyGpu() {
+      var gpus = node(aGpu().total(gib(80)), aGpu().total(gib(16)), aGpu().total(gib(40)));
+
+      var plan = plan(placer, gpus, aRequest().id("a").wholeGpus());
+
+      assertThat(plan.starts()).containsExactly(start("a", gib(16) - mib(512), 1));
     }
 
     @Test
