@@ -85,7 +85,9 @@ import java.util.Optional;
  * <h2>Cost</h2>
  *
  * One sort of the queue (linear when it arrives already in {@link #QUEUE_ORDER}), then at most
- * {@code O(gpus)} work and no allocation per examined job; allocation happens per started job.
+ * {@code O(gpus)} work and no allocation per examined job; a job that certainly does not fit costs
+ * {@code O(1)} (k-th largest available memory, whole-free GPU counts). Allocation happens per
+ * started job, with an {@code O(gpus log gpus)} refresh of those bounds.
  */
 public final class Placer {
 
@@ -252,6 +254,17 @@ public final class Placer {
     private final boolean spacing;
     private Instant retryAt;
 
+    // Necessary conditions for a fit, so that most blocked jobs cost O(1) rather than a scan of
+    // the GPUs; refreshed after each placement. Ascending; "eligible" leaves out spaced GPUs.
+    private final long[] availableEligible;
+    private final long[] availableAny;
+    private final double[] fractionCeilingEligible;
+    private final double[] fractionCeilingAny;
+    private int eligibleCount;
+    private int wholeFreeEligible;
+    private int wholeFreeAny;
+    private Instant earliestEligibleAny;
+
     Pass(List<GpuCapacity> gpus, Instant now) {
       this.now = now;
       n = gpus.size();
@@ -285,6 +298,11 @@ public final class Placer {
       }
       requireDistinct(index);
       schedulableDescending = schedulableDescending(gpus);
+      availableEligible = new long[n];
+      availableAny = new long[n];
+      fractionCeilingEligible = new double[n];
+      fractionCeilingAny = new double[n];
+      refreshBounds();
     }
 
     PlacementPlan run(PlacementRequest[] ordered, int freeCpuSlots) {
@@ -308,9 +326,10 @@ public final class Placer {
           continue;
         }
         gpuJobsLeft--;
-        long budget = choose(r);
+        long budget = worthScanning(r) ? choose(r) : 0;
         if (budget > 0) {
           starts.add(place(r, budget));
+          refreshBounds();
         } else if (!headFound && couldStartOnceDrained(r)) {
           headFound = true;
           if (!r.queuedSince().plus(policy.maxWaitBeforeReservation()).isAfter(now)) {
@@ -383,6 +402,67 @@ public final class Placer {
         budget = Math.min(budget, onThisGpu);
       }
       return budget;
+    }
+
+    /**
+     * False only when {@link #choose} would certainly find no fit and could not move {@code
+     * retryAt} earlier. Availability only shrinks during a pass, so the bounds stay valid.
+     */
+    private boolean worthScanning(PlacementRequest r) {
+      return mayFit(r, true) || (mayFit(r, false) && !retryAtSettled());
+    }
+
+    /** retryAt already names the earliest instant any spaced GPU becomes eligible. */
+    private boolean retryAtSettled() {
+      return retryAt != null && !retryAt.isAfter(earliestEligibleAny);
+    }
+
+    private boolean mayFit(PlacementRequest r, boolean eligibleOnly) {
+      int k = r.gpus();
+      int count = eligibleOnly ? eligibleCount : n;
+      if (k > count) {
+        return false;
+      }
+      MemoryDemand memory = r.memory();
+      if (memory instanceof MemoryDemand.Bytes b) {
+        return b.bytes() <= (eligibleOnly ? availableEligible : availableAny)[count - k];
+      }
+      if (memory instanceof MemoryDemand.Fraction f) {
+        return f.fraction()
+            <= (eligibleOnly ? fractionCeilingEligible : fractionCeilingAny)[count - k];
+      }
+      return (eligibleOnly ? wholeFreeEligible : wholeFreeAny) >= k;
+    }
+
+    private void refreshBounds() {
+      eligibleCount = 0;
+      wholeFreeEligible = 0;
+      wholeFreeAny = 0;
+      earliestEligibleAny = null;
+      for (int g = 0; g < n; g++) {
+        // floor(f × schedulable) <= available implies f < (available + 1) / schedulable; the
+        // margin absorbs rounding, keeping the bound a necessary condition.
+        double ceiling =
+            schedulable[g] == 0 ? 0 : (available[g] + 1.0) / schedulable[g] * (1 + 1e-9);
+        boolean whole = wholeFree[g] && schedulable[g] > 0;
+        availableAny[g] = available[g];
+        fractionCeilingAny[g] = ceiling;
+        wholeFreeAny += whole ? 1 : 0;
+        if (spaced[g]) {
+          if (earliestEligibleAny == null || eligibleAt[g].isBefore(earliestEligibleAny)) {
+            earliestEligibleAny = eligibleAt[g];
+          }
+        } else {
+          availableEligible[eligibleCount] = available[g];
+          fractionCeilingEligible[eligibleCount] = ceiling;
+          wholeFreeEligible += whole ? 1 : 0;
+          eligibleCount++;
+        }
+      }
+      Arrays.sort(availableAny);
+      Arrays.sort(fractionCeilingAny);
+      Arrays.sort(availableEligible, 0, eligibleCount);
+      Arrays.sort(fractionCeilingEligible, 0, eligibleCount);
     }
 
     private boolean better(int a, int b, boolean whole) {

@@ -12,6 +12,8 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -172,6 +174,32 @@ class PlacerProperties {
     }
     plan.retryAt()
         .ifPresent(at -> assertThat(at).isAfter(NOW).isBeforeOrEqualTo(NOW.plus(spacing)));
+  }
+
+  @Property
+  @Label("retryAt is the earliest instant start spacing stops holding back a waiting job")
+  void retryAtNamesTheEarliestSpacedGpuThatHeldAJobBack(@ForAll("scenarios") Scenario s) {
+    PlacementPlan plan = s.plan();
+    Map<String, PlacementDecision> started = startsById(plan);
+    Residual residual = new Residual(s);
+    Instant expected = null;
+
+    for (PlacementRequest r : s.gpuWindow()) {
+      PlacementDecision d = started.get(r.jobId());
+      if (d != null) {
+        residual.apply(r, d);
+        continue;
+      }
+      Instant heldUntil = residual.heldBySpacingUntil(r);
+      if (heldUntil != null && (expected == null || heldUntil.isBefore(expected))) {
+        expected = heldUntil;
+      }
+      if (residual.reservesFor(r)) {
+        break;
+      }
+    }
+
+    assertThat(plan.retryAt()).isEqualTo(Optional.ofNullable(expected));
   }
 
   /**
@@ -428,7 +456,7 @@ class PlacerProperties {
     private final Scenario s;
     private final Map<Integer, Long> available = new HashMap<>();
     private final Map<Integer, Boolean> wholeFree = new HashMap<>();
-    private final Set<Integer> spaced = new HashSet<>();
+    private final Map<Integer, Instant> spacedUntil = new HashMap<>();
     private boolean headSeen;
 
     Residual(Scenario s) {
@@ -437,7 +465,7 @@ class PlacerProperties {
         available.put(g.index(), s.available(g));
         wholeFree.put(g.index(), s.wholeFree(g));
         if (s.spacedAtStart(g)) {
-          spaced.add(g.index());
+          spacedUntil.put(g.index(), g.lastStartAt().plus(s.policy().startSpacing()));
         }
       }
     }
@@ -448,22 +476,42 @@ class PlacerProperties {
         available.put(i, whole ? 0 : available.get(i) - d.perGpuBudgetBytes());
         wholeFree.put(i, false);
         if (!s.policy().startSpacing().isZero()) {
-          spaced.add(i);
+          spacedUntil.put(i, NOW.plus(s.policy().startSpacing()));
         }
       }
+    }
+
+    private boolean hasRoom(PlacementRequest r, GpuCapacity g) {
+      return r.memory() instanceof MemoryDemand.WholeGpu
+          ? wholeFree.get(g.index()) && s.schedulable(g) > 0
+          : s.budgetOn(r, g) >= 1 && s.budgetOn(r, g) <= available.get(g.index());
     }
 
     boolean fits(PlacementRequest r) {
       long fitting =
           s.gpus().stream()
-              .filter(g -> !spaced.contains(g.index()))
-              .filter(
-                  g ->
-                      r.memory() instanceof MemoryDemand.WholeGpu
-                          ? wholeFree.get(g.index()) && s.schedulable(g) > 0
-                          : s.budgetOn(r, g) >= 1 && s.budgetOn(r, g) <= available.get(g.index()))
+              .filter(g -> !spacedUntil.containsKey(g.index()) && hasRoom(r, g))
               .count();
       return fitting >= r.gpus();
+    }
+
+    /**
+     * For a job that does not fit now but would if spacing were ignored: the earliest instant one
+     * of the spaced GPUs with room for it becomes eligible. Null otherwise.
+     */
+    Instant heldBySpacingUntil(PlacementRequest r) {
+      if (fits(r)) {
+        return null;
+      }
+      List<GpuCapacity> withRoom = s.gpus().stream().filter(g -> hasRoom(r, g)).toList();
+      if (withRoom.size() < r.gpus()) {
+        return null;
+      }
+      return withRoom.stream()
+          .map(g -> spacedUntil.get(g.index()))
+          .filter(Objects::nonNull)
+          .min(Comparator.naturalOrder())
+          .orElse(null);
     }
 
     /**

@@ -463,6 +463,21 @@ class PlacerTest {
     }
 
     @Test
+    @DisplayName("retryAt is the earliest instant a GPU with room for a held-back job frees up")
+    void earliestUsefulGpu() {
+      var gpus =
+          node(
+              aGpu().reserved(gib(16)).startedAgo(Duration.ofSeconds(25)),
+              aGpu().reserved(gib(12)).startedAgo(Duration.ofSeconds(20)),
+              aGpu().startedAgo(Duration.ofSeconds(10)));
+
+      var plan = plan(placer, gpus, aRequest().bytes(gib(4)), aRequest().bytes(gib(10)));
+
+      assertThat(plan.starts()).isEmpty();
+      assertThat(plan.retryAt()).contains(NOW.plusSeconds(10));
+    }
+
+    @Test
     @DisplayName("reports no retryAt when the job would not fit anyway")
     void noRetryWhenFull() {
       var gpus = node(aGpu().reserved(gib(14)).startedAgo(Duration.ofSeconds(1)));
