@@ -52,7 +52,7 @@ import java.util.Optional;
  * Jobs are examined in {@link #QUEUE_ORDER}: priority (higher first), then sequence, then job id.
  * GPU jobs and CPU-only jobs are examined independently (neither waits for the other), each at most
  * {@code lookahead} per pass; CPU-only jobs simply fill the free slots in order. Requests that
- * could never start on this node are skipped at constant cost and do not count.
+ * could never start on this node do not count towards the lookahead.
  *
  * <p>A GPU job that does not fit now is <em>blocked</em>; later, smaller jobs may start past it
  * (backfill). Requests that could never start on this node (see {@link #feasibility}) are skipped:
@@ -69,11 +69,12 @@ import java.util.Optional;
  * </blockquote>
  *
  * Blocked jobs that cannot start until foreign processes release memory never hold a reservation,
- * since holding GPUs back would not help them. Consequently a job that is the first waiting GPU job
- * in the order from instant {@code h} on, and keeps that place, starts no later than {@code max(h,
- * queuedSince + maxWait) + max(longest run, startSpacing)} plus two pass intervals, provided
- * foreign processes leave it room: from then on nothing new starts on the GPUs, the running jobs
- * end, and it fits an empty node. It loses that place only to jobs of higher priority.
+ * since holding GPUs back would not help them. Consequently a job that is the first waiting
+ * feasible GPU job in the order from instant {@code h} on, and keeps that place, starts no later
+ * than {@code max(h, queuedSince + maxWait) + max(longest run, startSpacing)} plus two pass
+ * intervals, provided foreign processes leave it room: from then on nothing new starts on the GPUs,
+ * the running jobs end, and it fits an empty node. It loses that place only to jobs of higher
+ * priority.
  *
  * <h2>Start spacing</h2>
  *
