@@ -40,12 +40,6 @@ public class ApiConfiguration {
   }
 
   @Bean
-  @ConditionalOnMissingBean
-  SubmitAdmission submitAdmission() {
-    return spec -> {};
-  }
-
-  @Bean
   JobLogs jobLogs(JobService jobs, JobFiles files) {
     return new JobLogs(jobs, files, Duration.ofMillis(100));
   }

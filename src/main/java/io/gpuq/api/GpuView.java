@@ -19,5 +19,7 @@ public record GpuView(
 
   @Schema(name = "GpuProcess")
   public record ProcessView(
-      long pid, @Schema(description = "null for a process gpuq did not start") String jobId, long memoryUsedBytes) {}
+      long pid,
+      @Schema(description = "null for a process gpuq did not start") String jobId,
+      long memoryUsedBytes) {}
 }

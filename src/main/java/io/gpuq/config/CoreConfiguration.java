@@ -1,16 +1,25 @@
 package io.gpuq.config;
 
+import io.gpuq.gpu.GpuBackend;
+import io.gpuq.gpu.GpuInventory;
+import io.gpuq.gpu.GpuPoller;
 import io.gpuq.guard.ExitClassifier;
 import io.gpuq.job.Job;
+import io.gpuq.job.JobPlacement;
 import io.gpuq.job.JobService;
+import io.gpuq.job.MemorySize;
 import io.gpuq.launch.JobFiles;
 import io.gpuq.launch.ProcessTreeStopper;
 import io.gpuq.launch.WorkerLauncher;
 import io.gpuq.launch.Workers;
+import io.gpuq.placement.Headroom;
+import io.gpuq.placement.PlacementPolicy;
+import io.gpuq.placement.Placer;
 import io.gpuq.schedule.Dispatcher;
 import io.gpuq.schedule.JobExecution;
 import io.gpuq.schedule.PeriodicDuties;
 import io.gpuq.schedule.PeriodicDuty;
+import io.gpuq.schedule.PlacementAdmission;
 import io.gpuq.schedule.SchedulingLoop;
 import io.gpuq.schedule.TimeoutDuty;
 import java.net.InetAddress;
@@ -22,7 +31,7 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.function.Function;
+import java.util.function.BiFunction;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -81,18 +90,26 @@ public class CoreConfiguration {
 
   @Bean
   JobExecution jobExecution(
-      JobService jobs, Workers workers, JobFiles files, GpuqProperties properties) {
+      JobService jobs,
+      Workers workers,
+      JobFiles files,
+      GpuqProperties properties,
+      GpuBackend gpuBackend,
+      GpuInventory inventory) {
     return new JobExecution(
         jobs,
         workers,
         files,
         workerEnvironment(files),
         new ExitClassifier(),
-        properties.worker().logTailBytes());
+        properties.worker().logTailBytes(),
+        gpuBackend,
+        inventory);
   }
 
-  private static Function<Job, Map<String, String>> workerEnvironment(JobFiles files) {
-    return job -> {
+  private static BiFunction<Job, JobPlacement, Map<String, String>> workerEnvironment(
+      JobFiles files) {
+    return (job, placement) -> {
       Map<String, String> env = new LinkedHashMap<>();
       System.getenv()
           .forEach(
@@ -104,26 +121,68 @@ public class CoreConfiguration {
       env.putAll(job.env());
       env.put("GPUQ_JOB_ID", job.id());
       env.put("TMPDIR", files.tmpDir(job.id()).toString());
-      env.put("CUDA_VISIBLE_DEVICES", "");
+      env.put(
+          "CUDA_VISIBLE_DEVICES",
+          String.join(",", placement.gpus().stream().map(JobPlacement.Gpu::uuid).toList()));
+      env.put("GPUQ_GPU_MEMORY_BYTES", Long.toString(placement.budgetBytesPerGpu()));
+      if (!placement.gpus().isEmpty()) {
+        env.put("XLA_PYTHON_CLIENT_MEM_FRACTION", Double.toString(placement.memoryFraction()));
+      }
       return env;
     };
   }
 
   @Bean
-  SchedulingLoop schedulingLoop(
+  Placer placer(GpuqProperties properties) {
+    GpuqProperties.Placement placement = properties.placement();
+    return new Placer(
+        new PlacementPolicy(
+            headroom(placement.headroom()),
+            placement.maxWaitBeforeReservation(),
+            placement.startSpacing(),
+            properties.scheduler().lookahead()));
+  }
+
+  static Headroom headroom(String text) {
+    String trimmed = text.trim();
+    if (trimmed.endsWith("%")) {
+      return Headroom.ofFraction(
+          Double.parseDouble(trimmed.substring(0, trimmed.length() - 1).trim()) / 100);
+    }
+    return Headroom.ofBytes(MemorySize.parse(trimmed));
+  }
+
+  @Bean
+  Dispatcher dispatcher(
       JobService jobs,
       Workers workers,
       JobExecution execution,
+      Placer placer,
+      GpuInventory inventory,
+      GpuPoller poller,
+      Clock clock,
       NodeIdentity node,
       GpuqProperties properties) {
-    Dispatcher dispatcher =
-        new Dispatcher(
-            jobs,
-            workers,
-            execution,
-            node.name(),
-            properties.scheduler().cpuSlots(),
-            properties.scheduler().lookahead());
+    return new Dispatcher(
+        jobs,
+        workers,
+        execution,
+        placer,
+        inventory,
+        poller::latest,
+        clock,
+        node.name(),
+        properties.scheduler().cpuSlots());
+  }
+
+  @Bean
+  PlacementAdmission placementAdmission(Placer placer, Dispatcher dispatcher, Clock clock) {
+    return new PlacementAdmission(placer, dispatcher, clock);
+  }
+
+  @Bean
+  SchedulingLoop schedulingLoop(
+      Dispatcher dispatcher, JobExecution execution, GpuqProperties properties) {
     SchedulingLoop loop =
         new SchedulingLoop(dispatcher, properties.scheduler().safetyNetInterval());
     execution.onCapacityFreed(loop::wakeUp);

@@ -30,7 +30,9 @@ public class GpuConfiguration {
         GpuBackendSettings.defaults()
             .withBackend(gpu.backend())
             .withEmulated(
-                gpu.emulated().count(), MemorySize.parse(gpu.emulated().memory()), gpu.emulated().name())
+                gpu.emulated().count(),
+                MemorySize.parse(gpu.emulated().memory()),
+                gpu.emulated().name())
             .withProcFs(procFs)
             .withClock(clock);
     if (gpu.nvmlLibrary() != null && !gpu.nvmlLibrary().isBlank()) {

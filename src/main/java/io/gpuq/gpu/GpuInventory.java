@@ -8,7 +8,8 @@ import java.util.Optional;
  *
  * @param fallbackReason set when {@code auto} fell back to emulated GPUs
  */
-public record GpuInventory(String backendKind, List<GpuDevice> devices, Optional<String> fallbackReason) {
+public record GpuInventory(
+    String backendKind, List<GpuDevice> devices, Optional<String> fallbackReason) {
 
   public GpuInventory {
     devices = List.copyOf(devices);

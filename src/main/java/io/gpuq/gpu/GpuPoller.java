@@ -22,7 +22,8 @@ public final class GpuPoller {
   private final Clock clock;
   private final Supplier<Map<Long, String>> workerRoots;
   private final AtomicReference<GpuUsage> latest;
-  private final List<Consumer<GpuUsage>> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final List<Consumer<GpuUsage>> listeners =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
 
   /**
    * @param workerRoots the root PID of every live worker, with its job id

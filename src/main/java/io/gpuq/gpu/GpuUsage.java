@@ -49,6 +49,8 @@ public record GpuUsage(
 
   /** The job's total use over all its GPUs. */
   public long jobTotalBytes(String jobId) {
-    return jobBytes.getOrDefault(jobId, Map.of()).values().stream().mapToLong(Long::longValue).sum();
+    return jobBytes.getOrDefault(jobId, Map.of()).values().stream()
+        .mapToLong(Long::longValue)
+        .sum();
   }
 }

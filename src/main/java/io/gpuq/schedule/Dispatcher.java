@@ -22,8 +22,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 /**
- * One scheduling pass: reads the head of the queue and this node's capacity (live workers'
- * budgets, measured GPU use), lets the {@link Placer} decide, and starts what it placed.
+ * One scheduling pass: reads the head of the queue and this node's capacity (live workers' budgets,
+ * measured GPU use), lets the {@link Placer} decide, and starts what it placed.
  */
 public class Dispatcher {
 
@@ -111,7 +111,8 @@ public class Dispatcher {
       GpuDevice device = inventory.device(index).orElseThrow();
       gpus.add(new JobPlacement.Gpu(index, device.uuid(), decision.perGpuBudgetBytes()));
     }
-    long firstTotal = inventory.device(decision.gpuIndices().get(0)).orElseThrow().memoryTotalBytes();
+    long firstTotal =
+        inventory.device(decision.gpuIndices().get(0)).orElseThrow().memoryTotalBytes();
     double fraction = Math.floor(10_000.0 * decision.perGpuBudgetBytes() / firstTotal) / 10_000.0;
     return new JobPlacement(node, gpus, fraction);
   }

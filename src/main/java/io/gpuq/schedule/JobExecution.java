@@ -1,5 +1,8 @@
 package io.gpuq.schedule;
 
+import io.gpuq.gpu.GpuBackend;
+import io.gpuq.gpu.GpuDevice;
+import io.gpuq.gpu.GpuInventory;
 import io.gpuq.guard.ExitClassifier;
 import io.gpuq.job.AttemptOutcome;
 import io.gpuq.job.FailureReason;
@@ -15,7 +18,7 @@ import io.gpuq.launch.WorkerExit;
 import io.gpuq.launch.Workers;
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.function.Function;
+import java.util.function.BiFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,24 +33,30 @@ public class JobExecution {
   private final JobService jobs;
   private final Workers workers;
   private final JobFiles files;
-  private final Function<Job, Map<String, String>> environment;
+  private final BiFunction<Job, JobPlacement, Map<String, String>> environment;
   private final ExitClassifier classifier;
   private final int logTailBytes;
+  private final GpuBackend gpus;
+  private final GpuInventory inventory;
   private Runnable onCapacityFreed = () -> {};
 
   public JobExecution(
       JobService jobs,
       Workers workers,
       JobFiles files,
-      Function<Job, Map<String, String>> environment,
+      BiFunction<Job, JobPlacement, Map<String, String>> environment,
       ExitClassifier classifier,
-      int logTailBytes) {
+      int logTailBytes,
+      GpuBackend gpus,
+      GpuInventory inventory) {
     this.jobs = jobs;
     this.workers = workers;
     this.files = files;
     this.environment = environment;
     this.classifier = classifier;
     this.logTailBytes = logTailBytes;
+    this.gpus = gpus;
+    this.inventory = inventory;
   }
 
   public void onCapacityFreed(Runnable listener) {
@@ -66,11 +75,15 @@ public class JobExecution {
             job.attempt(),
             job.command(),
             job.workingDir() == null ? null : Path.of(job.workingDir()),
-            environment.apply(job),
+            environment.apply(job, placement),
             files.jobDir(job.id()),
-            job.timeout());
+            job.timeout(),
+            placement);
     try {
-      RunningWorker worker = workers.start(request, this::ended);
+      RunningWorker worker = workers.start(request, exit -> ended(exit, placement));
+      if (!placement.gpus().isEmpty()) {
+        gpus.attach(worker.pid(), placement.gpus().stream().map(JobPlacement.Gpu::index).toList());
+      }
       jobs.recordWorkerProcess(job.id(), job.attempt(), worker.pid(), 0);
     } catch (LaunchException e) {
       log.info("job {} could not be launched: {}", job.id(), e.getMessage());
@@ -84,13 +97,24 @@ public class JobExecution {
     return true;
   }
 
-  private void ended(WorkerExit exit) {
+  private void ended(WorkerExit exit, JobPlacement placement) {
     try {
+      gpus.detach(exit.pid());
       String logTail = LogFiles.tailBytes(files.log(exit.jobId()), logTailBytes);
       AttemptOutcome outcome = classifier.classify(exit, logTail);
-      jobs.recordAttemptEnd(exit.jobId(), exit.attempt(), outcome, 0);
+      jobs.recordAttemptEnd(exit.jobId(), exit.attempt(), outcome, growthCap(placement));
     } finally {
       onCapacityFreed.run();
     }
+  }
+
+  /** A budget grown after a memory failure may reach, at most, the smallest GPU it ran on. */
+  private long growthCap(JobPlacement placement) {
+    return placement.gpus().stream()
+        .map(gpu -> inventory.device(gpu.index()))
+        .flatMap(java.util.Optional::stream)
+        .mapToLong(GpuDevice::memoryTotalBytes)
+        .min()
+        .orElse(0);
   }
 }

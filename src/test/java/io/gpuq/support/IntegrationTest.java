@@ -28,6 +28,7 @@ import org.springframework.test.context.DynamicPropertySource;
       "gpuq.worker.kill-grace=2s",
       "gpuq.gpu.backend=emulated",
       "gpuq.node-name=test-node",
+      "gpuq.placement.start-spacing=100ms",
     })
 public abstract class IntegrationTest {
 
