@@ -31,9 +31,15 @@ public class JobService {
   private final TransactionTemplate tx;
   private final Clock clock;
   private final JobIds ids;
+  private final List<JobLifecycleListener> listeners;
 
-  public JobService(JobRepository jobs, TransactionTemplate tx, Clock clock) {
+  public JobService(
+      JobRepository jobs,
+      TransactionTemplate tx,
+      Clock clock,
+      List<JobLifecycleListener> listeners) {
     this.jobs = jobs;
+    this.listeners = List.copyOf(listeners);
     this.tx = tx;
     this.clock = clock;
     this.ids = new JobIds(clock);
@@ -136,15 +142,37 @@ public class JobService {
 
   /** Marks a queued job as started with this placement; empty if it is no longer queued. */
   public Optional<Job> markStarted(String id, JobPlacement placement) {
-    return retryingOnConflict(
-        status ->
-            jobs.findById(id)
-                .filter(job -> job.state() == JobState.QUEUED)
-                .map(
-                    job -> {
-                      job.start(placement, clock.instant());
-                      return job;
-                    }));
+    Optional<Job> started =
+        retryingOnConflict(
+            status ->
+                jobs.findById(id)
+                    .filter(job -> job.state() == JobState.QUEUED)
+                    .map(
+                        job -> {
+                          job.start(placement, clock.instant());
+                          return job;
+                        }));
+    started.ifPresent(
+        job ->
+            notify(
+                l ->
+                    l.attemptStarted(
+                        job.id(),
+                        job.attempt(),
+                        job.createdAt(),
+                        job.queuedAt(),
+                        job.startedAt())));
+    return started;
+  }
+
+  private void notify(Consumer<JobLifecycleListener> event) {
+    for (JobLifecycleListener listener : listeners) {
+      try {
+        event.accept(listener);
+      } catch (RuntimeException e) {
+        log.warn("job lifecycle listener {} failed", listener, e);
+      }
+    }
   }
 
   public void recordWorkerProcess(String id, int attempt, long pid, long pidStartTicks) {
@@ -165,46 +193,52 @@ public class JobService {
    */
   public void recordAttemptEnd(
       String id, int attempt, AttemptOutcome outcome, long gpuMemoryCapBytes) {
-    retryingOnConflict(
-        status -> {
-          Job job = jobs.findById(id).orElse(null);
-          if (job == null || job.attempt() != attempt) {
-            log.warn(
-                "ignoring the end of attempt {} of job {}: not its current attempt", attempt, id);
-            return null;
-          }
-          Instant now = clock.instant();
-          switch (job.state()) {
-            case CANCELLED -> job.recordExitAfterCancel(outcome.exitCode());
-            case RUNNING -> {
-              if (outcome.isSuccess()) {
-                job.succeed(outcome.exitCode(), now);
-              } else {
-                JobState next =
-                    job.failAttempt(
+    JobState after =
+        retryingOnConflict(
+            status -> {
+              Job job = jobs.findById(id).orElse(null);
+              if (job == null || job.attempt() != attempt) {
+                log.warn(
+                    "ignoring the end of attempt {} of job {}: not its current attempt",
+                    attempt,
+                    id);
+                return null;
+              }
+              Instant now = clock.instant();
+              switch (job.state()) {
+                case CANCELLED -> job.recordExitAfterCancel(outcome.exitCode());
+                case RUNNING -> {
+                  if (outcome.isSuccess()) {
+                    job.succeed(outcome.exitCode(), now);
+                  } else {
+                    JobState next =
+                        job.failAttempt(
+                            outcome.failureReason(),
+                            outcome.message(),
+                            outcome.exitCode(),
+                            gpuMemoryCapBytes,
+                            now);
+                    log.info(
+                        "job {} attempt {} failed ({}: {}); job is now {}",
+                        id,
+                        attempt,
                         outcome.failureReason(),
                         outcome.message(),
-                        outcome.exitCode(),
-                        gpuMemoryCapBytes,
-                        now);
-                log.info(
-                    "job {} attempt {} failed ({}: {}); job is now {}",
-                    id,
-                    attempt,
-                    outcome.failureReason(),
-                    outcome.message(),
-                    next);
+                        next);
+                  }
+                }
+                default ->
+                    log.error(
+                        "BUG: attempt {} of job {} ended while the job is {}; nothing recorded",
+                        attempt,
+                        id,
+                        job.state());
               }
-            }
-            default ->
-                log.error(
-                    "BUG: attempt {} of job {} ended while the job is {}; nothing recorded",
-                    attempt,
-                    id,
-                    job.state());
-          }
-          return null;
-        });
+              return job.state();
+            });
+    if (after != null) {
+      notify(l -> l.attemptEnded(id, attempt, outcome, after));
+    }
   }
 
   /** Jobs per state, for the {@code gpuq_jobs} gauge. */
