@@ -1,0 +1,260 @@
+# gpuq worker hook. gpuq puts this directory first on PYTHONPATH, so Python runs this file at the
+# start of every Python process of a job.
+#
+# What it does:
+# - GPUQ_TORCH_MEMORY_FRACTION set (pytorch jobs): once `torch` has been imported, registers
+#   torch.cuda.set_per_process_memory_fraction(fraction, device) for every visible device, to run
+#   when torch initialises CUDA. Importing torch never initialises CUDA here, so fork-based
+#   DataLoader workers keep working.
+# - GPUQ_TF_MEMORY_LIMIT_MB set (tensorflow jobs): once `tensorflow` has been imported, gives every
+#   GPU a logical device with that memory limit.
+# - Always: runs the sitecustomize that this file hides (the next one on sys.path), as Python
+#   would have without gpuq.
+#
+# What it must never do: cost a program that imports neither framework more than a few
+# microseconds, print anything when all is well, or break the user's program. Any failure of its
+# own is reported as one line on stderr starting with "gpuq:" and the program goes on.
+
+import os
+import sys
+
+
+def _say(message):
+    try:
+        sys.stderr.write("gpuq: %s\n" % message)
+    except Exception:
+        pass
+
+
+def _describe(error):
+    return "%s: %s" % (type(error).__name__, error)
+
+
+# --- running a callback once a module has been imported -------------------------------------
+
+
+class _AfterImport(object):
+    """A sys.meta_path finder that finds nothing itself: it asks the other finders for the spec of
+    a watched module and wraps its loader so that a callback runs right after the module has
+    executed. It removes itself once every watched module has been seen."""
+
+    def __init__(self, callbacks):
+        self._callbacks = dict(callbacks)
+        self._searching = set()
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname not in self._callbacks or fullname in self._searching:
+            return None
+        self._searching.add(fullname)
+        try:
+            spec = None
+            for finder in list(sys.meta_path):
+                find_spec = getattr(finder, "find_spec", None)
+                if finder is self or find_spec is None:
+                    continue
+                spec = find_spec(fullname, path, target)
+                if spec is not None:
+                    break
+        finally:
+            self._searching.discard(fullname)
+        if spec is None:
+            return None
+        callback = self._callbacks.pop(fullname)
+        if not self._callbacks and self in sys.meta_path:
+            # Safe while the import system iterates sys.meta_path: it stops at the spec we return.
+            sys.meta_path.remove(self)
+        loader = spec.loader
+        if loader is None or not hasattr(loader, "exec_module"):
+            _say("cannot watch the import of %s; GPU memory budget not applied" % fullname)
+            return spec
+        spec.loader = _ThenCall(loader, callback)
+        return spec
+
+
+class _ThenCall(object):
+    """Delegates to the real loader; after the module executed, puts the real loader back and runs
+    the callback."""
+
+    def __init__(self, loader, callback):
+        self._loader = loader
+        self._callback = callback
+
+    def __getattr__(self, name):
+        return getattr(self._loader, name)
+
+    def create_module(self, spec):
+        create_module = getattr(self._loader, "create_module", None)
+        return create_module(spec) if create_module is not None else None
+
+    def exec_module(self, module):
+        try:
+            self._loader.exec_module(module)
+        finally:
+            try:
+                module.__loader__ = self._loader
+                if getattr(module, "__spec__", None) is not None:
+                    module.__spec__.loader = self._loader
+            except Exception:
+                pass
+        try:
+            self._callback(module)
+        except Exception as error:
+            _say("GPU memory budget not applied to %s: %s" % (module.__name__, _describe(error)))
+
+
+def _when_imported(callbacks):
+    pending = {}
+    for name, callback in callbacks.items():
+        module = sys.modules.get(name)
+        if module is not None:
+            try:
+                callback(module)
+            except Exception as error:
+                _say("GPU memory budget not applied to %s: %s" % (name, _describe(error)))
+        else:
+            pending[name] = callback
+    if pending:
+        sys.meta_path.insert(0, _AfterImport(pending))
+
+
+# --- torch ------------------------------------------------------------------------------------
+
+
+def _torch_budget(fractions):
+    def apply_when_cuda_starts(torch):
+        cuda = torch.cuda
+
+        def apply():
+            # Runs inside torch's CUDA initialisation: an exception here would surface in the
+            # user's first CUDA call, so none may escape.
+            try:
+                count = cuda.device_count()
+                # If the program narrowed CUDA_VISIBLE_DEVICES itself, devices no longer line up
+                # with gpuq's list; the smallest fraction then respects the budget everywhere.
+                per_device = fractions if count == len(fractions) else [min(fractions)] * count
+                for device, fraction in enumerate(per_device):
+                    cuda.set_per_process_memory_fraction(float(fraction), device)
+            except Exception as error:
+                _say("GPU memory budget not applied to torch: %s" % _describe(error))
+
+        lazy_call = getattr(cuda, "_lazy_call", None)
+        if callable(lazy_call):
+            lazy_call(apply)
+        else:
+            _after_cuda_init(cuda, apply)
+
+    return apply_when_cuda_starts
+
+
+def _after_cuda_init(cuda, action):
+    # For a torch without _lazy_call: run the action after the first successful initialisation.
+    is_initialized = getattr(cuda, "is_initialized", None)
+    if callable(is_initialized) and is_initialized():
+        action()
+        return
+    original = getattr(cuda, "_lazy_init", None)
+    if not callable(original):
+        _say("torch.cuda has neither _lazy_call nor _lazy_init; GPU memory budget not applied")
+        return
+    done = []
+
+    def lazy_init(*args, **kwargs):
+        result = original(*args, **kwargs)
+        if not done:
+            done.append(True)
+            action()
+        return result
+
+    cuda._lazy_init = lazy_init
+
+
+# --- tensorflow -------------------------------------------------------------------------------
+
+
+def _tensorflow_budget(limit_mb):
+    def apply(tf):
+        config = tf.config
+        experimental = getattr(config, "experimental", None)
+        list_devices = getattr(config, "list_physical_devices", None) or getattr(
+            experimental, "list_physical_devices"
+        )
+        configure = getattr(config, "set_logical_device_configuration", None) or getattr(
+            experimental, "set_virtual_device_configuration"
+        )
+        device_config = getattr(config, "LogicalDeviceConfiguration", None) or getattr(
+            experimental, "VirtualDeviceConfiguration"
+        )
+        for gpu in list_devices("GPU"):
+            configure(gpu, [device_config(memory_limit=limit_mb)])
+
+    return apply
+
+
+# --- the sitecustomize this one hides ---------------------------------------------------------
+
+
+def _same_dir(entry, here):
+    try:
+        return os.path.realpath(entry or os.curdir) == here
+    except Exception:
+        return False
+
+
+def _run_hidden_sitecustomize():
+    here = os.path.realpath(os.path.dirname(os.path.abspath(__file__)))
+    start = 0
+    for i, entry in enumerate(sys.path):
+        if _same_dir(entry, here):
+            start = i + 1
+            break
+    # Our own directory may appear twice; finding this file again would recurse.
+    later = [entry for entry in sys.path[start:] if not _same_dir(entry, here)]
+    from importlib.machinery import PathFinder
+
+    spec = PathFinder.find_spec("sitecustomize", later)
+    if spec is None or spec.loader is None:
+        return
+    from importlib.util import module_from_spec
+
+    module = module_from_spec(spec)
+    ours = sys.modules.get("sitecustomize")
+    # It runs under its own name, as it would have without gpuq, and stays in sys.modules.
+    sys.modules["sitecustomize"] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as error:
+        if ours is not None:
+            sys.modules["sitecustomize"] = ours
+        _say("error in %s: %s" % (spec.origin, _describe(error)))
+
+
+# --- start-up ---------------------------------------------------------------------------------
+
+
+def _install():
+    callbacks = {}
+    fractions = os.environ.get("GPUQ_TORCH_MEMORY_FRACTION")
+    if fractions:
+        try:
+            callbacks["torch"] = _torch_budget([float(f) for f in fractions.split(",")])
+        except ValueError as error:
+            _say("GPUQ_TORCH_MEMORY_FRACTION is unreadable: %s" % _describe(error))
+    limit_mb = os.environ.get("GPUQ_TF_MEMORY_LIMIT_MB")
+    if limit_mb:
+        try:
+            callbacks["tensorflow"] = _tensorflow_budget(int(limit_mb))
+        except ValueError as error:
+            _say("GPUQ_TF_MEMORY_LIMIT_MB is unreadable: %s" % _describe(error))
+    if callbacks:
+        _when_imported(callbacks)
+
+
+try:
+    _install()
+except Exception as _error:
+    _say("hook not installed: %s" % _describe(_error))
+
+try:
+    _run_hidden_sitecustomize()
+except Exception as _error:
+    _say("could not look for another sitecustomize: %s" % _describe(_error))
