@@ -200,6 +200,19 @@ def _same_dir(entry, here):
         return False
 
 
+def _import_machinery():
+    # importlib.machinery and importlib.util re-export these from the import system's own modules,
+    # which are always loaded; importing those packages would cost every Python process ~3 ms.
+    bootstrap = sys.modules.get("_frozen_importlib")
+    external = sys.modules.get("_frozen_importlib_external")
+    if hasattr(bootstrap, "module_from_spec") and hasattr(external, "PathFinder"):
+        return external.PathFinder, bootstrap.module_from_spec
+    from importlib.machinery import PathFinder
+    from importlib.util import module_from_spec
+
+    return PathFinder, module_from_spec
+
+
 def _run_hidden_sitecustomize():
     here = os.path.realpath(os.path.dirname(os.path.abspath(__file__)))
     start = 0
@@ -209,13 +222,10 @@ def _run_hidden_sitecustomize():
             break
     # Our own directory may appear twice; finding this file again would recurse.
     later = [entry for entry in sys.path[start:] if not _same_dir(entry, here)]
-    from importlib.machinery import PathFinder
-
-    spec = PathFinder.find_spec("sitecustomize", later)
+    path_finder, module_from_spec = _import_machinery()
+    spec = path_finder.find_spec("sitecustomize", later)
     if spec is None or spec.loader is None:
         return
-    from importlib.util import module_from_spec
-
     module = module_from_spec(spec)
     ours = sys.modules.get("sitecustomize")
     # It runs under its own name, as it would have without gpuq, and stays in sys.modules.

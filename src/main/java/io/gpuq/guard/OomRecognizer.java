@@ -6,7 +6,7 @@ import java.nio.channels.SeekableByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Arrays;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -28,8 +28,6 @@ public final class OomRecognizer {
   /** How much of a log's end is worth reading: a traceback and the messages before it. */
   public static final int DEFAULT_TAIL_BYTES = 64 * 1024;
 
-  private static final Pattern LINE_BREAK = Pattern.compile("\r\n|\r|\n");
-
   private static final Pattern ANSI_ESCAPE = Pattern.compile("\u001B\\[[0-9;?]*[ -/]*[@-~]");
 
   // Prefixes that launchers put before every line of a rank: "[rank0]: ", "[default0]:".
@@ -49,6 +47,10 @@ public final class OomRecognizer {
               + "|\\[[IW](?:\\d{4} [\\d:.]+)? [^\\]]*:\\d+\\]"
               + ")");
 
+  // Every signature contains one of these; most lines contain none and skip the regexes.
+  private static final List<String> KEYWORDS =
+      List.of("emory", "EMORY", "ALLOC", "RESOURCE_EXHAUSTED", "OOM when");
+
   private static final List<Pattern> NOT_EVIDENCE =
       List.of(
           Pattern.compile("The caller indicates that this is not a failure"),
@@ -56,13 +58,19 @@ public final class OomRecognizer {
 
   /** Looks for evidence in a log tail. */
   public Optional<OomMatch> recognize(CharSequence logTail) {
-    return recognize(Arrays.asList(LINE_BREAK.split(logTail)));
+    return recognize(lines(logTail));
   }
 
   /** Looks for evidence in the last lines of a log, oldest first. */
   public Optional<OomMatch> recognize(List<String> lines) {
     for (int i = lines.size() - 1; i >= 0; i--) {
-      String line = ANSI_ESCAPE.matcher(lines.get(i)).replaceAll("");
+      String line = lines.get(i);
+      if (!mentionsMemory(line)) {
+        continue;
+      }
+      if (line.indexOf('\u001B') >= 0) {
+        line = ANSI_ESCAPE.matcher(line).replaceAll("");
+      }
       if (!isEvidence(line)) {
         continue;
       }
@@ -101,6 +109,33 @@ public final class OomRecognizer {
       }
       return recognize(text);
     }
+  }
+
+  /** Splits at \n, \r\n and \r: progress bars redraw themselves with a bare \r. */
+  private static List<String> lines(CharSequence text) {
+    List<String> lines = new ArrayList<>();
+    int start = 0;
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c == '\n' || c == '\r') {
+        lines.add(text.subSequence(start, i).toString());
+        if (c == '\r' && i + 1 < text.length() && text.charAt(i + 1) == '\n') {
+          i++;
+        }
+        start = i + 1;
+      }
+    }
+    lines.add(text.subSequence(start, text.length()).toString());
+    return lines;
+  }
+
+  private static boolean mentionsMemory(String line) {
+    for (String keyword : KEYWORDS) {
+      if (line.contains(keyword)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static boolean isEvidence(String line) {
