@@ -7,7 +7,8 @@
 #   when torch initialises CUDA. Importing torch never initialises CUDA here, so fork-based
 #   DataLoader workers keep working.
 # - GPUQ_TF_MEMORY_LIMIT_MB set (tensorflow jobs): once `tensorflow` has been imported, gives every
-#   GPU a logical device with that memory limit.
+#   GPU a logical device with that memory limit, and lets the program's own
+#   tf.config.experimental.set_memory_growth(gpu, True) calls pass (growth is on already).
 # - Always: runs the sitecustomize that this file hides (the next one on sys.path), as Python
 #   would have without gpuq.
 #
@@ -184,10 +185,36 @@ def _tensorflow_budget(limit_mb):
         device_config = getattr(config, "LogicalDeviceConfiguration", None) or getattr(
             experimental, "VirtualDeviceConfiguration"
         )
+        limited = []
         for gpu in list_devices("GPU"):
             configure(gpu, [device_config(memory_limit=limit_mb)])
+            limited.append(gpu)
+        if limited and experimental is not None:
+            _tolerate_memory_growth(experimental, limited)
 
     return apply
+
+
+def _tolerate_memory_growth(experimental, limited):
+    # The usual start of a TensorFlow program turns on memory growth for every GPU, which TF
+    # refuses ("Cannot set memory growth on device when virtual devices configured") once the
+    # budget's logical device exists. Growth is already on for every GPU (gpuq sets
+    # TF_FORCE_GPU_ALLOW_GROWTH), so for those devices the call is let through as a no-op.
+    original = getattr(experimental, "set_memory_growth", None)
+    if original is None:
+        return
+
+    def set_memory_growth(device, enable):
+        try:
+            already_limited = any(device == gpu for gpu in limited)
+        except Exception:
+            already_limited = False
+        if already_limited:
+            return None
+        return original(device, enable)
+
+    set_memory_growth.__doc__ = getattr(original, "__doc__", None)
+    experimental.set_memory_growth = set_memory_growth
 
 
 # --- the sitecustomize this one hides ---------------------------------------------------------

@@ -105,12 +105,12 @@ class PythonHookTest {
 
   private static final String FAKE_TENSORFLOW_CONFIG =
       """
+      import collections
       import os
 
-
-      class PhysicalDevice(object):
-          def __init__(self, name):
-              self.name = name
+      # Like TensorFlow's: equal when name and type are.
+      PhysicalDevice = collections.namedtuple("PhysicalDevice", ["name", "device_type"])
+      _virtual_devices = set()
 
 
       class LogicalDeviceConfiguration(object):
@@ -121,12 +121,31 @@ class PythonHookTest {
       def list_physical_devices(device_type=None):
           visible = os.environ.get("CUDA_VISIBLE_DEVICES", "")
           count = len(visible.split(",")) if visible else 0
-          return [PhysicalDevice("/physical_device:GPU:%d" % i) for i in range(count)]
+          return [PhysicalDevice("/physical_device:GPU:%d" % i, "GPU") for i in range(count)]
 
 
       def set_logical_device_configuration(device, logical_devices):
+          _virtual_devices.add(device.name)
           with open(os.environ["FAKE_CALLS"], "a") as calls:
               calls.write("limit %s %d\\n" % (device.name, logical_devices[0].memory_limit))
+
+
+      from tensorflow.config import experimental
+      """;
+
+  private static final String FAKE_TENSORFLOW_CONFIG_EXPERIMENTAL =
+      """
+      import os
+
+
+      def set_memory_growth(device, enable):
+          from tensorflow import config
+
+          # TensorFlow's own refusal
+          if device.name in config._virtual_devices:
+              raise ValueError("Cannot set memory growth on device when virtual devices configured")
+          with open(os.environ["FAKE_CALLS"], "a") as calls:
+              calls.write("growth %s %s\\n" % (device.name, enable))
       """;
 
   @TempDir Path tmp;
@@ -142,6 +161,8 @@ class PythonHookTest {
     writeFakeTorch(FAKE_TORCH_CUDA);
     write(packages.resolve("tensorflow/__init__.py"), FAKE_TENSORFLOW_INIT);
     write(packages.resolve("tensorflow/config/__init__.py"), FAKE_TENSORFLOW_CONFIG);
+    write(
+        packages.resolve("tensorflow/config/experimental.py"), FAKE_TENSORFLOW_CONFIG_EXPERIMENTAL);
   }
 
   @Nested
@@ -289,6 +310,36 @@ class PythonHookTest {
     assertSilentSuccess(result);
     assertThat(calls())
         .containsExactly("limit /physical_device:GPU:0 6144", "limit /physical_device:GPU:1 6144");
+  }
+
+  @Test
+  @DisplayName("a tensorflow job may still turn on memory growth, as most TF programs do first")
+  void tensorflowMemoryGrowthBoilerplateStillRuns() throws Exception {
+    var spec = aWorker().framework(WorkerFramework.TENSORFLOW).onGpus(aGpu(0, 16 * GIB)).build();
+
+    Result result =
+        python(
+            spec,
+            "import tensorflow as tf\n"
+                + "for gpu in tf.config.list_physical_devices('GPU'):\n"
+                + "    tf.config.experimental.set_memory_growth(gpu, True)\n"
+                + "print('trained')");
+
+    assertSilentSuccess(result);
+    assertThat(result.stdoutLines()).containsExactly("trained");
+    assertThat(calls()).containsExactly("limit /physical_device:GPU:0 6144");
+  }
+
+  @Test
+  void aCpuOnlyTensorflowJobConfiguresNothing() throws Exception {
+    var spec = aWorker().framework(WorkerFramework.TENSORFLOW).cpuOnly().build();
+
+    Result result =
+        python(spec, "import tensorflow; print(tensorflow.config.list_physical_devices())");
+
+    assertSilentSuccess(result);
+    assertThat(result.stdoutLines()).containsExactly("[]");
+    assertThat(calls).doesNotExist();
   }
 
   @Nested
