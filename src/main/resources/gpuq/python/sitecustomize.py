@@ -37,7 +37,8 @@ def _describe(error):
 class _AfterImport(object):
     """A sys.meta_path finder that finds nothing itself: it asks the other finders for the spec of
     a watched module and wraps its loader so that a callback runs right after the module has
-    executed. It removes itself once every watched module has been seen."""
+    executed. Libraries probe with importlib.util.find_spec("torch") without importing, so only
+    execution counts. It removes itself once every watched module has been executed."""
 
     def __init__(self, callbacks):
         self._callbacks = dict(callbacks)
@@ -60,16 +61,24 @@ class _AfterImport(object):
             self._searching.discard(fullname)
         if spec is None:
             return None
-        callback = self._callbacks.pop(fullname)
-        if not self._callbacks and self in sys.meta_path:
-            # Safe while the import system iterates sys.meta_path: it stops at the spec we return.
-            sys.meta_path.remove(self)
         loader = spec.loader
         if loader is None or not hasattr(loader, "exec_module"):
+            self._forget(fullname)
             _say("cannot watch the import of %s; GPU memory budget not applied" % fullname)
             return spec
-        spec.loader = _ThenCall(loader, callback)
+        spec.loader = _ThenCall(loader, lambda module: self._executed(fullname, module))
         return spec
+
+    def _executed(self, fullname, module):
+        callback = self._forget(fullname)
+        if callback is not None:
+            callback(module)
+
+    def _forget(self, fullname):
+        callback = self._callbacks.pop(fullname, None)
+        if not self._callbacks and self in sys.meta_path:
+            sys.meta_path.remove(self)
+        return callback
 
 
 class _ThenCall(object):
@@ -81,6 +90,8 @@ class _ThenCall(object):
         self._callback = callback
 
     def __getattr__(self, name):
+        if name.startswith("__") or name in ("_loader", "_callback"):
+            raise AttributeError(name)
         return getattr(self._loader, name)
 
     def create_module(self, spec):

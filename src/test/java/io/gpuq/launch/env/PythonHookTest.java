@@ -213,6 +213,20 @@ class PythonHookTest {
     }
 
     @Test
+    @DisplayName("a library that probes for torch with find_spec before importing it loses nothing")
+    void probingWithFindSpecFirst() throws Exception {
+      Result result =
+          python(
+              spec,
+              "import importlib.util; assert importlib.util.find_spec('torch') is not None;"
+                  + " import torch; torch.cuda.init()");
+
+      assertSilentSuccess(result);
+      assertThat(calls())
+          .containsExactly("init", "fraction 0.375 device 0", "fraction 0.1875 device 1");
+    }
+
+    @Test
     void aProgramThatNeverImportsTorchDoesNotLoadIt() throws Exception {
       Result result = python(spec, "import sys; print('torch' in sys.modules)");
 
