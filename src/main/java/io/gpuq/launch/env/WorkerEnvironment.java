@@ -1,0 +1,262 @@
+package io.gpuq.launch.env;
+
+import java.io.File;
+import java.math.BigDecimal;
+import java.math.MathContext;
+import java.math.RoundingMode;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+
+/**
+ * The environment gpuq gives a worker process: which GPUs it sees and how much of their memory each
+ * framework may take. Every variable, per framework and with its reason, is listed in {@code
+ * docs/worker-environment.md}.
+ *
+ * <p>Budgets are only requested here: the frameworks cooperate by reading these variables (and
+ * gpuq's Python hook for torch and tensorflow). A program that ignores them is stopped by gpuq's
+ * budget enforcement, not by anything in its environment.
+ *
+ * <p>Memory fractions are budget ÷ the GPU's total memory, rounded <em>down</em> to {@value
+ * #FRACTION_DECIMALS} decimals, so a framework that honours them never exceeds the budget.
+ */
+public final class WorkerEnvironment {
+
+  public static final String CUDA_VISIBLE_DEVICES = "CUDA_VISIBLE_DEVICES";
+  public static final String CUDA_DEVICE_ORDER = "CUDA_DEVICE_ORDER";
+  public static final String GPUQ_JOB_ID = "GPUQ_JOB_ID";
+  public static final String GPUQ_GPU_MEMORY_BYTES = "GPUQ_GPU_MEMORY_BYTES";
+  public static final String TMPDIR = "TMPDIR";
+  public static final String XLA_PYTHON_CLIENT_MEM_FRACTION = "XLA_PYTHON_CLIENT_MEM_FRACTION";
+  public static final String XLA_PYTHON_CLIENT_PREALLOCATE = "XLA_PYTHON_CLIENT_PREALLOCATE";
+  public static final String JAX_COMPILATION_CACHE_DIR = "JAX_COMPILATION_CACHE_DIR";
+  public static final String TF_FORCE_GPU_ALLOW_GROWTH = "TF_FORCE_GPU_ALLOW_GROWTH";
+
+  /**
+   * Per visible device, comma-separated, in {@code CUDA_VISIBLE_DEVICES} order; read by the hook.
+   */
+  public static final String GPUQ_TORCH_MEMORY_FRACTION = "GPUQ_TORCH_MEMORY_FRACTION";
+
+  /** The budget in MiB, TensorFlow's unit for a logical device's memory limit; read by the hook. */
+  public static final String GPUQ_TF_MEMORY_LIMIT_MB = "GPUQ_TF_MEMORY_LIMIT_MB";
+
+  /** Not reserved: gpuq's hook directory is prepended to the user's or the inherited value. */
+  public static final String PYTHONPATH = "PYTHONPATH";
+
+  /** Read by torch 2.9 and later; the older name below by every torch before it. */
+  public static final String PYTORCH_ALLOC_CONF = "PYTORCH_ALLOC_CONF";
+
+  public static final String PYTORCH_CUDA_ALLOC_CONF = "PYTORCH_CUDA_ALLOC_CONF";
+
+  /**
+   * The allocator setting a pytorch worker gets unless it configures the allocator itself.
+   * Expandable segments grow one mapping instead of caching many fixed-size blocks, so a job
+   * fragments less and fits its budget with fewer spurious out-of-memory errors. The key is valid
+   * under both variable names.
+   */
+  public static final String DEFAULT_TORCH_ALLOC_CONF = "expandable_segments:True";
+
+  public static final int FRACTION_DECIMALS = 4;
+
+  private static final Set<String> RESERVED =
+      Collections.unmodifiableSet(
+          new TreeSet<>(
+              List.of(
+                  CUDA_VISIBLE_DEVICES,
+                  CUDA_DEVICE_ORDER,
+                  GPUQ_JOB_ID,
+                  GPUQ_GPU_MEMORY_BYTES,
+                  TMPDIR,
+                  XLA_PYTHON_CLIENT_MEM_FRACTION,
+                  XLA_PYTHON_CLIENT_PREALLOCATE,
+                  JAX_COMPILATION_CACHE_DIR,
+                  TF_FORCE_GPU_ALLOW_GROWTH,
+                  GPUQ_TORCH_MEMORY_FRACTION,
+                  GPUQ_TF_MEMORY_LIMIT_MB)));
+
+  // gpuq's own configuration arrives through these (tokens, database passwords); a worker is
+  // another user's program and must never see them.
+  private static final List<String> PRIVATE_PREFIXES =
+      List.of("GPUQ_", "GPUQ.", "SPRING_", "SPRING.");
+
+  private final WorkerEnvironmentSettings settings;
+
+  public WorkerEnvironment(WorkerEnvironmentSettings settings) {
+    this.settings = Objects.requireNonNull(settings, "settings");
+  }
+
+  /**
+   * Every name gpuq may impose on a worker of any framework, sorted. A request whose {@code env}
+   * sets one of them is refused; {@code PYTHONPATH} and the torch allocator variables are merged
+   * instead and are not in this set.
+   */
+  public static Set<String> reservedNames() {
+    return RESERVED;
+  }
+
+  /**
+   * The variables gpuq imposes on this worker, in a stable order. They override anything the user
+   * or gpuq's own environment says.
+   */
+  public Map<String, String> imposedVariables(WorkerSpec spec) {
+    Map<String, String> vars = new LinkedHashMap<>();
+    // Empty for a CPU-only job: CUDA then enumerates no device at all.
+    vars.put(
+        CUDA_VISIBLE_DEVICES,
+        spec.gpus().stream().map(PlacedGpu::uuid).collect(Collectors.joining(",")));
+    // The default order is "fastest first", which disagrees with nvidia-smi and NVML indices.
+    vars.put(CUDA_DEVICE_ORDER, "PCI_BUS_ID");
+    vars.put(GPUQ_JOB_ID, spec.jobId());
+    vars.put(GPUQ_GPU_MEMORY_BYTES, Long.toString(spec.budgetBytesPerGpu()));
+    vars.put(TMPDIR, tmpDir(spec).toString());
+    switch (spec.framework()) {
+      case JAX -> {
+        putXlaFraction(vars, spec);
+        vars.put(XLA_PYTHON_CLIENT_PREALLOCATE, Boolean.toString(settings.preallocateJax()));
+        putJaxCache(vars, spec);
+      }
+      case GENERIC -> {
+        putXlaFraction(vars, spec);
+        vars.put(XLA_PYTHON_CLIENT_PREALLOCATE, "false");
+        putJaxCache(vars, spec);
+      }
+      case PYTORCH -> {
+        vars.put(XLA_PYTHON_CLIENT_PREALLOCATE, "false");
+        if (!spec.gpus().isEmpty()) {
+          vars.put(
+              GPUQ_TORCH_MEMORY_FRACTION,
+              spec.gpus().stream()
+                  .map(gpu -> fractionText(spec.budgetBytesPerGpu(), gpu.totalBytes()))
+                  .collect(Collectors.joining(",")));
+        }
+      }
+      case TENSORFLOW -> {
+        vars.put(XLA_PYTHON_CLIENT_PREALLOCATE, "false");
+        vars.put(TF_FORCE_GPU_ALLOW_GROWTH, "true");
+        if (!spec.gpus().isEmpty()) {
+          // At least 1 MiB: TensorFlow reads 0 as "no memory at all", not "no limit".
+          long mib = Math.max(1, spec.budgetBytesPerGpu() >> 20);
+          vars.put(GPUQ_TF_MEMORY_LIMIT_MB, Long.toString(mib));
+        }
+      }
+    }
+    return Collections.unmodifiableMap(vars);
+  }
+
+  /**
+   * The worker's complete environment: gpuq's own environment without its private variables, then
+   * the user's {@code env}, then the imposed variables; {@code PYTHONPATH} starts with gpuq's hook
+   * directory. Reserved names in the user's map are dropped (validation refuses them earlier; this
+   * is the second line). A pytorch worker that configures the torch allocator under either name,
+   * through its {@code env} or the inherited environment, keeps exactly that configuration;
+   * otherwise both names get {@link #DEFAULT_TORCH_ALLOC_CONF}.
+   */
+  public Map<String, String> environment(
+      WorkerSpec spec, Map<String, String> baseEnvironment, Map<String, String> userEnvironment) {
+    Map<String, String> env = new LinkedHashMap<>();
+    baseEnvironment.forEach(
+        (name, value) -> {
+          if (!isPrivate(name) && !RESERVED.contains(name)) {
+            env.put(name, value);
+          }
+        });
+    userEnvironment.forEach(
+        (name, value) -> {
+          if (!RESERVED.contains(name)) {
+            env.put(name, value);
+          }
+        });
+    if (spec.framework() == WorkerFramework.PYTORCH
+        && !env.containsKey(PYTORCH_ALLOC_CONF)
+        && !env.containsKey(PYTORCH_CUDA_ALLOC_CONF)) {
+      // Both names: torch versions differ in which one they read first.
+      env.put(PYTORCH_ALLOC_CONF, DEFAULT_TORCH_ALLOC_CONF);
+      env.put(PYTORCH_CUDA_ALLOC_CONF, DEFAULT_TORCH_ALLOC_CONF);
+    }
+    env.putAll(imposedVariables(spec));
+    env.put(PYTHONPATH, pythonPath(env.get(PYTHONPATH)));
+    return Collections.unmodifiableMap(env);
+  }
+
+  /**
+   * Directories named in this worker's environment that must exist before it starts: its {@code
+   * TMPDIR} and, when it uses one, its JAX compilation cache.
+   */
+  public List<Path> directoriesToCreate(WorkerSpec spec) {
+    List<Path> dirs = new ArrayList<>();
+    dirs.add(tmpDir(spec));
+    jaxCacheDir(spec).ifPresent(dirs::add);
+    return List.copyOf(dirs);
+  }
+
+  /**
+   * Budget ÷ total, rounded down to {@value #FRACTION_DECIMALS} decimals. A budget so small that
+   * this would be 0 keeps two significant digits instead (still rounded down): a fraction of 0
+   * would tell XLA and torch to allow nothing at all.
+   */
+  public static BigDecimal memoryFraction(long budgetBytes, long totalBytes) {
+    if (totalBytes <= 0 || budgetBytes < 0 || budgetBytes > totalBytes) {
+      throw new IllegalArgumentException(
+          "need 0 <= budget <= total, got " + budgetBytes + " of " + totalBytes);
+    }
+    BigDecimal exact =
+        BigDecimal.valueOf(budgetBytes)
+            .divide(BigDecimal.valueOf(totalBytes), 24, RoundingMode.DOWN);
+    BigDecimal rounded = exact.setScale(FRACTION_DECIMALS, RoundingMode.DOWN);
+    if (rounded.signum() > 0 || budgetBytes == 0) {
+      return rounded;
+    }
+    return exact.round(new MathContext(2, RoundingMode.DOWN)).stripTrailingZeros();
+  }
+
+  private void putXlaFraction(Map<String, String> vars, WorkerSpec spec) {
+    // One value for all devices, so the smallest GPU decides.
+    spec.gpus().stream()
+        .map(gpu -> memoryFraction(spec.budgetBytesPerGpu(), gpu.totalBytes()))
+        .min(BigDecimal::compareTo)
+        .ifPresent(fraction -> vars.put(XLA_PYTHON_CLIENT_MEM_FRACTION, fraction.toPlainString()));
+  }
+
+  private void putJaxCache(Map<String, String> vars, WorkerSpec spec) {
+    jaxCacheDir(spec).ifPresent(dir -> vars.put(JAX_COMPILATION_CACHE_DIR, dir.toString()));
+  }
+
+  private Optional<Path> jaxCacheDir(WorkerSpec spec) {
+    if (spec.framework() != WorkerFramework.JAX && spec.framework() != WorkerFramework.GENERIC) {
+      return Optional.empty();
+    }
+    return switch (settings.jaxCompilationCache()) {
+      case PER_NODE -> Optional.of(settings.nodeJaxCacheDir());
+      case PER_JOB -> Optional.of(spec.jobDir().resolve("jax-cache"));
+      case OFF -> Optional.empty();
+    };
+  }
+
+  private static Path tmpDir(WorkerSpec spec) {
+    return spec.jobDir().resolve("tmp");
+  }
+
+  private static String fractionText(long budgetBytes, long totalBytes) {
+    return memoryFraction(budgetBytes, totalBytes).toPlainString();
+  }
+
+  private String pythonPath(String existing) {
+    String hook = settings.pythonHookDir().toString();
+    // An empty entry would put the current directory on the path, so none is added.
+    return existing == null || existing.isEmpty() ? hook : hook + File.pathSeparator + existing;
+  }
+
+  private static boolean isPrivate(String name) {
+    String upper = name.toUpperCase(Locale.ROOT);
+    return PRIVATE_PREFIXES.stream().anyMatch(upper::startsWith);
+  }
+}
