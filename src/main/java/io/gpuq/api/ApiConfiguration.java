@@ -4,14 +4,13 @@ import io.gpuq.config.GpuqProperties;
 import io.gpuq.job.JobRequestValidator;
 import io.gpuq.job.JobService;
 import io.gpuq.launch.JobFiles;
+import io.gpuq.launch.env.WorkerEnvironment;
 import io.swagger.v3.oas.models.Components;
 import io.swagger.v3.oas.models.OpenAPI;
 import io.swagger.v3.oas.models.info.Info;
 import io.swagger.v3.oas.models.security.SecurityRequirement;
 import io.swagger.v3.oas.models.security.SecurityScheme;
 import java.time.Duration;
-import java.util.Set;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -21,22 +20,8 @@ import org.springframework.core.Ordered;
 public class ApiConfiguration {
 
   @Bean
-  JobRequestValidator jobRequestValidator(ReservedEnvironment reserved) {
-    return new JobRequestValidator(reserved.names());
-  }
-
-  @Bean
-  @ConditionalOnMissingBean
-  ReservedEnvironment reservedEnvironment() {
-    return () ->
-        Set.of(
-            "CUDA_VISIBLE_DEVICES",
-            "CUDA_DEVICE_ORDER",
-            "XLA_PYTHON_CLIENT_MEM_FRACTION",
-            "XLA_PYTHON_CLIENT_PREALLOCATE",
-            "GPUQ_JOB_ID",
-            "GPUQ_GPU_MEMORY_BYTES",
-            "TMPDIR");
+  JobRequestValidator jobRequestValidator() {
+    return new JobRequestValidator(WorkerEnvironment.reservedNames());
   }
 
   @Bean

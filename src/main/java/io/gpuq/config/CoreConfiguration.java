@@ -4,6 +4,7 @@ import io.gpuq.gpu.GpuBackend;
 import io.gpuq.gpu.GpuInventory;
 import io.gpuq.gpu.GpuPoller;
 import io.gpuq.guard.ExitClassifier;
+import io.gpuq.guard.OomRecognizer;
 import io.gpuq.job.Job;
 import io.gpuq.job.JobPlacement;
 import io.gpuq.job.JobService;
@@ -12,6 +13,11 @@ import io.gpuq.launch.JobFiles;
 import io.gpuq.launch.ProcessTreeStopper;
 import io.gpuq.launch.WorkerLauncher;
 import io.gpuq.launch.Workers;
+import io.gpuq.launch.env.PlacedGpu;
+import io.gpuq.launch.env.PythonHook;
+import io.gpuq.launch.env.WorkerEnvironment;
+import io.gpuq.launch.env.WorkerEnvironmentSettings;
+import io.gpuq.launch.env.WorkerSpec;
 import io.gpuq.placement.Headroom;
 import io.gpuq.placement.PlacementPolicy;
 import io.gpuq.placement.Placer;
@@ -22,10 +28,13 @@ import io.gpuq.schedule.PeriodicDuty;
 import io.gpuq.schedule.PlacementAdmission;
 import io.gpuq.schedule.SchedulingLoop;
 import io.gpuq.schedule.TimeoutDuty;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Clock;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -95,40 +104,61 @@ public class CoreConfiguration {
       JobFiles files,
       GpuqProperties properties,
       GpuBackend gpuBackend,
-      GpuInventory inventory) {
+      GpuInventory inventory,
+      WorkerEnvironment environment) {
     return new JobExecution(
         jobs,
         workers,
         files,
-        workerEnvironment(files),
-        new ExitClassifier(),
+        environmentOf(environment, files, inventory),
+        new ExitClassifier(new OomRecognizer()),
         properties.worker().logTailBytes(),
         gpuBackend,
         inventory);
   }
 
-  private static BiFunction<Job, JobPlacement, Map<String, String>> workerEnvironment(
-      JobFiles files) {
+  @Bean
+  WorkerEnvironment workerEnvironment(GpuqProperties properties, JobFiles files) {
+    Path dataDir = files.dataDir();
+    try {
+      Path hookDir = PythonHook.extractTo(dataDir.resolve("python"));
+      return new WorkerEnvironment(
+          WorkerEnvironmentSettings.defaults(dataDir.resolve("jax-cache"), hookDir)
+              .withJaxCompilationCache(properties.worker().jaxCompilationCache())
+              .withPreallocateJax(properties.worker().jaxPreallocate()));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot install the Python hook under " + dataDir, e);
+    }
+  }
+
+  /** The worker's environment: gpuq's own (minus its secrets), the job's, then gpuq's rules. */
+  private static BiFunction<Job, JobPlacement, Map<String, String>> environmentOf(
+      WorkerEnvironment environment, JobFiles files, GpuInventory inventory) {
     return (job, placement) -> {
-      Map<String, String> env = new LinkedHashMap<>();
-      System.getenv()
-          .forEach(
-              (k, v) -> {
-                if (!k.startsWith("GPUQ_") && !k.startsWith("SPRING_")) {
-                  env.put(k, v);
-                }
-              });
-      env.putAll(job.env());
-      env.put("GPUQ_JOB_ID", job.id());
-      env.put("TMPDIR", files.tmpDir(job.id()).toString());
-      env.put(
-          "CUDA_VISIBLE_DEVICES",
-          String.join(",", placement.gpus().stream().map(JobPlacement.Gpu::uuid).toList()));
-      env.put("GPUQ_GPU_MEMORY_BYTES", Long.toString(placement.budgetBytesPerGpu()));
-      if (!placement.gpus().isEmpty()) {
-        env.put("XLA_PYTHON_CLIENT_MEM_FRACTION", Double.toString(placement.memoryFraction()));
+      List<PlacedGpu> gpus =
+          placement.gpus().stream()
+              .map(
+                  gpu ->
+                      new PlacedGpu(
+                          gpu.index(),
+                          gpu.uuid(),
+                          inventory.device(gpu.index()).orElseThrow().memoryTotalBytes()))
+              .toList();
+      WorkerSpec spec =
+          new WorkerSpec(
+              job.id(),
+              job.framework(),
+              gpus,
+              placement.budgetBytesPerGpu(),
+              files.jobDir(job.id()));
+      try {
+        for (Path dir : environment.directoriesToCreate(spec)) {
+          Files.createDirectories(dir);
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
       }
-      return env;
+      return environment.environment(spec, System.getenv(), job.env());
     };
   }
 

@@ -1,5 +1,7 @@
 package io.gpuq.config;
 
+import io.gpuq.guard.BudgetGuard;
+import io.gpuq.launch.env.JaxCompilationCache;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -18,6 +20,7 @@ public record GpuqProperties(
     @DefaultValue Scheduler scheduler,
     @DefaultValue Placement placement,
     @DefaultValue Worker worker,
+    @DefaultValue Guard guard,
     @DefaultValue Auth auth,
     @DefaultValue Api api) {
 
@@ -59,9 +62,28 @@ public record GpuqProperties(
   /**
    * @param killGrace time between SIGTERM and SIGKILL when a worker is stopped
    * @param logTailBytes how much of a log's end is read to recognise how a worker died
+   * @param jaxCompilationCache where JAX workers keep compiled programs (see
+   *     docs/worker-environment.md)
+   * @param jaxPreallocate whether jax jobs take their whole budget at start
    */
   public record Worker(
-      @DefaultValue("10s") Duration killGrace, @DefaultValue("65536") int logTailBytes) {}
+      @DefaultValue("10s") Duration killGrace,
+      @DefaultValue("65536") int logTailBytes,
+      @DefaultValue("PER_NODE") JaxCompilationCache jaxCompilationCache,
+      @DefaultValue("true") boolean jaxPreallocate) {}
+
+  /**
+   * @param policy STOP (the job fails OVER_BUDGET) or WARN (logged and counted only)
+   * @param tolerance share of its budget a job may exceed it by
+   * @param toleranceBytes bytes a job may exceed its budget by in any case: the CUDA context of
+   *     each process lives outside the framework's memory pool
+   * @param consecutivePolls polls in a row over budget before the guard acts
+   */
+  public record Guard(
+      @DefaultValue("STOP") BudgetGuard.Policy policy,
+      @DefaultValue("0.10") double tolerance,
+      @DefaultValue("512MiB") String toleranceBytes,
+      @DefaultValue("3") int consecutivePolls) {}
 
   /**
    * @param tokens bearer tokens; when empty an admin token is generated into the data dir

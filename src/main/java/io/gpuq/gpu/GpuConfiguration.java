@@ -1,12 +1,17 @@
 package io.gpuq.gpu;
 
 import io.gpuq.config.GpuqProperties;
+import io.gpuq.guard.BudgetGuard;
+import io.gpuq.guard.GuardActions;
+import io.gpuq.guard.PeakRecorder;
+import io.gpuq.job.JobService;
 import io.gpuq.job.MemorySize;
 import io.gpuq.launch.Workers;
 import io.gpuq.proc.ProcFs;
 import java.time.Clock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
@@ -74,6 +79,32 @@ public class GpuConfiguration {
   @Bean
   GpuPoller gpuPoller(GpuBackend backend, ProcFs procFs, Clock clock, Workers workers) {
     return new GpuPoller(backend, procFs, clock, workers::roots);
+  }
+
+  @Bean
+  BudgetGuard budgetGuard(
+      GpuPoller poller,
+      Workers workers,
+      GpuqProperties properties,
+      ObjectProvider<GuardActions> actions) {
+    GpuqProperties.Guard guard = properties.guard();
+    BudgetGuard budgetGuard =
+        new BudgetGuard(
+            workers,
+            guard.policy(),
+            guard.tolerance(),
+            MemorySize.parse(guard.toleranceBytes()),
+            guard.consecutivePolls(),
+            action -> actions.orderedStream().forEach(listener -> listener.accept(action)));
+    poller.addListener(budgetGuard);
+    return budgetGuard;
+  }
+
+  @Bean
+  PeakRecorder peakRecorder(GpuPoller poller, JobService jobs) {
+    PeakRecorder recorder = new PeakRecorder(jobs::observeGpuMemory);
+    poller.addListener(recorder);
+    return recorder;
   }
 
   @Bean

@@ -12,6 +12,12 @@ public final class ExitClassifier {
     "SIGKILL", "SIGUSR1", "SIGSEGV", "SIGUSR2", "SIGPIPE", "SIGALRM", "SIGTERM"
   };
 
+  private final OomRecognizer oom;
+
+  public ExitClassifier(OomRecognizer oom) {
+    this.oom = oom;
+  }
+
   public AttemptOutcome classify(WorkerExit exit, String logTail) {
     int code = exit.exitCode();
     if (exit.stopReason() != null) {
@@ -29,7 +35,12 @@ public final class ExitClassifier {
     if (code == 0) {
       return AttemptOutcome.succeeded();
     }
-    return new AttemptOutcome(FailureReason.EXIT_CODE, describe(code), code);
+    return oom.recognize(logTail)
+        .map(
+            match ->
+                new AttemptOutcome(
+                    FailureReason.OUT_OF_MEMORY, describe(code) + "; " + match.describe(), code))
+        .orElseGet(() -> new AttemptOutcome(FailureReason.EXIT_CODE, describe(code), code));
   }
 
   static String describe(int code) {

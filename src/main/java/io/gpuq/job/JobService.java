@@ -241,6 +241,17 @@ public class JobService {
     }
   }
 
+  /** The poller measured a new peak of the job's GPU memory. */
+  public void observeGpuMemory(String id, long bytes) {
+    retryingOnConflict(
+        status -> {
+          jobs.findById(id)
+              .filter(job -> job.state() == JobState.RUNNING)
+              .ifPresent(job -> job.observeGpuMemory(bytes));
+          return null;
+        });
+  }
+
   /** Jobs per state, for the {@code gpuq_jobs} gauge. */
   public Map<JobState, Long> countByState() {
     Map<JobState, Long> counts = new EnumMap<>(JobState.class);

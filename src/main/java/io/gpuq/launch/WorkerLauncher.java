@@ -27,6 +27,9 @@ public final class WorkerLauncher {
   private static final Logger log = LoggerFactory.getLogger(WorkerLauncher.class);
   private static final String WRAPPER_RESOURCE = "/gpuq/worker-wrapper.sh";
 
+  /** Starts the line that opens each retried attempt's part of the log. */
+  public static final String ATTEMPT_SEPARATOR = "=== gpuq: attempt ";
+
   private final JobFiles files;
   private final Clock clock;
   private final Path wrapper;
@@ -58,7 +61,7 @@ public final class WorkerLauncher {
     Path program = resolveProgram(request.command().get(0), request.environment(), workingDir);
     Path logFile = files.log(request.jobId());
     if (request.attempt() > 1) {
-      appendLine(logFile, "=== gpuq: attempt " + request.attempt() + " ===");
+      appendLine(logFile, ATTEMPT_SEPARATOR + request.attempt() + " ===");
     }
     Path exitFile = files.exitFile(request.jobId(), request.attempt());
     try {

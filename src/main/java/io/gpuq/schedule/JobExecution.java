@@ -15,6 +15,7 @@ import io.gpuq.launch.LaunchRequest;
 import io.gpuq.launch.LogFiles;
 import io.gpuq.launch.RunningWorker;
 import io.gpuq.launch.WorkerExit;
+import io.gpuq.launch.WorkerLauncher;
 import io.gpuq.launch.Workers;
 import java.nio.file.Path;
 import java.util.Map;
@@ -100,12 +101,18 @@ public class JobExecution {
   private void ended(WorkerExit exit, JobPlacement placement) {
     try {
       gpus.detach(exit.pid());
-      String logTail = LogFiles.tailBytes(files.log(exit.jobId()), logTailBytes);
+      String logTail = thisAttempt(LogFiles.tailBytes(files.log(exit.jobId()), logTailBytes));
       AttemptOutcome outcome = classifier.classify(exit, logTail);
       jobs.recordAttemptEnd(exit.jobId(), exit.attempt(), outcome, growthCap(placement));
     } finally {
       onCapacityFreed.run();
     }
+  }
+
+  /** The part of a log tail that this attempt wrote: an earlier attempt's OOM is not this one's. */
+  static String thisAttempt(String logTail) {
+    int start = logTail.lastIndexOf(WorkerLauncher.ATTEMPT_SEPARATOR);
+    return start < 0 ? logTail : logTail.substring(start);
   }
 
   /** A budget grown after a memory failure may reach, at most, the smallest GPU it ran on. */

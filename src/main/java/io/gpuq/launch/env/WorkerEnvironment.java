@@ -1,5 +1,6 @@
 package io.gpuq.launch.env;
 
+import io.gpuq.job.Framework;
 import java.io.File;
 import java.math.BigDecimal;
 import java.math.MathContext;
@@ -175,7 +176,7 @@ public final class WorkerEnvironment {
             env.put(name, value);
           }
         });
-    if (spec.framework() == WorkerFramework.PYTORCH
+    if (spec.framework() == Framework.PYTORCH
         && !env.containsKey(PYTORCH_ALLOC_CONF)
         && !env.containsKey(PYTORCH_CUDA_ALLOC_CONF)) {
       // Both names: torch versions differ in which one they read first.
@@ -231,7 +232,7 @@ public final class WorkerEnvironment {
   }
 
   private Optional<Path> jaxCacheDir(WorkerSpec spec) {
-    if (spec.framework() != WorkerFramework.JAX && spec.framework() != WorkerFramework.GENERIC) {
+    if (spec.framework() != Framework.JAX && spec.framework() != Framework.GENERIC) {
       return Optional.empty();
     }
     return switch (settings.jaxCompilationCache()) {

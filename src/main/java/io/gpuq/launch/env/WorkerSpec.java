@@ -1,5 +1,6 @@
 package io.gpuq.launch.env;
 
+import io.gpuq.job.Framework;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
@@ -15,11 +16,7 @@ import java.util.Objects;
  * @param jobDir the job's directory (absolute); its {@code tmp} becomes the worker's {@code TMPDIR}
  */
 public record WorkerSpec(
-    String jobId,
-    WorkerFramework framework,
-    List<PlacedGpu> gpus,
-    long budgetBytesPerGpu,
-    Path jobDir) {
+    String jobId, Framework framework, List<PlacedGpu> gpus, long budgetBytesPerGpu, Path jobDir) {
 
   public WorkerSpec {
     if (jobId == null || jobId.isBlank()) {
@@ -53,7 +50,7 @@ public record WorkerSpec(
   }
 
   /** A worker that sees no GPU. */
-  public static WorkerSpec cpuOnly(String jobId, WorkerFramework framework, Path jobDir) {
+  public static WorkerSpec cpuOnly(String jobId, Framework framework, Path jobDir) {
     return new WorkerSpec(jobId, framework, List.of(), 0, jobDir);
   }
 }

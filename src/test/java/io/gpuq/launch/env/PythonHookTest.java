@@ -5,6 +5,7 @@ import static io.gpuq.launch.env.Workers.aGpu;
 import static io.gpuq.launch.env.Workers.aWorker;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gpuq.job.Framework;
 import io.gpuq.launch.env.PythonProcess.Result;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -171,7 +172,7 @@ class PythonHookTest {
 
     private final WorkerSpec spec =
         aWorker()
-            .framework(WorkerFramework.PYTORCH)
+            .framework(Framework.PYTORCH)
             .onGpus(aGpu(4, 16 * GIB), aGpu(7, 32 * GIB))
             .budget(6 * GIB)
             .build();
@@ -293,7 +294,7 @@ class PythonHookTest {
   void aCpuOnlyPytorchJobSetsNoFraction() throws Exception {
     Result result =
         python(
-            aWorker().framework(WorkerFramework.PYTORCH).cpuOnly().build(),
+            aWorker().framework(Framework.PYTORCH).cpuOnly().build(),
             "import torch; torch.cuda.init()");
 
     assertSilentSuccess(result);
@@ -303,7 +304,7 @@ class PythonHookTest {
   @Test
   void aJaxJobLeavesTorchAlone() throws Exception {
     Result result =
-        python(aWorker().framework(WorkerFramework.JAX).build(), "import torch; torch.cuda.init()");
+        python(aWorker().framework(Framework.JAX).build(), "import torch; torch.cuda.init()");
 
     assertSilentSuccess(result);
     assertThat(calls()).containsExactly("init");
@@ -314,7 +315,7 @@ class PythonHookTest {
   void tensorflowGetsAMemoryLimitPerGpu() throws Exception {
     var spec =
         aWorker()
-            .framework(WorkerFramework.TENSORFLOW)
+            .framework(Framework.TENSORFLOW)
             .onGpus(aGpu(0, 16 * GIB), aGpu(1, 32 * GIB))
             .budget(6 * GIB)
             .build();
@@ -329,7 +330,7 @@ class PythonHookTest {
   @Test
   @DisplayName("a tensorflow job may still turn on memory growth, as most TF programs do first")
   void tensorflowMemoryGrowthBoilerplateStillRuns() throws Exception {
-    var spec = aWorker().framework(WorkerFramework.TENSORFLOW).onGpus(aGpu(0, 16 * GIB)).build();
+    var spec = aWorker().framework(Framework.TENSORFLOW).onGpus(aGpu(0, 16 * GIB)).build();
 
     Result result =
         python(
@@ -346,7 +347,7 @@ class PythonHookTest {
 
   @Test
   void aCpuOnlyTensorflowJobConfiguresNothing() throws Exception {
-    var spec = aWorker().framework(WorkerFramework.TENSORFLOW).cpuOnly().build();
+    var spec = aWorker().framework(Framework.TENSORFLOW).cpuOnly().build();
 
     Result result =
         python(spec, "import tensorflow; print(tensorflow.config.list_physical_devices())");
@@ -360,7 +361,7 @@ class PythonHookTest {
   @DisplayName("a sitecustomize of the user's, later on PYTHONPATH")
   class UsersSitecustomize {
 
-    private final WorkerSpec spec = aWorker().framework(WorkerFramework.PYTORCH).build();
+    private final WorkerSpec spec = aWorker().framework(Framework.PYTORCH).build();
     private Path userSite;
 
     @BeforeEach

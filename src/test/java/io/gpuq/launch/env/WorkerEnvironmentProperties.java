@@ -5,6 +5,7 @@ import static io.gpuq.launch.env.Workers.aWorker;
 import static io.gpuq.launch.env.Workers.settings;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gpuq.job.Framework;
 import java.math.BigDecimal;
 import java.util.Locale;
 import java.util.Map;
@@ -50,7 +51,7 @@ class WorkerEnvironmentProperties {
 
   @Property
   void imposedVariablesAlwaysWinAndNothingPrivateLeaks(
-      @ForAll WorkerFramework framework,
+      @ForAll Framework framework,
       @ForAll("environments") Map<String, String> base,
       @ForAll("environments") Map<String, String> user) {
     WorkerSpec spec = aWorker().framework(framework).build();

@@ -11,6 +11,7 @@ import static io.gpuq.launch.env.Workers.settings;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.gpuq.job.Framework;
 import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.util.EnumSet;
@@ -31,8 +32,8 @@ class WorkerEnvironmentTest {
   class EveryWorker {
 
     @ParameterizedTest
-    @EnumSource(WorkerFramework.class)
-    void seesExactlyItsGpusByUuidInPciOrder(WorkerFramework framework) {
+    @EnumSource(Framework.class)
+    void seesExactlyItsGpusByUuidInPciOrder(Framework framework) {
       var spec =
           aWorker()
               .framework(framework)
@@ -47,8 +48,8 @@ class WorkerEnvironmentTest {
     }
 
     @ParameterizedTest
-    @EnumSource(WorkerFramework.class)
-    void knowsItsJobItsBudgetAndItsTemporaryDirectory(WorkerFramework framework) {
+    @EnumSource(Framework.class)
+    void knowsItsJobItsBudgetAndItsTemporaryDirectory(Framework framework) {
       var spec = aWorker().framework(framework).jobId("01JOB").budget(6 * GIB).build();
 
       var vars = environment.imposedVariables(spec);
@@ -60,9 +61,9 @@ class WorkerEnvironmentTest {
     }
 
     @ParameterizedTest
-    @EnumSource(WorkerFramework.class)
+    @EnumSource(Framework.class)
     @DisplayName("a CPU-only worker sees no GPU and has a budget of 0")
-    void cpuOnlyWorkerSeesNoGpu(WorkerFramework framework) {
+    void cpuOnlyWorkerSeesNoGpu(Framework framework) {
       var vars = environment.imposedVariables(aWorker().framework(framework).cpuOnly().build());
 
       assertThat(vars)
@@ -74,14 +75,12 @@ class WorkerEnvironmentTest {
 
     @Test
     void variablesComeInAStableOrderStartingWithTheDevices() {
-      var vars = environment.imposedVariables(aWorker().framework(WorkerFramework.JAX).build());
+      var vars = environment.imposedVariables(aWorker().framework(Framework.JAX).build());
 
       assertThat(vars.keySet())
           .startsWith(CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER, GPUQ_JOB_ID, GPUQ_GPU_MEMORY_BYTES)
           .isEqualTo(
-              environment
-                  .imposedVariables(aWorker().framework(WorkerFramework.JAX).build())
-                  .keySet());
+              environment.imposedVariables(aWorker().framework(Framework.JAX).build()).keySet());
     }
   }
 
@@ -98,8 +97,7 @@ class WorkerEnvironmentTest {
       "17179869183, 17179869184, 0.9999"
     })
     void memoryFractionIsBudgetOverTotalRoundedDown(long budget, long total, String fraction) {
-      var spec =
-          aWorker().framework(WorkerFramework.JAX).onGpus(aGpu(0, total)).budget(budget).build();
+      var spec = aWorker().framework(Framework.JAX).onGpus(aGpu(0, total)).budget(budget).build();
 
       assertThat(environment.imposedVariables(spec))
           .containsEntry(XLA_PYTHON_CLIENT_MEM_FRACTION, fraction);
@@ -110,7 +108,7 @@ class WorkerEnvironmentTest {
     void smallestFractionWins() {
       var spec =
           aWorker()
-              .framework(WorkerFramework.JAX)
+              .framework(Framework.JAX)
               .onGpus(aGpu(0, 80 * GIB), aGpu(1, 16 * GIB), aGpu(2, 40 * GIB))
               .budget(8 * GIB)
               .build();
@@ -121,7 +119,7 @@ class WorkerEnvironmentTest {
 
     @Test
     void preallocatesItsBudgetByDefault() {
-      var vars = environment.imposedVariables(aWorker().framework(WorkerFramework.JAX).build());
+      var vars = environment.imposedVariables(aWorker().framework(Framework.JAX).build());
 
       assertThat(vars).containsEntry(XLA_PYTHON_CLIENT_PREALLOCATE, "true");
     }
@@ -130,14 +128,14 @@ class WorkerEnvironmentTest {
     void preallocationCanBeTurnedOffForTheNode() {
       var lazy = new WorkerEnvironment(settings().withPreallocateJax(false));
 
-      var vars = lazy.imposedVariables(aWorker().framework(WorkerFramework.JAX).build());
+      var vars = lazy.imposedVariables(aWorker().framework(Framework.JAX).build());
 
       assertThat(vars).containsEntry(XLA_PYTHON_CLIENT_PREALLOCATE, "false");
     }
 
     @Test
     void sharesTheNodeCompilationCacheByDefault() {
-      var vars = environment.imposedVariables(aWorker().framework(WorkerFramework.JAX).build());
+      var vars = environment.imposedVariables(aWorker().framework(Framework.JAX).build());
 
       assertThat(vars).containsEntry(JAX_COMPILATION_CACHE_DIR, NODE_CACHE.toString());
     }
@@ -147,7 +145,7 @@ class WorkerEnvironmentTest {
       var perJob =
           new WorkerEnvironment(settings().withJaxCompilationCache(JaxCompilationCache.PER_JOB));
 
-      var vars = perJob.imposedVariables(aWorker().framework(WorkerFramework.JAX).build());
+      var vars = perJob.imposedVariables(aWorker().framework(Framework.JAX).build());
 
       assertThat(vars)
           .containsEntry(JAX_COMPILATION_CACHE_DIR, JOB_DIR.resolve("jax-cache").toString());
@@ -157,7 +155,7 @@ class WorkerEnvironmentTest {
     void hasNoCompilationCacheWhenItIsOff() {
       var off = new WorkerEnvironment(settings().withJaxCompilationCache(JaxCompilationCache.OFF));
 
-      var vars = off.imposedVariables(aWorker().framework(WorkerFramework.JAX).build());
+      var vars = off.imposedVariables(aWorker().framework(Framework.JAX).build());
 
       assertThat(vars).doesNotContainKey(JAX_COMPILATION_CACHE_DIR);
     }
@@ -172,7 +170,7 @@ class WorkerEnvironmentTest {
     void capsXlaWithoutPreallocating() {
       var vars =
           environment.imposedVariables(
-              aWorker().framework(WorkerFramework.GENERIC).budget(4 * GIB).build());
+              aWorker().framework(Framework.GENERIC).budget(4 * GIB).build());
 
       assertThat(vars)
           .containsEntry(XLA_PYTHON_CLIENT_MEM_FRACTION, "0.2500")
@@ -191,7 +189,7 @@ class WorkerEnvironmentTest {
     void fractionPerDevice() {
       var spec =
           aWorker()
-              .framework(WorkerFramework.PYTORCH)
+              .framework(Framework.PYTORCH)
               .onGpus(aGpu(5, 16 * GIB), aGpu(2, 32 * GIB))
               .budget(6 * GIB)
               .build();
@@ -208,7 +206,7 @@ class WorkerEnvironmentTest {
     void expandableSegmentsByDefault() {
       var env =
           environment.environment(
-              aWorker().framework(WorkerFramework.PYTORCH).build(), Map.of(), Map.of());
+              aWorker().framework(Framework.PYTORCH).build(), Map.of(), Map.of());
 
       assertThat(env)
           .containsEntry(PYTORCH_ALLOC_CONF, "expandable_segments:True")
@@ -225,7 +223,7 @@ class WorkerEnvironmentTest {
     void userAllocatorConfigurationWins(String name, String value) {
       var env =
           environment.environment(
-              aWorker().framework(WorkerFramework.PYTORCH).build(), Map.of(), Map.of(name, value));
+              aWorker().framework(Framework.PYTORCH).build(), Map.of(), Map.of(name, value));
 
       assertThat(env).containsEntry(name, value);
       assertThat(env.keySet().stream().filter(k -> k.startsWith("PYTORCH_"))).containsExactly(name);
@@ -235,7 +233,7 @@ class WorkerEnvironmentTest {
     void inheritedAllocatorConfigurationIsKeptToo() {
       var env =
           environment.environment(
-              aWorker().framework(WorkerFramework.PYTORCH).build(),
+              aWorker().framework(Framework.PYTORCH).build(),
               Map.of(PYTORCH_CUDA_ALLOC_CONF, "garbage_collection_threshold:0.6"),
               Map.of());
 
@@ -246,9 +244,9 @@ class WorkerEnvironmentTest {
 
     @ParameterizedTest
     @EnumSource(
-        value = WorkerFramework.class,
+        value = Framework.class,
         names = {"JAX", "TENSORFLOW", "GENERIC"})
-    void otherFrameworksGetNoTorchAllocatorSetting(WorkerFramework framework) {
+    void otherFrameworksGetNoTorchAllocatorSetting(Framework framework) {
       var env = environment.environment(aWorker().framework(framework).build(), Map.of(), Map.of());
 
       assertThat(env).doesNotContainKeys(PYTORCH_ALLOC_CONF, PYTORCH_CUDA_ALLOC_CONF);
@@ -264,7 +262,7 @@ class WorkerEnvironmentTest {
     void growsWithinALimit() {
       var vars =
           environment.imposedVariables(
-              aWorker().framework(WorkerFramework.TENSORFLOW).budget(6 * GIB + 123).build());
+              aWorker().framework(Framework.TENSORFLOW).budget(6 * GIB + 123).build());
 
       assertThat(vars)
           .containsEntry(TF_FORCE_GPU_ALLOW_GROWTH, "true")
@@ -289,7 +287,7 @@ class WorkerEnvironmentTest {
           var env =
               new WorkerEnvironment(
                   settings().withJaxCompilationCache(cache).withPreallocateJax(preallocate));
-          for (WorkerFramework framework : EnumSet.allOf(WorkerFramework.class)) {
+          for (Framework framework : EnumSet.allOf(Framework.class)) {
             assertThat(reservedNames())
                 .containsAll(env.imposedVariables(aWorker().framework(framework).build()).keySet())
                 .containsAll(
@@ -330,7 +328,7 @@ class WorkerEnvironmentTest {
   @DisplayName("the complete environment")
   class Complete {
 
-    private final WorkerSpec spec = aWorker().framework(WorkerFramework.JAX).build();
+    private final WorkerSpec spec = aWorker().framework(Framework.JAX).build();
 
     @Test
     @DisplayName("inherits gpuq's environment except its own GPUQ_ and SPRING_ settings")
@@ -382,7 +380,7 @@ class WorkerEnvironmentTest {
     @Test
     @DisplayName("reserved names gpuq does not impose on this worker are not let through either")
     void reservedButNotImposedAreDropped() {
-      var pytorch = aWorker().framework(WorkerFramework.PYTORCH).build();
+      var pytorch = aWorker().framework(Framework.PYTORCH).build();
 
       var env =
           environment.environment(
@@ -443,9 +441,9 @@ class WorkerEnvironmentTest {
       var perJob =
           new WorkerEnvironment(settings().withJaxCompilationCache(JaxCompilationCache.PER_JOB));
 
-      assertThat(perJob.directoriesToCreate(aWorker().framework(WorkerFramework.JAX).build()))
+      assertThat(perJob.directoriesToCreate(aWorker().framework(Framework.JAX).build()))
           .containsExactly(JOB_DIR.resolve("tmp"), JOB_DIR.resolve("jax-cache"));
-      assertThat(perJob.directoriesToCreate(aWorker().framework(WorkerFramework.PYTORCH).build()))
+      assertThat(perJob.directoriesToCreate(aWorker().framework(Framework.PYTORCH).build()))
           .containsExactly(JOB_DIR.resolve("tmp"));
     }
   }
@@ -515,8 +513,8 @@ class WorkerEnvironmentTest {
 
   @Test
   void frameworksAreNamedAsInTheApi() {
-    assertThat(WorkerFramework.fromWireName("pytorch")).contains(WorkerFramework.PYTORCH);
-    assertThat(WorkerFramework.fromWireName("PyTorch")).isEmpty();
-    assertThat(WorkerFramework.TENSORFLOW.wireName()).isEqualTo("tensorflow");
+    assertThat(Framework.fromWireName("pytorch")).contains(Framework.PYTORCH);
+    assertThat(Framework.fromWireName("PyTorch")).isEmpty();
+    assertThat(Framework.TENSORFLOW.wireName()).isEqualTo("tensorflow");
   }
 }

@@ -1,5 +1,6 @@
 package io.gpuq.launch.env;
 
+import io.gpuq.job.Framework;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,12 +29,12 @@ final class Workers {
 
   static final class Builder {
     private String jobId = "01JD5Q8Z6Y3M";
-    private WorkerFramework framework = WorkerFramework.GENERIC;
+    private Framework framework = Framework.GENERIC;
     private final List<PlacedGpu> gpus = new ArrayList<>(List.of(aGpu(0, 16 * GIB)));
     private long budget = 6 * GIB;
     private Path jobDir = JOB_DIR;
 
-    Builder framework(WorkerFramework framework) {
+    Builder framework(Framework framework) {
       this.framework = framework;
       return this;
     }
