@@ -21,6 +21,7 @@ import io.gpuq.launch.env.WorkerSpec;
 import io.gpuq.placement.Headroom;
 import io.gpuq.placement.PlacementPolicy;
 import io.gpuq.placement.Placer;
+import io.gpuq.proc.ProcFs;
 import io.gpuq.schedule.Dispatcher;
 import io.gpuq.schedule.JobExecution;
 import io.gpuq.schedule.PeriodicDuties;
@@ -105,7 +106,8 @@ public class CoreConfiguration {
       GpuqProperties properties,
       GpuBackend gpuBackend,
       GpuInventory inventory,
-      WorkerEnvironment environment) {
+      WorkerEnvironment environment,
+      ProcFs procFs) {
     return new JobExecution(
         jobs,
         workers,
@@ -114,7 +116,8 @@ public class CoreConfiguration {
         new ExitClassifier(new OomRecognizer()),
         properties.worker().logTailBytes(),
         gpuBackend,
-        inventory);
+        inventory,
+        procFs);
   }
 
   @Bean

@@ -17,6 +17,8 @@ import io.gpuq.launch.RunningWorker;
 import io.gpuq.launch.WorkerExit;
 import io.gpuq.launch.WorkerLauncher;
 import io.gpuq.launch.Workers;
+import io.gpuq.proc.ProcFs;
+import io.gpuq.proc.ProcStat;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.function.BiFunction;
@@ -39,6 +41,7 @@ public class JobExecution {
   private final int logTailBytes;
   private final GpuBackend gpus;
   private final GpuInventory inventory;
+  private final ProcFs procFs;
   private Runnable onCapacityFreed = () -> {};
 
   public JobExecution(
@@ -49,7 +52,8 @@ public class JobExecution {
       ExitClassifier classifier,
       int logTailBytes,
       GpuBackend gpus,
-      GpuInventory inventory) {
+      GpuInventory inventory,
+      ProcFs procFs) {
     this.jobs = jobs;
     this.workers = workers;
     this.files = files;
@@ -58,6 +62,7 @@ public class JobExecution {
     this.logTailBytes = logTailBytes;
     this.gpus = gpus;
     this.inventory = inventory;
+    this.procFs = procFs;
   }
 
   public void onCapacityFreed(Runnable listener) {
@@ -85,7 +90,8 @@ public class JobExecution {
       if (!placement.gpus().isEmpty()) {
         gpus.attach(worker.pid(), placement.gpus().stream().map(JobPlacement.Gpu::index).toList());
       }
-      jobs.recordWorkerProcess(job.id(), job.attempt(), worker.pid(), 0);
+      long startTicks = procFs.stat(worker.pid()).map(ProcStat::startTimeTicks).orElse(0L);
+      jobs.recordWorkerProcess(job.id(), job.attempt(), worker.pid(), startTicks);
     } catch (LaunchException e) {
       log.info("job {} could not be launched: {}", job.id(), e.getMessage());
       jobs.recordAttemptEnd(

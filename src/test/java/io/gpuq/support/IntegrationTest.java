@@ -29,6 +29,8 @@ import org.springframework.test.context.DynamicPropertySource;
       "gpuq.gpu.backend=emulated",
       "gpuq.node-name=test-node",
       "gpuq.placement.start-spacing=100ms",
+      "gpuq.gpu.poll-interval=250ms",
+      "gpuq.guard.tolerance-bytes=64MiB",
     })
 public abstract class IntegrationTest {
 

@@ -1,0 +1,94 @@
+package io.gpuq.guard;
+
+import static io.gpuq.support.JobJson.aJob;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.gpuq.support.IntegrationTest;
+import java.time.Duration;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+
+@DisplayName("One job's memory never takes down its neighbours")
+class OutOfMemoryProtectionIntegrationTest extends IntegrationTest {
+
+  private static final long GIB = 1L << 30;
+
+  /** A Python worker whose "GPU memory" (emulated: resident memory) grows to {@code mib}. */
+  private static String growTo(int mib, int seconds) {
+    return "import time\n"
+        + "time.sleep(0.5)\n"
+        + "block = bytearray("
+        + mib
+        + " * 1024 * 1024)\n"
+        + "time.sleep("
+        + seconds
+        + ")\n";
+  }
+
+  @Test
+  void a_job_that_grows_past_its_budget_is_stopped_while_its_neighbour_on_the_same_gpu_finishes() {
+    String neighbour =
+        alice.submit(
+            aJob().command("python3", "-c", growTo(100, 4)).gpus(1).gpuMemory("1GiB").json());
+    await().atMost(Duration.ofSeconds(20)).until(() -> alice.state(neighbour).equals("RUNNING"));
+    String grower =
+        alice.submit(
+            aJob().command("python3", "-c", growTo(1300, 30)).gpus(1).gpuMemory("1GiB").json());
+    await().atMost(Duration.ofSeconds(20)).until(() -> alice.state(grower).equals("RUNNING"));
+    assertThat(gpuOf(grower)).isEqualTo(gpuOf(neighbour));
+
+    await().atMost(Duration.ofSeconds(20)).until(() -> alice.state(grower).equals("FAILED"));
+    JsonNode stopped = alice.job(grower);
+    assertThat(stopped.get("failureReason").asString()).isEqualTo("OVER_BUDGET");
+    assertThat(stopped.get("peakGpuMemoryBytes").asLong()).isGreaterThan(GIB);
+    assertThat(alice.state(neighbour)).isEqualTo("RUNNING");
+
+    await().atMost(Duration.ofSeconds(20)).until(() -> alice.state(neighbour).equals("SUCCEEDED"));
+    assertThat(alice.job(neighbour).get("peakGpuMemoryBytes").asLong()).isBetween(50L << 20, GIB);
+  }
+
+  @Test
+  void a_gpu_out_of_memory_in_the_log_is_OUT_OF_MEMORY_and_the_retry_gets_a_grown_budget() {
+    String script =
+        "if [ -f \"$TMPDIR/tried\" ]; then echo budget=$GPUQ_GPU_MEMORY_BYTES; exit 0; fi;"
+            + " touch \"$TMPDIR/tried\"; echo budget=$GPUQ_GPU_MEMORY_BYTES;"
+            + " echo 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.'"
+            + " >&2; exit 1";
+    String id =
+        alice.submit(
+            aJob().shell(script).gpus(1).gpuMemory("1GiB").maxAttempts(2).oomGrowth(2).json());
+
+    await().atMost(Duration.ofSeconds(30)).until(() -> alice.state(id).equals("SUCCEEDED"));
+
+    JsonNode job = alice.job(id);
+    assertThat(job.get("attempt").asInt()).isEqualTo(2);
+    assertThat(job.get("resources").get("gpuMemory").asLong()).isEqualTo(2 * GIB);
+    JsonNode first = job.get("attempts").get(0);
+    assertThat(first.get("failureReason").asString()).isEqualTo("OUT_OF_MEMORY");
+    assertThat(first.get("failureMessage").asString()).contains("CUDA out of memory");
+    assertThat(first.get("budgetBytes").asLong()).isEqualTo(GIB);
+    assertThat(job.get("attempts").get(1).get("budgetBytes").asLong()).isEqualTo(2 * GIB);
+    assertThat(alice.get("/api/v1/jobs/" + id + "/logs").body())
+        .contains("budget=" + GIB, "=== gpuq: attempt 2 ===", "budget=" + 2 * GIB);
+  }
+
+  @Test
+  void the_jax_allocator_warning_alone_is_not_an_out_of_memory_failure() {
+    String warning =
+        "W external/xla/xla/tsl/framework/bfc_allocator.cc:310] Allocator (GPU_0_bfc) ran out of"
+            + " memory trying to allocate 2.00GiB with freed_by_count=0. The caller indicates that"
+            + " this is not a failure, but this may mean that there could be performance gains if"
+            + " more memory were available.";
+    String id = alice.submit(aJob().shell("echo '" + warning + "' >&2; exit 1").json());
+
+    await().atMost(Duration.ofSeconds(20)).until(() -> alice.state(id).equals("FAILED"));
+
+    assertThat(alice.job(id).get("failureReason").asString()).isEqualTo("EXIT_CODE");
+  }
+
+  private int gpuOf(String id) {
+    return alice.job(id).get("placement").get("gpus").get(0).get("index").asInt();
+  }
+}
