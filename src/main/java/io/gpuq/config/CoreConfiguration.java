@@ -29,6 +29,7 @@ import io.gpuq.schedule.PeriodicDuty;
 import io.gpuq.schedule.PlacementAdmission;
 import io.gpuq.schedule.SchedulingLoop;
 import io.gpuq.schedule.TimeoutDuty;
+import io.gpuq.schedule.WorkerRecovery;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -90,12 +91,14 @@ public class CoreConfiguration {
       Clock clock,
       ScheduledExecutorService workerTimer,
       ExecutorService workerExitExecutor,
-      GpuqProperties properties) {
+      GpuqProperties properties,
+      ProcFs procFs) {
     return new Workers(
         new WorkerLauncher(files, clock),
         new ProcessTreeStopper(workerTimer),
         workerExitExecutor,
-        properties.worker().killGrace());
+        properties.worker().killGrace(),
+        procFs);
   }
 
   @Bean
@@ -220,6 +223,11 @@ public class CoreConfiguration {
         new SchedulingLoop(dispatcher, properties.scheduler().safetyNetInterval());
     execution.onCapacityFreed(loop::wakeUp);
     return loop;
+  }
+
+  @Bean
+  WorkerRecovery workerRecovery(JobService jobs, JobExecution execution, NodeIdentity node) {
+    return new WorkerRecovery(jobs, execution, node.name());
   }
 
   @Bean

@@ -19,7 +19,7 @@ public final class ExitClassifier {
   }
 
   public AttemptOutcome classify(WorkerExit exit, String logTail) {
-    int code = exit.exitCode();
+    Integer code = exit.exitCode();
     if (exit.stopReason() != null) {
       return switch (exit.stopReason()) {
         case CANCELLED -> new AttemptOutcome(null, "cancelled", code);
@@ -31,6 +31,10 @@ public final class ExitClassifier {
                 "stopped: it used more GPU memory than its budget",
                 code);
       };
+    }
+    if (code == null) {
+      return new AttemptOutcome(
+          FailureReason.LOST, "its worker ended while gpuq was down and left no exit code", null);
     }
     if (code == 0) {
       return AttemptOutcome.succeeded();

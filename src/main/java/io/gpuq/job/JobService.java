@@ -241,6 +241,11 @@ public class JobService {
     }
   }
 
+  /** Jobs an earlier gpuq on this node left running. */
+  public List<Job> runningOn(String node) {
+    return tx.execute(status -> jobs.findByStateAndNode(JobState.RUNNING, node));
+  }
+
   /** The poller measured a new peak of the job's GPU memory. */
   public void observeGpuMemory(String id, long bytes) {
     retryingOnConflict(

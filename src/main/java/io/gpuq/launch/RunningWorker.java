@@ -2,40 +2,44 @@ package io.gpuq.launch;
 
 import io.gpuq.job.JobPlacement;
 import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A live worker process on this node: the session leader of the job's process tree, so its PID is
- * also the process-group id.
+ * also the process-group id. It is either a child of this gpuq or a worker adopted after a restart,
+ * whose exit code then comes from the file its wrapper writes.
  */
 public final class RunningWorker {
 
   private final String jobId;
   private final int attempt;
-  private final Process process;
+  private final ProcessHandle handle;
+  private final CompletableFuture<Integer> exitCode;
   private final Instant startedAt;
   private final Instant deadline;
   private final JobPlacement placement;
   private final AtomicReference<StopReason> stopReason = new AtomicReference<>();
 
+  /**
+   * @param exitCode completes when the process has exited, with its exit code, or null when it is
+   *     unknown (an adopted worker that died without its wrapper writing one)
+   */
   public RunningWorker(
       String jobId,
       int attempt,
-      Process process,
+      ProcessHandle handle,
+      CompletableFuture<Integer> exitCode,
       Instant startedAt,
       Instant deadline,
       JobPlacement placement) {
     this.jobId = jobId;
     this.attempt = attempt;
-    this.process = process;
+    this.handle = handle;
+    this.exitCode = exitCode;
     this.startedAt = startedAt;
     this.deadline = deadline;
     this.placement = placement;
-  }
-
-  /** The GPUs and budget it holds until its process exits. */
-  public JobPlacement placement() {
-    return placement;
   }
 
   public String jobId() {
@@ -47,11 +51,11 @@ public final class RunningWorker {
   }
 
   public long pid() {
-    return process.pid();
+    return handle.pid();
   }
 
-  public Process process() {
-    return process;
+  public CompletableFuture<Integer> exitCode() {
+    return exitCode;
   }
 
   public Instant startedAt() {
@@ -61,6 +65,11 @@ public final class RunningWorker {
   /** When its timeout runs out, or null. */
   public Instant deadline() {
     return deadline;
+  }
+
+  /** The GPUs and budget it holds until its process exits. */
+  public JobPlacement placement() {
+    return placement;
   }
 
   /** Records why gpuq stops it; only the first reason counts. Returns whether this one did. */

@@ -1,5 +1,6 @@
 package io.gpuq.launch;
 
+import io.gpuq.proc.ProcFs;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -90,10 +91,43 @@ public final class WorkerLauncher {
       Process process = builder.start();
       Instant deadline = request.timeout() == null ? null : now.plus(request.timeout());
       return new RunningWorker(
-          request.jobId(), request.attempt(), process, now, deadline, request.placement());
+          request.jobId(),
+          request.attempt(),
+          process.toHandle(),
+          process.onExit().thenApply(Process::exitValue),
+          now,
+          deadline,
+          request.placement());
     } catch (IOException e) {
       throw new LaunchException("cannot start " + program + ": " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * Takes back a worker that outlived an earlier gpuq: the same PID with the same kernel start time
+   * (so not a recycled PID). Its exit code will come from its wrapper's exit file.
+   */
+  public Optional<RunningWorker> adopt(AdoptRequest request, ProcFs procFs) {
+    Optional<ProcessHandle> handle =
+        ProcessHandle.of(request.pid())
+            .filter(
+                h ->
+                    procFs
+                        .stat(request.pid())
+                        .map(stat -> stat.startTimeTicks() == request.pidStartTicks())
+                        .orElse(false));
+    return handle.map(
+        h ->
+            new RunningWorker(
+                request.jobId(),
+                request.attempt(),
+                h,
+                h.onExit()
+                    .thenApply(
+                        gone -> recordedExitCode(request.jobId(), request.attempt()).orElse(null)),
+                request.startedAt(),
+                request.deadline(),
+                request.placement()));
   }
 
   /** The exit code the wrapper wrote for an attempt, if it got that far. */

@@ -1,5 +1,6 @@
 package io.gpuq.launch;
 
+import io.gpuq.proc.ProcFs;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -23,14 +24,17 @@ public final class Workers {
   private final ProcessTreeStopper stopper;
   private final Executor exitExecutor;
   private final Duration killGrace;
+  private final ProcFs procFs;
   private final Map<String, RunningWorker> live = new ConcurrentHashMap<>();
 
   public Workers(
       WorkerLauncher launcher,
       ProcessTreeStopper stopper,
       Executor exitExecutor,
-      Duration killGrace) {
+      Duration killGrace,
+      ProcFs procFs) {
     this.launcher = launcher;
+    this.procFs = procFs;
     this.stopper = stopper;
     this.exitExecutor = exitExecutor;
     this.killGrace = killGrace;
@@ -42,16 +46,24 @@ public final class Workers {
    */
   public RunningWorker start(LaunchRequest request, Consumer<WorkerExit> onExit)
       throws LaunchException {
-    RunningWorker worker = launcher.launch(request);
+    return watch(launcher.launch(request), onExit);
+  }
+
+  /**
+   * Watches again a worker that outlived an earlier gpuq; empty if it is gone (or its PID now
+   * belongs to another process).
+   */
+  public Optional<RunningWorker> adopt(AdoptRequest request, Consumer<WorkerExit> onExit) {
+    return launcher.adopt(request, procFs).map(worker -> watch(worker, onExit));
+  }
+
+  private RunningWorker watch(RunningWorker worker, Consumer<WorkerExit> onExit) {
     live.put(worker.jobId(), worker);
-    worker
-        .process()
-        .onExit()
-        .thenAcceptAsync(process -> exited(worker, process.exitValue(), onExit), exitExecutor);
+    worker.exitCode().thenAcceptAsync(code -> exited(worker, code, onExit), exitExecutor);
     return worker;
   }
 
-  private void exited(RunningWorker worker, int exitCode, Consumer<WorkerExit> onExit) {
+  private void exited(RunningWorker worker, Integer exitCode, Consumer<WorkerExit> onExit) {
     stopper.killLeftovers(worker.pid());
     live.remove(worker.jobId(), worker);
     try {

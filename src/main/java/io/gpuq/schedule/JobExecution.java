@@ -7,8 +7,10 @@ import io.gpuq.guard.ExitClassifier;
 import io.gpuq.job.AttemptOutcome;
 import io.gpuq.job.FailureReason;
 import io.gpuq.job.Job;
+import io.gpuq.job.JobAttempt;
 import io.gpuq.job.JobPlacement;
 import io.gpuq.job.JobService;
+import io.gpuq.launch.AdoptRequest;
 import io.gpuq.launch.JobFiles;
 import io.gpuq.launch.LaunchException;
 import io.gpuq.launch.LaunchRequest;
@@ -20,7 +22,9 @@ import io.gpuq.launch.Workers;
 import io.gpuq.proc.ProcFs;
 import io.gpuq.proc.ProcStat;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.BiFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -87,9 +91,7 @@ public class JobExecution {
             placement);
     try {
       RunningWorker worker = workers.start(request, exit -> ended(exit, placement));
-      if (!placement.gpus().isEmpty()) {
-        gpus.attach(worker.pid(), placement.gpus().stream().map(JobPlacement.Gpu::index).toList());
-      }
+      attachGpus(worker, placement);
       long startTicks = procFs.stat(worker.pid()).map(ProcStat::startTimeTicks).orElse(0L);
       jobs.recordWorkerProcess(job.id(), job.attempt(), worker.pid(), startTicks);
     } catch (LaunchException e) {
@@ -102,6 +104,49 @@ public class JobExecution {
       onCapacityFreed.run();
     }
     return true;
+  }
+
+  /**
+   * Takes back, after a restart, a job an earlier gpuq on this node left running: watches its
+   * worker again if it still runs, or records how it ended while gpuq was down.
+   *
+   * @return whether its worker still runs
+   */
+  public boolean recover(Job job) {
+    JobAttempt attempt = job.attempts().get(job.attempts().size() - 1);
+    JobPlacement placement = job.placement();
+    if (attempt.pid() != null && attempt.pidStartTicks() != null && attempt.pidStartTicks() > 0) {
+      Instant deadline = job.timeout() == null ? null : job.startedAt().plus(job.timeout());
+      AdoptRequest request =
+          new AdoptRequest(
+              job.id(),
+              job.attempt(),
+              attempt.pid(),
+              attempt.pidStartTicks(),
+              job.startedAt(),
+              deadline,
+              placement);
+      Optional<RunningWorker> adopted = workers.adopt(request, exit -> ended(exit, placement));
+      if (adopted.isPresent()) {
+        attachGpus(adopted.get(), placement);
+        log.info("re-adopted job {} (pid {})", job.id(), attempt.pid());
+        return true;
+      }
+    }
+    Integer code = workers.recordedExitCode(job.id(), job.attempt()).orElse(null);
+    log.info(
+        "job {} ended while gpuq was down ({})",
+        job.id(),
+        code == null ? "no exit code: lost" : "exit code " + code);
+    long pid = attempt.pid() == null ? -1 : attempt.pid();
+    ended(new WorkerExit(job.id(), job.attempt(), pid, code, null), placement);
+    return false;
+  }
+
+  private void attachGpus(RunningWorker worker, JobPlacement placement) {
+    if (!placement.gpus().isEmpty()) {
+      gpus.attach(worker.pid(), placement.gpus().stream().map(JobPlacement.Gpu::index).toList());
+    }
   }
 
   private void ended(WorkerExit exit, JobPlacement placement) {

@@ -1,0 +1,70 @@
+package io.gpuq.schedule;
+
+import io.gpuq.job.Job;
+import io.gpuq.job.JobService;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * At start-up, before the scheduler claims anything, takes back the jobs an earlier gpuq on this
+ * node left running: their workers outlive gpuq, so they are re-adopted if still alive, and their
+ * outcome recorded (exit file) or declared LOST if not.
+ */
+public class WorkerRecovery implements SmartLifecycle {
+
+  private static final Logger log = LoggerFactory.getLogger(WorkerRecovery.class);
+
+  private final JobService jobs;
+  private final JobExecution execution;
+  private final String node;
+  private volatile boolean running;
+
+  public WorkerRecovery(JobService jobs, JobExecution execution, String node) {
+    this.jobs = jobs;
+    this.execution = execution;
+    this.node = node;
+  }
+
+  @Override
+  public void start() {
+    List<Job> left = jobs.runningOn(node);
+    int adopted = 0;
+    for (Job job : left) {
+      try {
+        if (execution.recover(job)) {
+          adopted++;
+        }
+      } catch (RuntimeException e) {
+        log.error(
+            "could not recover job {}; it stays RUNNING until its node is reaped", job.id(), e);
+      }
+    }
+    if (!left.isEmpty()) {
+      log.info(
+          "recovered {} job(s) left running on node {}: {} re-adopted, {} ended while gpuq was down",
+          left.size(),
+          node,
+          adopted,
+          left.size() - adopted);
+    }
+    running = true;
+  }
+
+  @Override
+  public void stop() {
+    running = false;
+  }
+
+  @Override
+  public boolean isRunning() {
+    return running;
+  }
+
+  /** Before the scheduling loop, which must not place work on capacity that is still taken. */
+  @Override
+  public int getPhase() {
+    return Integer.MAX_VALUE - 200;
+  }
+}

@@ -1,0 +1,98 @@
+package io.gpuq.recovery;
+
+import static io.gpuq.support.JobJson.aJob;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.gpuq.launch.ProcessSignals;
+import io.gpuq.support.GpuqProcess;
+import io.gpuq.support.HttpApi;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+
+@DisplayName("A gpuq killed with SIGKILL loses no job and runs none twice")
+class CrashRecoveryTest {
+
+  private static final String TOKEN = "crash-token-0123456789";
+
+  @Test
+  void every_job_reaches_exactly_one_terminal_state_with_its_real_exit_code() throws Exception {
+    Path dataDir =
+        Files.createTempDirectory(
+            Files.createDirectories(Path.of("target/test-data")).toAbsolutePath(), "crash-");
+    Path ran = dataDir.resolve("ran.txt");
+    List<String> ids = new ArrayList<>();
+    Map<String, Integer> expectedCode = new java.util.HashMap<>();
+    String lost;
+
+    try (GpuqProcess first = GpuqProcess.start(dataDir, TOKEN, "--gpuq.scheduler.cpu-slots=24")) {
+      HttpApi api = first.api(TOKEN);
+      for (int i = 0; i < 20; i++) {
+        // Half end while gpuq is down (their wrapper records the exit), half outlive the restart.
+        int seconds = i % 2 == 0 ? 3 : 45;
+        int code = i % 4 < 2 ? 0 : 3;
+        String id =
+            api.submit(
+                aJob()
+                    .shell("sleep " + seconds + "; echo $GPUQ_JOB_ID >> " + ran + "; exit " + code)
+                    .json());
+        ids.add(id);
+        expectedCode.put(id, code);
+      }
+      lost = api.submit(aJob().command("sleep", "300").json());
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> running(api, ids) && api.state(lost).equals("RUNNING"));
+      long lostPid = api.job(lost).get("attempts").get(0).get("pid").asLong();
+
+      first.crash();
+
+      // While gpuq is down, one worker dies without a trace: no exit file can be written.
+      ProcessSignals.signalGroup(lostPid, ProcessSignals.SIGKILL);
+    }
+
+    try (GpuqProcess second = GpuqProcess.start(dataDir, TOKEN, "--gpuq.scheduler.cpu-slots=24")) {
+      HttpApi api = second.api(TOKEN);
+      await()
+          .atMost(Duration.ofSeconds(90))
+          .pollInterval(Duration.ofMillis(500))
+          .until(() -> ids.stream().allMatch(id -> terminal(api.state(id))));
+
+      for (String id : ids) {
+        JsonNode job = api.job(id);
+        int code = expectedCode.get(id);
+        assertThat(job.get("state").asString())
+            .as(id)
+            .isEqualTo(code == 0 ? "SUCCEEDED" : "FAILED");
+        assertThat(job.get("exitCode").asInt()).as(id).isEqualTo(code);
+        assertThat(job.get("attempts")).as(id).hasSize(1);
+      }
+      Map<String, Long> runs =
+          Files.readAllLines(ran).stream()
+              .collect(Collectors.groupingBy(Function.identity(), Collectors.counting()));
+      assertThat(runs.keySet()).containsExactlyInAnyOrderElementsOf(ids);
+      assertThat(runs.values()).allMatch(count -> count == 1);
+
+      JsonNode vanished = api.job(lost);
+      assertThat(vanished.get("state").asString()).isEqualTo("FAILED");
+      assertThat(vanished.get("failureReason").asString()).isEqualTo("LOST");
+    }
+  }
+
+  private static boolean running(HttpApi api, List<String> ids) {
+    return ids.stream().allMatch(id -> api.state(id).equals("RUNNING"));
+  }
+
+  private static boolean terminal(String state) {
+    return state.equals("SUCCEEDED") || state.equals("FAILED") || state.equals("CANCELLED");
+  }
+}
