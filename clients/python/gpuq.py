@@ -1,0 +1,362 @@
+"""A small client for gpuq, the GPU job scheduler. Python 3.8+, standard library only.
+
+    from gpuq import Client
+    gq = Client("http://gpu-box:8080")          # token from $GPUQ_TOKEN or a token file
+    job = gq.submit(["python3", "train.py", "--seed", "1"], gpus=1, gpu_memory="6GiB",
+                    framework="jax", labels={"sweep": "lr"})
+    job = gq.wait(job["id"])                    # one-line progress, returns the finished job
+    print(gq.logs(job["id"], tail=20))
+
+Jobs are plain dicts, exactly as the API returns them (see API.md). Errors raise GpuqError.
+Copy this file next to your notebook or put clients/python on PYTHONPATH.
+"""
+
+import datetime
+import hashlib
+import itertools
+import json
+import os
+import shlex
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+__all__ = ["Client", "GpuqError", "TERMINAL_STATES"]
+
+TERMINAL_STATES = frozenset({"SUCCEEDED", "FAILED", "CANCELLED"})
+
+DEFAULT_URL = "http://localhost:8080"
+TOKEN_FILE = os.path.join("~", ".config", "gpuq", "token")
+
+_DEFAULT = object()
+
+# Python-style names accepted by submit(), and the API field each one stands for.
+_FIELD_NAMES = {"working_dir": "workingDir"}
+
+
+class GpuqError(Exception):
+    """An error answer of gpuq (an RFC 9457 problem), or no answer at all.
+
+    status: the HTTP status (None when gpuq could not be reached); title and detail: the
+    problem's; errors: the list of {"field": ..., "message": ...} that bad input names.
+    """
+
+    def __init__(self, status, title, detail, errors=None, body=None):
+        self.status = status
+        self.title = title
+        self.detail = detail
+        self.errors = list(errors or [])
+        self.body = body
+        message = detail or title or "HTTP %s" % status
+        if status is not None:
+            message = "%s (HTTP %s)" % (message, status)
+        for error in self.errors:
+            if isinstance(error, dict):
+                message += "\n  %s: %s" % (error.get("field"), error.get("message"))
+        super().__init__(message)
+
+
+class Client:
+    """One gpuq server, as one user.
+
+    url: default $GPUQ_URL, else http://localhost:8080.
+    token: default $GPUQ_TOKEN, else the contents of token_file ($GPUQ_TOKEN_FILE, else
+    ~/.config/gpuq/token), else no token (gpuq will answer 401).
+    """
+
+    def __init__(self, url=None, token=None, token_file=None, timeout=30.0):
+        self.url = (url or os.environ.get("GPUQ_URL") or DEFAULT_URL).rstrip("/")
+        self.token = token if token is not None else _default_token(token_file)
+        self.timeout = timeout
+
+    def __repr__(self):
+        return "Client(%r)" % self.url
+
+    # ---- jobs --------------------------------------------------------------------------------
+
+    def submit(self, command, idempotency_key=None, gpus=None, gpu_memory=None,
+               gpu_fraction=None, **fields):
+        """Submits one job and returns it (state QUEUED).
+
+        command: the argv list; a string is split like a shell would (shlex), but no shell runs it.
+        idempotency_key: a repeated submit with the same key returns the first job, creates none.
+        gpus, gpu_memory ("6GiB" or bytes), gpu_fraction: shortcuts for resources={...}.
+        fields: any other field of the request (name, env, framework, priority, timeout,
+        retry, labels, resources, working_dir/workingDir); timeout may be a timedelta or seconds.
+        """
+        body = {"command": _argv(command)}
+        for key, value in fields.items():
+            if value is not None:
+                body[_FIELD_NAMES.get(key, key)] = value
+        resources = dict(body.get("resources") or {})
+        for key, value in (("gpus", gpus), ("gpuMemory", gpu_memory), ("gpuFraction", gpu_fraction)):
+            if value is not None:
+                resources[key] = value
+        if resources:
+            body["resources"] = resources
+        if "timeout" in body:
+            body["timeout"] = _iso_duration(body["timeout"])
+        headers = {"Idempotency-Key": str(idempotency_key)} if idempotency_key is not None else {}
+        return self._json("POST", "/api/v1/jobs", body=body, headers=headers)
+
+    def get(self, job_id):
+        """The job with this id."""
+        return self._json("GET", "/api/v1/jobs/" + _quote(job_id))
+
+    def list(self, state=None, labels=None, page_size=None):
+        """Iterates over the jobs the token may see, newest first, fetching page after page.
+
+        state: QUEUED, RUNNING, SUCCEEDED, FAILED or CANCELLED; labels: {key: value}, all must match.
+        """
+        query = []
+        if state:
+            query.append(("state", state))
+        for key, value in (labels or {}).items():
+            query.append(("label", "%s:%s" % (key, value)))
+        if page_size:
+            query.append(("limit", str(page_size)))
+        cursor = None
+        while True:
+            page_query = query + ([("cursor", cursor)] if cursor else [])
+            path = "/api/v1/jobs"
+            if page_query:
+                path += "?" + urllib.parse.urlencode(page_query)
+            page = self._json("GET", path)
+            for job in page.get("items", []):
+                yield job
+            cursor = page.get("nextCursor")
+            if not cursor:
+                return
+
+    def cancel(self, job_id):
+        """Cancels a queued or running job (its whole process tree) and returns it."""
+        return self._json("POST", "/api/v1/jobs/%s/cancel" % _quote(job_id))
+
+    def wait(self, job_id, progress=True, poll=1.0, timeout=None, file=None):
+        """Waits until the job has finished and returns it.
+
+        progress: rewrites one line on file (default stderr) with the job's state and elapsed time.
+        timeout: seconds, after which TimeoutError is raised (the job goes on).
+        """
+        line = _ProgressLine(file or sys.stderr, progress)
+        while True:
+            job = self.get(job_id)
+            line.show("%s %s" % (_label(job), _describe(job)))
+            if job["state"] in TERMINAL_STATES:
+                line.end()
+                return job
+            if timeout is not None and line.elapsed() >= timeout:
+                line.end()
+                raise TimeoutError("job %s is still %s after %.0f s"
+                                   % (job_id, job["state"], line.elapsed()))
+            time.sleep(poll)
+
+    def logs(self, job_id, tail=None, follow=False):
+        """The job's stdout and stderr.
+
+        Without follow: all of it (or its last `tail` lines) as one string.
+        With follow: a generator of lines (without their newline) that ends when the job has ended.
+        """
+        query = {}
+        if tail is not None:
+            query["tail"] = str(tail)
+        if follow:
+            query["follow"] = "true"
+        path = "/api/v1/jobs/%s/logs" % _quote(job_id)
+        if query:
+            path += "?" + urllib.parse.urlencode(query)
+        if follow:
+            # Opened here, so that a wrong id or token raises now rather than on the first line.
+            return _lines(self._open("GET", path, timeout=None))
+        with self._open("GET", path) as response:
+            return response.read().decode("utf-8", errors="replace")
+
+    def sweep(self, command_template, grid, name=None, labels=None, sweep_id=None,
+              wait=True, progress=True, poll=1.0, file=None, **fields):
+        """Submits one run per combination of the grid's values and returns [(params, job)].
+
+        command_template: argv (or a string, split with shlex) whose items are formatted with each
+        combination, e.g. ["python3", "train.py", "--lr={lr}", "--seed={seed}"].
+        grid: {"lr": [1e-3, 3e-4], "seed": [1, 2, 3]} -> 6 runs (the cartesian product).
+        name: the runs' name, also formatted ("lr{lr}-s{seed}"); default: sweep id and index.
+        sweep_id: labels the runs (label "sweep") and keys their submissions, so running the same
+        sweep again returns the existing runs instead of submitting new ones; default: a new id.
+        wait: waits for all runs (one progress line) and returns them finished.
+        fields: as for submit (gpus, gpu_memory, framework, env, ...), the same for every run.
+        """
+        template = _argv(command_template)
+        keys = list(grid)
+        combinations = [dict(zip(keys, values))
+                        for values in itertools.product(*(list(grid[k]) for k in keys))]
+        if sweep_id is None:
+            sweep_id = "sweep-" + datetime.datetime.now(datetime.timezone.utc).strftime(
+                "%Y%m%d-%H%M%S-%f")
+        runs = []
+        for index, params in enumerate(combinations):
+            run_labels = dict(labels or {})
+            run_labels.setdefault("sweep", sweep_id)
+            run_name = name.format(**params) if name else "%s-%d" % (sweep_id, index)
+            key = hashlib.sha256(json.dumps([sweep_id, params], sort_keys=True, default=str)
+                                 .encode("utf-8")).hexdigest()
+            job = self.submit([arg.format(**params) for arg in template],
+                              idempotency_key="sweep-" + key, name=run_name, labels=run_labels,
+                              **fields)
+            runs.append((params, job))
+        if not wait:
+            return runs
+        return self._wait_all(runs, progress, poll, file or sys.stderr, sweep_id)
+
+    # ---- plumbing ----------------------------------------------------------------------------
+
+    def _wait_all(self, runs, progress, poll, out, sweep_id):
+        line = _ProgressLine(out, progress)
+        jobs = {job["id"]: job for _, job in runs}
+        while True:
+            for job_id, job in list(jobs.items()):
+                if job["state"] not in TERMINAL_STATES:
+                    jobs[job_id] = self.get(job_id)
+            counts = {}
+            for job in jobs.values():
+                counts[job["state"]] = counts.get(job["state"], 0) + 1
+            done = all(job["state"] in TERMINAL_STATES for job in jobs.values())
+            summary = ", ".join("%d %s" % (counts[s], s.lower()) for s in
+                                ("QUEUED", "RUNNING", "SUCCEEDED", "FAILED", "CANCELLED")
+                                if counts.get(s))
+            line.show("%s: %d runs: %s" % (sweep_id, len(jobs), summary))
+            if done:
+                line.end()
+                return [(params, jobs[job["id"]]) for params, job in runs]
+            time.sleep(poll)
+
+    def _json(self, method, path, body=None, headers=None):
+        with self._open(method, path, body=body, headers=headers) as response:
+            return json.loads(response.read().decode("utf-8"))
+
+    def _open(self, method, path, body=None, headers=None, timeout=_DEFAULT):
+        data = None
+        all_headers = {"Accept": "application/json, application/problem+json, text/plain"}
+        if self.token:
+            all_headers["Authorization"] = "Bearer " + self.token
+        if body is not None:
+            data = json.dumps(body).encode("utf-8")
+            all_headers["Content-Type"] = "application/json"
+        all_headers.update(headers or {})
+        request = urllib.request.Request(self.url + path, data=data, method=method,
+                                         headers=all_headers)
+        try:
+            return urllib.request.urlopen(
+                request, timeout=self.timeout if timeout is _DEFAULT else timeout)
+        except urllib.error.HTTPError as e:
+            raise _problem(e) from None
+        except urllib.error.URLError as e:
+            raise GpuqError(None, "Unreachable", "cannot reach gpuq at %s: %s"
+                            % (self.url, e.reason)) from e
+
+
+def _problem(e):
+    raw = e.read().decode("utf-8", errors="replace")
+    try:
+        problem = json.loads(raw)
+    except ValueError:
+        problem = None
+    if not isinstance(problem, dict):
+        return GpuqError(e.code, e.reason, raw.strip() or e.reason, body=raw)
+    return GpuqError(e.code, problem.get("title"), problem.get("detail"), problem.get("errors"),
+                     body=problem)
+
+
+def _default_token(token_file):
+    token = os.environ.get("GPUQ_TOKEN")
+    if token:
+        return token.strip()
+    path = os.path.expanduser(token_file or os.environ.get("GPUQ_TOKEN_FILE") or TOKEN_FILE)
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read().strip() or None
+    except FileNotFoundError:
+        if token_file:
+            raise
+        return None
+
+
+def _argv(command):
+    if isinstance(command, str):
+        return shlex.split(command)
+    return [str(arg) for arg in command]
+
+
+def _iso_duration(timeout):
+    if isinstance(timeout, datetime.timedelta):
+        timeout = timeout.total_seconds()
+    if isinstance(timeout, (int, float)):
+        return "PT%gS" % timeout
+    return timeout
+
+
+def _quote(job_id):
+    return urllib.parse.quote(str(job_id), safe="")
+
+
+def _label(job):
+    name = job.get("name")
+    return "%s (%s)" % (job["id"], name) if name else job["id"]
+
+
+def _describe(job):
+    text = job["state"]
+    if job.get("attempt", 1) > 1:
+        text += " attempt %d" % job["attempt"]
+    if job["state"] == "FAILED" and job.get("failureReason"):
+        text += " " + job["failureReason"]
+    if job.get("exitCode") is not None:
+        text += " exit %s" % job["exitCode"]
+    return text
+
+
+def _lines(response):
+    """The lines of a streamed response as they arrive; closes it when done or abandoned."""
+    with response:
+        pending = b""
+        while True:
+            chunk = response.read1(65536)
+            if not chunk:
+                break
+            pending += chunk
+            *lines, pending = pending.split(b"\n")
+            for line in lines:
+                yield line.decode("utf-8", errors="replace")
+        if pending:
+            yield pending.decode("utf-8", errors="replace")
+
+
+class _ProgressLine:
+    """One terminal line rewritten in place (carriage return) with a text and the elapsed time."""
+
+    def __init__(self, out, enabled):
+        self.out = out
+        self.enabled = enabled
+        self.started = time.monotonic()
+        self.width = 0
+
+    def elapsed(self):
+        return time.monotonic() - self.started
+
+    def show(self, text):
+        if not self.enabled:
+            return
+        minutes, seconds = divmod(int(self.elapsed()), 60)
+        hours, minutes = divmod(minutes, 60)
+        clock = ("%d:%02d:%02d" % (hours, minutes, seconds) if hours
+                 else "%d:%02d" % (minutes, seconds))
+        line = "%s  %s" % (text, clock)
+        # Pads over what a longer previous line left behind.
+        self.out.write("\r" + line.ljust(self.width))
+        self.width = len(line)
+        self.out.flush()
+
+    def end(self):
+        if self.enabled and self.width:
+            self.out.write("\n")
+            self.out.flush()

@@ -1,0 +1,63 @@
+{{/* Chart name, or nameOverride. */}}
+{{- define "gpuq.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* RELEASE-gpuq (or just RELEASE when it already contains the name), or fullnameOverride. */}}
+{{- define "gpuq.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{- define "gpuq.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "gpuq.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{- define "gpuq.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{ include "gpuq.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end }}
+
+{{- define "gpuq.image" -}}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
+{{- end }}
+
+{{/* The Secret that holds the API tokens: the user's, or the one this chart creates. */}}
+{{- define "gpuq.tokenSecretName" -}}
+{{- default (printf "%s-tokens" (include "gpuq.fullname" .)) .Values.auth.existingSecret }}
+{{- end }}
+
+{{/* The Secret that holds the PostgreSQL password: the user's, or the one this chart creates. */}}
+{{- define "gpuq.databaseSecretName" -}}
+{{- default (printf "%s-database" (include "gpuq.fullname" .)) .Values.database.existingSecret }}
+{{- end }}
+
+{{- define "gpuq.databaseSecretKey" -}}
+{{- if .Values.database.existingSecret }}{{ .Values.database.existingSecretPasswordKey }}{{ else }}password{{ end }}
+{{- end }}
+
+{{/* Fails on token entries gpuq would refuse at start, so that helm says it instead. */}}
+{{- define "gpuq.validateTokens" -}}
+{{- range $i, $t := .Values.auth.tokens }}
+{{- if not (regexMatch "^[A-Za-z0-9._-]{1,63}$" (toString $t.name)) }}
+{{- fail (printf "auth.tokens[%d].name %q: use 1 to 63 letters, digits, '-', '_' or '.'" $i (toString $t.name)) }}
+{{- end }}
+{{- if not (has (default "SUBMITTER" $t.role) (list "ADMIN" "SUBMITTER")) }}
+{{- fail (printf "auth.tokens[%d].role %q: use ADMIN or SUBMITTER" $i (toString $t.role)) }}
+{{- end }}
+{{- if and $t.token (lt (len (toString $t.token)) 16) }}
+{{- fail (printf "auth.tokens[%d].token: gpuq needs at least 16 characters" $i) }}
+{{- end }}
+{{- end }}
+{{- end }}

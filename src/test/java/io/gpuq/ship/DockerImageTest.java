@@ -1,0 +1,121 @@
+package io.gpuq.ship;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Dockerfile, read (no Docker engine here: the image itself is built and run by hand, see
+ * docs/deploy.md).
+ */
+@DisplayName("Dockerfile")
+class DockerImageTest {
+
+  static final String BUILD_COMMAND = "./mvnw -B package -DskipTests";
+
+  private final Dockerfile dockerfile = Dockerfile.parse(Repo.read("Dockerfile"));
+  private final Dockerfile.Stage build = dockerfile.stage("eclipse-temurin:17-jdk");
+  private final Dockerfile.Stage runtime = dockerfile.last();
+
+  @Test
+  void buildsTheJarWithTheSameMavenCommandAsCi() {
+    String mavenRun =
+        build.arguments("RUN").stream()
+            .filter(run -> run.contains("./mvnw"))
+            .findFirst()
+            .orElseThrow();
+    Matcher command = Pattern.compile("\\./mvnw [^&;|]*[^&;| ]").matcher(mavenRun);
+    assertThat(command.find()).isTrue();
+
+    Path ci = Repo.path(".ci/run");
+    if (Files.isRegularFile(ci)) {
+      assertThat(Repo.read(".ci/run")).contains(command.group());
+    } else {
+      assertThat(command.group()).isEqualTo(BUILD_COMMAND);
+    }
+  }
+
+  @Test
+  void runsOnAJava17RuntimeAsANonRootUser() {
+    assertThat(runtime.from()).isEqualTo("eclipse-temurin:17-jre");
+    List<String> users = runtime.arguments("USER");
+    assertThat(users).isNotEmpty();
+    String user = users.get(users.size() - 1);
+    assertThat(user.split(":")[0]).isNotIn("root", "0");
+  }
+
+  @Test
+  void keepsTheDataDirInAVolumeThatGpuqIsPointedAt() {
+    assertThat(String.join(" ", runtime.arguments("VOLUME"))).contains("/var/lib/gpuq");
+    assertThat(String.join(" ", runtime.arguments("ENV"))).contains("GPUQ_DATA_DIR=/var/lib/gpuq");
+  }
+
+  @Test
+  void asksNvidiasContainerToolkitForNvmlAndCuda() {
+    String env = String.join(" ", runtime.arguments("ENV"));
+
+    assertThat(env).contains("NVIDIA_VISIBLE_DEVICES=all");
+    Matcher capabilities = Pattern.compile("NVIDIA_DRIVER_CAPABILITIES=(\\S+)").matcher(env);
+    assertThat(capabilities.find()).isTrue();
+    assertThat(capabilities.group(1).split(",")).contains("compute", "utility");
+  }
+
+  @Test
+  void installsSetsidAndWhatTheHealthcheckCalls() {
+    String installs = String.join(" ", runtime.arguments("RUN"));
+    String healthcheck = String.join(" ", runtime.arguments("HEALTHCHECK"));
+
+    assertThat(installs).contains("apt-get install").contains("util-linux").contains("curl");
+    assertThat(healthcheck).contains("CMD curl").contains("/actuator/health");
+  }
+
+  @Test
+  void exposesPort8080() {
+    assertThat(runtime.arguments("EXPOSE")).contains("8080");
+  }
+
+  @Test
+  @DisplayName(".dockerignore keeps what the build copies and leaves local data out")
+  void dockerignoreKeepsTheBuildInputsOnly() {
+    List<String> patterns =
+        Arrays.stream(Repo.read(".dockerignore").split("\n"))
+            .map(String::strip)
+            .filter(line -> !line.isEmpty() && !line.startsWith("#"))
+            .toList();
+    List<String> copied =
+        build.arguments("COPY").stream()
+            .flatMap(copy -> Arrays.stream(copy.split(" ")).limit(copy.split(" ").length - 1))
+            .map(source -> source.replaceAll("/$", ""))
+            .toList();
+
+    assertThat(copied).contains("mvnw", "pom.xml", ".mvn", "src");
+    for (String source : copied) {
+      assertThat(sentToDocker(patterns, source)).as(source).isTrue();
+      assertThat(Repo.path(source)).exists();
+    }
+    for (String local : List.of("target", "data", ".git", "helm", "clients")) {
+      assertThat(sentToDocker(patterns, local)).as(local).isFalse();
+    }
+  }
+
+  /** Docker's rule: the last pattern that matches decides; '!' re-includes. */
+  private static boolean sentToDocker(List<String> patterns, String path) {
+    boolean included = true;
+    for (String pattern : patterns) {
+      boolean negated = pattern.startsWith("!");
+      String glob = negated ? pattern.substring(1) : pattern;
+      if (FileSystems.getDefault().getPathMatcher("glob:" + glob).matches(Path.of(path))) {
+        included = negated;
+      }
+    }
+    return included;
+  }
+}
