@@ -1,71 +1,35 @@
 package io.gpuq.api;
 
-import io.gpuq.config.NodeIdentity;
-import io.gpuq.gpu.GpuDevice;
-import io.gpuq.gpu.GpuInventory;
-import io.gpuq.gpu.GpuPoller;
-import io.gpuq.gpu.GpuSample;
-import io.gpuq.gpu.GpuUsage;
-import io.gpuq.launch.Workers;
+import io.gpuq.node.NodeRegistry;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 @RestController
 @RequestMapping("/api/v1/gpus")
-@Tag(name = "gpus", description = "This node's GPUs, their memory and the jobs on them")
+@Tag(name = "gpus", description = "Every node's GPUs, their memory and the jobs on them")
 public class GpuController {
 
-  private final GpuInventory inventory;
-  private final GpuPoller poller;
-  private final Workers workers;
-  private final NodeIdentity node;
+  private final LocalGpus local;
+  private final NodeRegistry nodes;
 
-  public GpuController(
-      GpuInventory inventory, GpuPoller poller, Workers workers, NodeIdentity node) {
-    this.inventory = inventory;
-    this.poller = poller;
-    this.workers = workers;
-    this.node = node;
+  public GpuController(LocalGpus local, NodeRegistry nodes) {
+    this.local = local;
+    this.nodes = nodes;
   }
 
   @GetMapping
-  @Operation(summary = "GPUs with measured use, reserved budgets and processes (last poll)")
+  @Operation(
+      summary = "GPUs of every live node",
+      description =
+          "This node's GPUs from its last poll; other nodes' GPUs as of their last heartbeat.")
   public List<GpuView> gpus() {
-    GpuUsage usage = poller.latest();
-    Map<Integer, Long> reserved = workers.reservedBytesByGpu();
-    return inventory.devices().stream().map(d -> view(d, usage, reserved)).toList();
-  }
-
-  private GpuView view(GpuDevice device, GpuUsage usage, Map<Integer, Long> reserved) {
-    GpuSample sample =
-        usage.samples().stream()
-            .filter(s -> s.device().index() == device.index())
-            .findFirst()
-            .orElse(null);
-    List<GpuView.ProcessView> processes =
-        sample == null
-            ? List.of()
-            : sample.processes().stream()
-                .map(
-                    p ->
-                        new GpuView.ProcessView(
-                            p.pid(), usage.jobOfPid().get(p.pid()), p.memoryUsedBytes()))
-                .toList();
-    return new GpuView(
-        node.name(),
-        device.index(),
-        device.uuid(),
-        device.name(),
-        inventory.backendKind(),
-        device.memoryTotalBytes(),
-        sample == null ? 0 : sample.memoryUsedBytes(),
-        reserved.getOrDefault(device.index(), 0L),
-        sample == null ? 0 : sample.utilization(),
-        processes);
+    List<GpuView> all = new ArrayList<>(local.views());
+    all.addAll(nodes.otherLiveNodesGpus());
+    return all;
   }
 }

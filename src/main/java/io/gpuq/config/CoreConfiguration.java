@@ -18,6 +18,7 @@ import io.gpuq.launch.env.PythonHook;
 import io.gpuq.launch.env.WorkerEnvironment;
 import io.gpuq.launch.env.WorkerEnvironmentSettings;
 import io.gpuq.launch.env.WorkerSpec;
+import io.gpuq.node.NodeRegistry;
 import io.gpuq.placement.Headroom;
 import io.gpuq.placement.PlacementPolicy;
 import io.gpuq.placement.Placer;
@@ -198,7 +199,8 @@ public class CoreConfiguration {
       GpuPoller poller,
       Clock clock,
       NodeIdentity node,
-      GpuqProperties properties) {
+      GpuqProperties properties,
+      NodeRegistry nodes) {
     return new Dispatcher(
         jobs,
         workers,
@@ -208,12 +210,14 @@ public class CoreConfiguration {
         poller::latest,
         clock,
         node.name(),
-        properties.scheduler().cpuSlots());
+        properties.scheduler().cpuSlots(),
+        nodes::selects);
   }
 
   @Bean
-  PlacementAdmission placementAdmission(Placer placer, Dispatcher dispatcher, Clock clock) {
-    return new PlacementAdmission(placer, dispatcher, clock);
+  PlacementAdmission placementAdmission(
+      Placer placer, Dispatcher dispatcher, Clock clock, NodeRegistry nodes) {
+    return new PlacementAdmission(placer, dispatcher, clock, nodes);
   }
 
   @Bean
@@ -226,8 +230,9 @@ public class CoreConfiguration {
   }
 
   @Bean
-  WorkerRecovery workerRecovery(JobService jobs, JobExecution execution, NodeIdentity node) {
-    return new WorkerRecovery(jobs, execution, node.name());
+  WorkerRecovery workerRecovery(
+      JobService jobs, JobExecution execution, Workers workers, NodeIdentity node) {
+    return new WorkerRecovery(jobs, execution, workers, node.name());
   }
 
   @Bean

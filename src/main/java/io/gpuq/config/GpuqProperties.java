@@ -5,6 +5,7 @@ import io.gpuq.launch.env.JaxCompilationCache;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
@@ -16,6 +17,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 public record GpuqProperties(
     @DefaultValue("./data") Path dataDir,
     String nodeName,
+    Map<String, String> nodeLabels,
+    @DefaultValue Cluster cluster,
     @DefaultValue Gpu gpu,
     @DefaultValue Scheduler scheduler,
     @DefaultValue Placement placement,
@@ -23,6 +26,17 @@ public record GpuqProperties(
     @DefaultValue Guard guard,
     @DefaultValue Auth auth,
     @DefaultValue Api api) {
+
+  public GpuqProperties {
+    nodeLabels = nodeLabels == null ? Map.of() : Map.copyOf(nodeLabels);
+  }
+
+  /**
+   * @param heartbeatInterval how often this node tells the others it is alive
+   * @param nodeTimeout a node silent this long is dead: its running jobs are LOST and requeued
+   */
+  public record Cluster(
+      @DefaultValue("5s") Duration heartbeatInterval, @DefaultValue("30s") Duration nodeTimeout) {}
 
   /** GPU backend selection and the emulated devices. */
   public record Gpu(

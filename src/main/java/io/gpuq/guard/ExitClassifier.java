@@ -25,6 +25,9 @@ public final class ExitClassifier {
         case CANCELLED -> new AttemptOutcome(null, "cancelled", code);
         case TIMEOUT ->
             new AttemptOutcome(FailureReason.TIMEOUT, "stopped: it ran past its timeout", code);
+        case STALE ->
+            new AttemptOutcome(
+                FailureReason.LOST, "stopped: its job was given to another node", code);
         case OVER_BUDGET ->
             new AttemptOutcome(
                 FailureReason.OVER_BUDGET,

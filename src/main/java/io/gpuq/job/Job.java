@@ -99,6 +99,9 @@ public class Job {
   private String idempotencyKey;
   private String node;
 
+  @Convert(converter = JsonColumns.StringMap.class)
+  private Map<String, String> nodeSelector;
+
   @Convert(converter = JsonColumns.Placement.class)
   private JobPlacement placement;
 
@@ -148,6 +151,7 @@ public class Job {
     job.maxAttempts = spec.maxAttempts();
     job.oomGrowth = spec.oomGrowth();
     job.labels = new HashMap<>(spec.labels());
+    job.nodeSelector = spec.nodeSelector().isEmpty() ? null : spec.nodeSelector();
     job.idempotencyKey = idempotencyKey;
     job.createdAt = now;
     job.queuedAt = now;
@@ -346,6 +350,11 @@ public class Job {
 
   public Map<String, String> labels() {
     return Collections.unmodifiableMap(labels);
+  }
+
+  /** Labels a node must carry to run this job; empty for any node. */
+  public Map<String, String> nodeSelector() {
+    return nodeSelector == null ? Map.of() : nodeSelector;
   }
 
   public String idempotencyKey() {

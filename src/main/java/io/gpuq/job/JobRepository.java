@@ -21,6 +21,11 @@ public interface JobRepository extends JpaRepository<Job, String>, JpaSpecificat
   @Query("select j.state, count(j) from Job j group by j.state")
   List<Object[]> countByStateRaw();
 
+  @Query(
+      "select a from JobAttempt a where a.node = :node"
+          + " and a.failureReason = io.gpuq.job.FailureReason.LOST and a.pid is not null")
+  List<JobAttempt> findLostAttemptsOn(@Param("node") String node);
+
   @Query("select j from Job j where j.state = :state and j.node = :node")
   List<Job> findByStateAndNode(@Param("state") JobState state, @Param("node") String node);
 }

@@ -18,7 +18,8 @@ public record JobRequest(
     Integer priority,
     String timeout,
     Retry retry,
-    Map<String, String> labels) {
+    Map<String, String> labels,
+    Map<String, String> nodeSelector) {
 
   /** What the job needs: {@code gpus} whole GPUs, each with a budget or whole. */
   public record Resources(Integer gpus, Object gpuMemory, Double gpuFraction) {}

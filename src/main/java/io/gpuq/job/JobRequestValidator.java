@@ -64,7 +64,8 @@ public final class JobRequestValidator {
         request.retry() == null ? new JobRequest.Retry(null, null) : request.retry();
     int maxAttempts = maxAttempts(retry.maxAttempts(), errors);
     double oomGrowth = oomGrowth(retry.oomGrowth(), errors);
-    Map<String, String> labels = labels(request.labels(), errors);
+    Map<String, String> labels = labels("labels", request.labels(), errors);
+    Map<String, String> nodeSelector = labels("nodeSelector", request.nodeSelector(), errors);
     errors.throwIfAny();
     return new JobSpec(
         name,
@@ -79,7 +80,8 @@ public final class JobRequestValidator {
         timeout,
         maxAttempts,
         oomGrowth,
-        labels);
+        labels,
+        nodeSelector);
   }
 
   private static List<String> command(List<String> command, Errors errors) {
@@ -249,13 +251,14 @@ public final class JobRequestValidator {
     return oomGrowth;
   }
 
-  private static Map<String, String> labels(Map<String, String> labels, Errors errors) {
+  private static Map<String, String> labels(
+      String name, Map<String, String> labels, Errors errors) {
     if (labels == null) {
       return Map.of();
     }
     labels.forEach(
         (key, value) -> {
-          String field = "labels." + key;
+          String field = name + "." + key;
           if (!LABEL_KEY.matcher(key).matches()) {
             errors.add(
                 field,

@@ -241,6 +241,39 @@ public class JobService {
     }
   }
 
+  /** Whether this attempt of the job is still the one running on this node. */
+  public boolean isRunningHere(String id, int attempt, String node) {
+    return tx.execute(
+        status ->
+            jobs.findById(id)
+                .map(
+                    job ->
+                        job.state() == JobState.RUNNING
+                            && job.attempt() == attempt
+                            && node.equals(job.node()))
+                .orElse(false));
+  }
+
+  /**
+   * Declares every job running on a dead node LOST (requeued when it has attempts left).
+   *
+   * @return how many
+   */
+  public int declareLostOn(String node, String why) {
+    int lost = 0;
+    for (Job job : runningOn(node)) {
+      recordAttemptEnd(
+          job.id(), job.attempt(), new AttemptOutcome(FailureReason.LOST, why, null), 0);
+      lost++;
+    }
+    return lost;
+  }
+
+  /** Attempts on this node that another node declared lost, and whose workers may still run. */
+  public List<JobAttempt> lostAttemptsOn(String node) {
+    return tx.execute(status -> jobs.findLostAttemptsOn(node));
+  }
+
   /** Jobs an earlier gpuq on this node left running. */
   public List<Job> runningOn(String node) {
     return tx.execute(status -> jobs.findByStateAndNode(JobState.RUNNING, node));

@@ -10,6 +10,7 @@ import java.util.Map;
  * @param gpuMemoryBytes budget per GPU in bytes, or null
  * @param gpuFraction budget per GPU as a fraction of the GPU, or null; neither means whole GPUs
  * @param timeout null for none
+ * @param nodeSelector labels a node must carry to run the job (several gpuq nodes)
  */
 public record JobSpec(
     String name,
@@ -24,12 +25,14 @@ public record JobSpec(
     Duration timeout,
     int maxAttempts,
     double oomGrowth,
-    Map<String, String> labels) {
+    Map<String, String> labels,
+    Map<String, String> nodeSelector) {
 
   public JobSpec {
     command = List.copyOf(command);
     env = Map.copyOf(env);
     labels = Map.copyOf(labels);
+    nodeSelector = Map.copyOf(nodeSelector);
   }
 
   public boolean wantsWholeGpus() {

@@ -4,5 +4,7 @@ package io.gpuq.launch;
 public enum StopReason {
   CANCELLED,
   TIMEOUT,
-  OVER_BUDGET
+  OVER_BUDGET,
+  /** Its job was declared lost while this node was silent, and given to another node. */
+  STALE
 }

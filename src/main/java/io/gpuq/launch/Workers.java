@@ -89,6 +89,19 @@ public final class Workers {
     return true;
   }
 
+  /**
+   * Stops a worker tree gpuq no longer watches, if that PID still is the same process.
+   *
+   * @return whether there was one to stop
+   */
+  public boolean stopOrphan(long pid, long startTicks) {
+    boolean same = procFs.stat(pid).map(stat -> stat.startTimeTicks() == startTicks).orElse(false);
+    if (same) {
+      stopper.stop(pid, killGrace);
+    }
+    return same;
+  }
+
   public Optional<RunningWorker> get(String jobId) {
     return Optional.ofNullable(live.get(jobId));
   }

@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -36,6 +37,7 @@ public class Dispatcher {
   private final Clock clock;
   private final String node;
   private final int cpuSlots;
+  private final Predicate<Map<String, String>> selects;
   private final Map<Integer, Instant> lastStartOnGpu = new ConcurrentHashMap<>();
 
   public Dispatcher(
@@ -47,7 +49,9 @@ public class Dispatcher {
       Supplier<GpuUsage> usage,
       Clock clock,
       String node,
-      int cpuSlots) {
+      int cpuSlots,
+      Predicate<Map<String, String>> selects) {
+    this.selects = selects;
     this.jobs = jobs;
     this.workers = workers;
     this.execution = execution;
@@ -60,7 +64,10 @@ public class Dispatcher {
   }
 
   public DispatchResult dispatch() {
-    List<Job> queue = jobs.queueHead(placer.policy().lookahead());
+    List<Job> queue =
+        jobs.queueHead(placer.policy().lookahead()).stream()
+            .filter(job -> selects.test(job.nodeSelector()))
+            .toList();
     if (queue.isEmpty()) {
       return new DispatchResult(0, null);
     }

@@ -1,11 +1,19 @@
 package io.gpuq.schedule;
 
+import io.gpuq.api.GpuView;
 import io.gpuq.api.SubmitAdmission;
 import io.gpuq.api.UnsatisfiableRequestException;
 import io.gpuq.job.JobSpec;
+import io.gpuq.node.NodeRegistry;
 import io.gpuq.placement.Feasibility;
+import io.gpuq.placement.GpuCapacity;
+import io.gpuq.placement.PlacementRequest;
 import io.gpuq.placement.Placer;
 import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 
 /** Refuses at submit what could not start on this node even if it were empty. */
 public final class PlacementAdmission implements SubmitAdmission {
@@ -14,21 +22,66 @@ public final class PlacementAdmission implements SubmitAdmission {
   private final Dispatcher dispatcher;
   private final Clock clock;
 
-  public PlacementAdmission(Placer placer, Dispatcher dispatcher, Clock clock) {
+  private final NodeRegistry nodes;
+
+  public PlacementAdmission(Placer placer, Dispatcher dispatcher, Clock clock, NodeRegistry nodes) {
     this.placer = placer;
     this.dispatcher = dispatcher;
     this.clock = clock;
+    this.nodes = nodes;
   }
 
+  /** Accepts a job that some live node selected by it could run if that node were empty. */
   @Override
   public void check(JobSpec spec) {
+    java.util.Set<String> selected = selectedNodes(spec);
+    if (selected.isEmpty()) {
+      throw new UnsatisfiableRequestException(
+          "nodeSelector", "no live node carries the labels " + spec.nodeSelector());
+    }
+    boolean here = selected.contains(nodes.self());
     if (spec.gpus() == 0) {
       return;
     }
-    Feasibility feasibility =
-        placer.feasibility(JobDemands.requestOf(spec, clock.instant()), dispatcher.capacities());
-    if (feasibility instanceof Feasibility.Infeasible infeasible) {
-      throw new UnsatisfiableRequestException("resources", infeasible.reason());
+    PlacementRequest request = JobDemands.requestOf(spec, clock.instant());
+    Feasibility local = here ? placer.feasibility(request, dispatcher.capacities()) : null;
+    if (local instanceof Feasibility.Feasible) {
+      return;
     }
+    Map<String, List<GpuCapacity>> byNode = new HashMap<>();
+    for (GpuView gpu : nodes.otherLiveNodesGpus()) {
+      if (!selected.contains(gpu.node())) {
+        continue;
+      }
+      byNode
+          .computeIfAbsent(gpu.node(), n -> new ArrayList<>())
+          .add(new GpuCapacity(gpu.index(), gpu.uuid(), gpu.memoryTotalBytes(), 0, 0, 0, null));
+    }
+    for (List<GpuCapacity> gpus : byNode.values()) {
+      if (placer.feasibility(request, gpus) instanceof Feasibility.Feasible) {
+        return;
+      }
+    }
+    String reason =
+        local instanceof Feasibility.Infeasible infeasible
+            ? infeasible.reason()
+            : "no live node with the labels " + spec.nodeSelector() + " has GPUs for it";
+    throw new UnsatisfiableRequestException("resources", reason);
+  }
+
+  private java.util.Set<String> selectedNodes(JobSpec spec) {
+    java.util.Set<String> names = new java.util.HashSet<>();
+    if (nodes.selects(spec.nodeSelector())) {
+      names.add(nodes.self());
+    }
+    nodes
+        .otherLiveNodes()
+        .forEach(
+            (name, labels) -> {
+              if (labels.entrySet().containsAll(spec.nodeSelector().entrySet())) {
+                names.add(name);
+              }
+            });
+    return names;
   }
 }

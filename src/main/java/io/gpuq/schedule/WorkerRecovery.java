@@ -1,7 +1,9 @@
 package io.gpuq.schedule;
 
 import io.gpuq.job.Job;
+import io.gpuq.job.JobAttempt;
 import io.gpuq.job.JobService;
+import io.gpuq.launch.Workers;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,14 +23,18 @@ public class WorkerRecovery implements SmartLifecycle {
   private final String node;
   private volatile boolean running;
 
-  public WorkerRecovery(JobService jobs, JobExecution execution, String node) {
+  private final Workers workers;
+
+  public WorkerRecovery(JobService jobs, JobExecution execution, Workers workers, String node) {
     this.jobs = jobs;
     this.execution = execution;
+    this.workers = workers;
     this.node = node;
   }
 
   @Override
   public void start() {
+    stopStaleWorkers();
     List<Job> left = jobs.runningOn(node);
     int adopted = 0;
     for (Job job : left) {
@@ -50,6 +56,23 @@ public class WorkerRecovery implements SmartLifecycle {
           left.size() - adopted);
     }
     running = true;
+  }
+
+  /**
+   * Workers of attempts that another node declared lost while this one was silent may still run;
+   * their jobs run elsewhere now, so they are stopped instead of running twice.
+   */
+  private void stopStaleWorkers() {
+    for (JobAttempt attempt : jobs.lostAttemptsOn(node)) {
+      if (attempt.pidStartTicks() != null
+          && workers.stopOrphan(attempt.pid(), attempt.pidStartTicks())) {
+        log.warn(
+            "stopped the stale worker (pid {}) of a job attempt declared lost while node {} was"
+                + " silent",
+            attempt.pid(),
+            node);
+      }
+    }
   }
 
   @Override

@@ -8,8 +8,11 @@ import io.gpuq.support.IntegrationTest;
 import java.time.Duration;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.springframework.test.context.TestPropertySource;
 import tools.jackson.databind.JsonNode;
 
+// One GPU, so that neighbours certainly share it whatever else the suite left running.
+@TestPropertySource(properties = "gpuq.gpu.emulated.count=1")
 @DisplayName("One job's memory never takes down its neighbours")
 class OutOfMemoryProtectionIntegrationTest extends IntegrationTest {
 

@@ -87,6 +87,8 @@ class JobRequestValidatorTest {
         .containsExactly("env.CUDA_VISIBLE_DEVICES");
     assertThat(errorsOf(aRequest().env("A-B", "1"))).containsExactly("env.A-B");
     assertThat(errorsOf(aRequest().label("a:b", "v"))).containsExactly("labels.a:b");
+    assertThat(errorsOf(aRequest().nodeSelector("gpu type", "h200")))
+        .containsExactly("nodeSelector.gpu type");
     assertThat(errorsOf(aRequest().workingDir("relative/dir"))).containsExactly("workingDir");
     assertThat(errorsOf(aRequest().name("x".repeat(201)))).containsExactly("name");
   }
@@ -133,6 +135,12 @@ class JobRequestValidatorTest {
     private String timeout;
     private JobRequest.Retry retry;
     private final Map<String, String> labels = new HashMap<>();
+    private final Map<String, String> nodeSelector = new HashMap<>();
+
+    RequestBuilder nodeSelector(String key, String value) {
+      nodeSelector.put(key, value);
+      return this;
+    }
 
     RequestBuilder name(String name) {
       this.name = name;
@@ -181,7 +189,17 @@ class JobRequestValidatorTest {
 
     JobRequest build() {
       return new JobRequest(
-          name, command, workingDir, env, framework, resources, null, timeout, retry, labels);
+          name,
+          command,
+          workingDir,
+          env,
+          framework,
+          resources,
+          null,
+          timeout,
+          retry,
+          labels,
+          nodeSelector);
     }
   }
 }

@@ -190,6 +190,7 @@ class JobTest {
           null,
           attempts,
           growth,
+          Map.of(),
           Map.of());
     }
   }

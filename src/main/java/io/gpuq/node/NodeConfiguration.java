@@ -1,0 +1,60 @@
+package io.gpuq.node;
+
+import io.gpuq.api.LocalGpus;
+import io.gpuq.config.GpuqProperties;
+import io.gpuq.config.NodeIdentity;
+import io.gpuq.gpu.GpuInventory;
+import io.gpuq.gpu.GpuPoller;
+import io.gpuq.job.JobService;
+import io.gpuq.launch.Workers;
+import io.gpuq.schedule.SchedulingLoop;
+import java.time.Clock;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/** Several gpuq nodes on one database: registration, heartbeats, reaping the silent. */
+@Configuration(proxyBeanMethods = false)
+public class NodeConfiguration {
+
+  @Bean
+  LocalGpus localGpus(
+      GpuInventory inventory, GpuPoller poller, Workers workers, NodeIdentity node) {
+    return new LocalGpus(inventory, poller, workers, node);
+  }
+
+  @Bean
+  NodeRegistry nodeRegistry(
+      NodeRepository nodes,
+      TransactionTemplate tx,
+      Clock clock,
+      NodeIdentity node,
+      GpuqProperties properties,
+      LocalGpus localGpus,
+      GpuInventory inventory) {
+    NodeRegistry registry =
+        new NodeRegistry(
+            nodes,
+            tx,
+            clock,
+            node.name(),
+            properties.nodeLabels(),
+            properties.cluster().nodeTimeout(),
+            localGpus,
+            inventory);
+    registry.beat();
+    return registry;
+  }
+
+  @Bean
+  HeartbeatDuty heartbeatDuty(
+      NodeRegistry registry, JobService jobs, Workers workers, GpuqProperties properties) {
+    return new HeartbeatDuty(registry, jobs, workers, properties.cluster().heartbeatInterval());
+  }
+
+  @Bean
+  DeadNodeReaper deadNodeReaper(
+      NodeRegistry registry, JobService jobs, SchedulingLoop scheduler, GpuqProperties properties) {
+    return new DeadNodeReaper(registry, jobs, scheduler, properties.cluster().heartbeatInterval());
+  }
+}

@@ -1,0 +1,132 @@
+package io.gpuq.node;
+
+import io.gpuq.api.GpuView;
+import io.gpuq.api.LocalGpus;
+import io.gpuq.gpu.GpuInventory;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.springframework.transaction.support.TransactionTemplate;
+import tools.jackson.core.type.TypeReference;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The gpuq nodes sharing this database: this node registers itself and its GPUs, and reads the
+ * others' last heartbeats.
+ */
+public class NodeRegistry {
+
+  private static final JsonMapper JSON = JsonMapper.builder().build();
+
+  private final NodeRepository nodes;
+  private final TransactionTemplate tx;
+  private final Clock clock;
+  private final String self;
+  private final Map<String, String> labels;
+  private final Duration timeout;
+  private final LocalGpus localGpus;
+  private final GpuInventory inventory;
+
+  public NodeRegistry(
+      NodeRepository nodes,
+      TransactionTemplate tx,
+      Clock clock,
+      String self,
+      Map<String, String> labels,
+      Duration timeout,
+      LocalGpus localGpus,
+      GpuInventory inventory) {
+    this.nodes = nodes;
+    this.tx = tx;
+    this.clock = clock;
+    this.self = self;
+    this.labels = Map.copyOf(labels);
+    this.timeout = timeout;
+    this.localGpus = localGpus;
+    this.inventory = inventory;
+  }
+
+  public String self() {
+    return self;
+  }
+
+  public Map<String, String> labels() {
+    return labels;
+  }
+
+  /** Tells the other nodes this one is alive, with its GPUs as they are now. */
+  public void beat() {
+    String gpus = JSON.writeValueAsString(localGpus.views());
+    String labelsJson = JSON.writeValueAsString(labels);
+    Instant now = clock.instant();
+    tx.executeWithoutResult(
+        status ->
+            nodes
+                .findById(self)
+                .ifPresentOrElse(
+                    node -> node.beat(labelsJson, inventory.backendKind(), gpus, now),
+                    () ->
+                        nodes.save(
+                            new Node(self, labelsJson, inventory.backendKind(), gpus, now))));
+  }
+
+  /** Nodes other than this one whose last heartbeat is older than the timeout. */
+  public List<String> silentNodes() {
+    Instant before = clock.instant().minus(timeout);
+    return tx.execute(status -> nodes.findSilentSince(before)).stream()
+        .map(Node::name)
+        .filter(name -> !name.equals(self))
+        .toList();
+  }
+
+  /** The GPUs of the other live nodes, as of their last heartbeat. */
+  public List<GpuView> otherLiveNodesGpus() {
+    Instant now = clock.instant();
+    List<GpuView> gpus = new ArrayList<>();
+    for (Node node : allNodes(now)) {
+      if (!node.name().equals(self) && node.isAlive(now, timeout)) {
+        gpus.addAll(JSON.readValue(node.gpus(), new TypeReference<List<GpuView>>() {}));
+      }
+    }
+    return gpus;
+  }
+
+  /** The labels of every live node other than this one, by node name. */
+  public Map<String, Map<String, String>> otherLiveNodes() {
+    Instant now = clock.instant();
+    Map<String, Map<String, String>> live = new java.util.HashMap<>();
+    for (Node node : allNodes(now)) {
+      if (!node.name().equals(self) && node.isAlive(now, timeout)) {
+        live.put(
+            node.name(),
+            JSON.readValue(node.labels(), new TypeReference<Map<String, String>>() {}));
+      }
+    }
+    return live;
+  }
+
+  /**
+   * All registered nodes, read at most once a second: submissions ask on every request, and a
+   * heartbeat is seconds apart anyway.
+   */
+  private List<Node> allNodes(Instant now) {
+    Cached cached = cache;
+    if (cached == null || cached.readAt().plusSeconds(1).isBefore(now)) {
+      cached = new Cached(now, List.copyOf(tx.execute(status -> nodes.findAll())));
+      cache = cached;
+    }
+    return cached.nodes();
+  }
+
+  private record Cached(Instant readAt, List<Node> nodes) {}
+
+  private volatile Cached cache;
+
+  /** Whether a job's node selector matches this node's labels. */
+  public boolean selects(Map<String, String> selector) {
+    return labels.entrySet().containsAll(selector.entrySet());
+  }
+}
