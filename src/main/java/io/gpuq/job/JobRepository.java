@@ -1,16 +1,26 @@
 package io.gpuq.job;
 
+import jakarta.persistence.LockModeType;
 import java.util.List;
 import java.util.Optional;
 import org.springframework.data.domain.Limit;
 import org.springframework.data.jpa.repository.JpaRepository;
 import org.springframework.data.jpa.repository.JpaSpecificationExecutor;
+import org.springframework.data.jpa.repository.Lock;
 import org.springframework.data.jpa.repository.Query;
 import org.springframework.data.repository.query.Param;
 
 public interface JobRepository extends JpaRepository<Job, String>, JpaSpecificationExecutor<Job> {
 
   Optional<Job> findByOwnerAndIdempotencyKey(String owner, String idempotencyKey);
+
+  /**
+   * The job with its row locked until the transaction ends: how a node claims a queued job, so that
+   * of several nodes claiming at once one wins and the others find it already started.
+   */
+  @Lock(LockModeType.PESSIMISTIC_WRITE)
+  @Query("select j from Job j where j.id = :id")
+  Optional<Job> findForUpdate(@Param("id") String id);
 
   /** The head of the queue in scheduling order: priority first, then submission order. */
   @Query(

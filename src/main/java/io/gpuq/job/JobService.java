@@ -145,7 +145,7 @@ public class JobService {
     Optional<Job> started =
         retryingOnConflict(
             status ->
-                jobs.findById(id)
+                jobs.findForUpdate(id)
                     .filter(job -> job.state() == JobState.QUEUED)
                     .map(
                         job -> {

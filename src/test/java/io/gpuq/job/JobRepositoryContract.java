@@ -28,7 +28,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.data.jpa.test.autoconfigure.DataJpaTest;
@@ -536,11 +535,6 @@ abstract class JobRepositoryContract {
   }
 
   @Test
-  @Disabled(
-      "JobService.markStarted lets the losers' insert of attempt 1 hit job_attempts' unique"
-          + " (job_id, attempt) before the version check: they throw"
-          + " DataIntegrityViolationException instead of returning empty. Fixed by reading the job"
-          + " with a PESSIMISTIC_WRITE lock in markStarted (see docs/postgresql.md).")
   void a_node_that_loses_a_claim_is_told_so_without_an_error() throws Exception {
     for (int round = 0; round < 5; round++) {
       String id = save(queued(0)).id();
@@ -723,7 +717,8 @@ abstract class JobRepositoryContract {
           timeout,
           attempts,
           1.5,
-          labels);
+          labels,
+          Map.of());
     }
   }
 }
