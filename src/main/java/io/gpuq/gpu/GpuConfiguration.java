@@ -7,7 +7,9 @@ import io.gpuq.guard.PeakRecorder;
 import io.gpuq.job.JobService;
 import io.gpuq.job.MemorySize;
 import io.gpuq.launch.Workers;
+import io.gpuq.metrics.GpuPollMetrics;
 import io.gpuq.proc.ProcFs;
+import io.gpuq.schedule.PeriodicDuty;
 import java.time.Clock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -108,8 +110,9 @@ public class GpuConfiguration {
   }
 
   @Bean
-  GpuPollDuty gpuPollDuty(GpuPoller poller, GpuqProperties properties) {
-    return new GpuPollDuty(poller, properties.gpu().pollInterval(), () -> {});
+  PeriodicDuty gpuPollDuty(GpuPoller poller, GpuqProperties properties, GpuPollMetrics metrics) {
+    return metrics.timed(
+        new GpuPollDuty(poller, properties.gpu().pollInterval(), metrics::pollFailed));
   }
 
   @Bean

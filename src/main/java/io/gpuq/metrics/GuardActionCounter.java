@@ -1,0 +1,32 @@
+package io.gpuq.metrics;
+
+import io.gpuq.guard.BudgetGuard;
+import io.gpuq.guard.GuardActions;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.EnumMap;
+import java.util.Map;
+
+/** Counts the budget guard's actions: jobs stopped (STOP) or reported (WARN) for their memory. */
+public final class GuardActionCounter implements GuardActions {
+
+  private final Map<BudgetGuard.Policy, Counter> counters = new EnumMap<>(BudgetGuard.Policy.class);
+
+  public GuardActionCounter(MeterRegistry registry, String node) {
+    for (BudgetGuard.Policy policy : BudgetGuard.Policy.values()) {
+      counters.put(
+          policy,
+          Counter.builder(MetricNames.GUARD_ACTIONS)
+              .description(
+                  "Jobs the budget guard acted on for using more GPU memory than their budget:"
+                      + " stopped (policy STOP) or reported (policy WARN)")
+              .tags(MetricNames.NODE, node, MetricNames.POLICY, policy.name())
+              .register(registry));
+    }
+  }
+
+  @Override
+  public void accept(BudgetGuard.Action action) {
+    counters.get(action.policy()).increment();
+  }
+}

@@ -1,0 +1,66 @@
+package io.gpuq.metrics;
+
+import io.gpuq.config.GpuqProperties;
+import io.gpuq.config.NodeIdentity;
+import io.gpuq.gpu.GpuInventory;
+import io.gpuq.gpu.GpuPoller;
+import io.gpuq.job.JobService;
+import io.gpuq.launch.Workers;
+import io.gpuq.proc.ProcFs;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/** gpuq's own meters (docs/metrics.md), exposed with the rest at {@code /actuator/prometheus}. */
+@Configuration(proxyBeanMethods = false)
+public class MetricsConfiguration {
+
+  /** One count query serves every scrape within this time. */
+  static final Duration JOB_COUNT_MAX_AGE = Duration.ofSeconds(1);
+
+  @Bean
+  GpuPollMetrics gpuPollMetrics(MeterRegistry registry, NodeIdentity node) {
+    return new GpuPollMetrics(registry, node.name());
+  }
+
+  @Bean
+  GpuMetrics gpuMetrics(
+      MeterRegistry registry,
+      NodeIdentity node,
+      GpuInventory inventory,
+      GpuPoller poller,
+      Workers workers) {
+    GpuMetrics metrics = new GpuMetrics(registry, node.name(), inventory, poller, workers);
+    poller.addListener(metrics::refresh);
+    return metrics;
+  }
+
+  @Bean
+  JobHostMetrics jobHostMetrics(
+      MeterRegistry registry,
+      NodeIdentity node,
+      Workers workers,
+      ProcFs procFs,
+      Clock clock,
+      GpuqProperties properties) {
+    return new JobHostMetrics(
+        registry, node.name(), workers, procFs, clock, properties.gpu().pollInterval());
+  }
+
+  @Bean
+  SchedulerMetrics schedulerMetrics(MeterRegistry registry, NodeIdentity node) {
+    return new SchedulerMetrics(registry, node.name());
+  }
+
+  @Bean
+  GuardActionCounter guardActionCounter(MeterRegistry registry, NodeIdentity node) {
+    return new GuardActionCounter(registry, node.name());
+  }
+
+  @Bean
+  JobStateGauges jobStateGauges(MeterRegistry registry, JobService jobs, Clock clock) {
+    return new JobStateGauges(registry, jobs::countByState, clock, JOB_COUNT_MAX_AGE);
+  }
+}

@@ -1,0 +1,87 @@
+package io.gpuq.metrics;
+
+import static io.gpuq.support.JobJson.aJob;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.gpuq.support.HttpApi;
+import io.gpuq.support.IntegrationTest;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+
+/** Scraping the live gpuq as Prometheus does: {@code /actuator/prometheus} without a token. */
+abstract class MetricsIntegrationSupport extends IntegrationTest {
+
+  static final long MIB = 1L << 20;
+  static final long GIB = 1L << 30;
+  static final Duration SOON = Duration.ofSeconds(20);
+
+  /** Holds about 100 MiB of touched memory (GPU memory, on emulated GPUs) for a while. */
+  static String holding100MiB(int seconds) {
+    return aJob()
+        .command(
+            "python3", "-c", "import time; b = b'x' * (100 << 20); time.sleep(" + seconds + ")")
+        .gpus(1)
+        .gpuMemory("1GiB")
+        .json();
+  }
+
+  Exposition scrape() {
+    HttpApi.Response response = alice.as(null).get("/actuator/prometheus");
+    assertThat(response.status()).isEqualTo(200);
+    return Exposition.parse(response.body());
+  }
+
+  void awaitState(String id, String state) {
+    await().atMost(SOON).untilAsserted(() -> assertThat(alice.state(id)).isEqualTo(state));
+  }
+
+  /** Scrapes until a scrape satisfies {@code condition}, and returns that scrape. */
+  Exposition awaitScrape(Consumer<Exposition> condition) {
+    AtomicReference<Exposition> satisfying = new AtomicReference<>();
+    await()
+        .atMost(SOON)
+        .untilAsserted(
+            () -> {
+              Exposition exposition = scrape();
+              condition.accept(exposition);
+              satisfying.set(exposition);
+            });
+    return satisfying.get();
+  }
+
+  /** A condition: the job has series of each of these names. */
+  static Consumer<Exposition> hasSeries(String jobId, String... names) {
+    return exposition -> {
+      for (String name : names) {
+        assertThat(exposition.samples(name, s -> jobId.equals(s.label("job_id"))))
+            .as(name + " of " + jobId)
+            .isNotEmpty();
+      }
+    };
+  }
+
+  /**
+   * A scrape taken while a GPU job runs and has all its series: what Prometheus sees on a busy
+   * node, with every kind of series present.
+   */
+  Exposition scrapeWhileAGpuJobRuns() {
+    String id = alice.submit(holding100MiB(5));
+    awaitState(id, "RUNNING");
+    return awaitScrape(
+        hasSeries(
+            id,
+            "gpuq_process_gpu_memory_used_bytes",
+            "gpuq_job_gpu_memory_used_bytes",
+            "gpuq_job_gpu_memory_budget_bytes",
+            "gpuq_job_resident_memory_bytes",
+            "gpuq_job_cpu_seconds_total",
+            "gpuq_job_cpu_usage_ratio"));
+  }
+
+  static Map<String, String> job(String id) {
+    return Map.of("node", "test-node", "job_id", id);
+  }
+}
