@@ -79,9 +79,9 @@ final class BenchClient {
   }
 
   /**
-   * Whether any job at all is in this state: a one-row query on the queue index, cheap to poll.
-   * Deliberately without the label filter: with jobs queued and the scheduler committing, H2 runs
-   * the label subquery again for every queued row, and one such poll took minutes.
+   * Whether any job at all is in this state: a one-row query. Deliberately without the label
+   * filter: with jobs queued and the scheduler committing, H2 runs the label subquery again for
+   * every queued row, and one such request took minutes.
    */
   boolean any(String state) {
     return !JSON.readTree(getOk("/api/v1/jobs?limit=1&state=" + state)).get("items").isEmpty();
