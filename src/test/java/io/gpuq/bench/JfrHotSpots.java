@@ -119,11 +119,18 @@ final class JfrHotSpots {
   private static Set<String> gpuqMethods(List<RecordedFrame> frames) {
     Set<String> methods = new LinkedHashSet<>();
     for (RecordedFrame frame : frames) {
-      if (frame.getMethod().getType().getName().startsWith("io.gpuq.")) {
+      String cls = frame.getMethod().getType().getName();
+      if (cls.startsWith("io.gpuq.") && !generated(cls)) {
         methods.add(method(frame));
       }
     }
     return methods;
+  }
+
+  /** Lambdas and Spring proxies: they only repeat the method that follows on the stack. */
+  private static boolean generated(String cls) {
+    String simple = cls.substring(cls.lastIndexOf('.') + 1);
+    return cls.contains("$$") || simple.isEmpty() || Character.isDigit(simple.charAt(0));
   }
 
   private static String method(RecordedFrame frame) {

@@ -117,10 +117,14 @@ public final class ThroughputBench {
   private Report run() throws Exception {
     long t0 = System.nanoTime();
     Batch warm = batch("warm-up", List.of("true"), settings.warmup);
-    latency(Math.min(20, settings.latencyJobs));
+    int sequentialWarmup = Math.min(20, settings.latencyJobs);
+    latency(sequentialWarmup);
     System.out.printf(
-        "warm-up: %d jobs of true at %.0f jobs/s and 20 sequential jobs, discarded (%.1f s)%n",
-        settings.warmup, warm.endToEndPerSecond(), (System.nanoTime() - t0) / 1e9);
+        "warm-up: %d jobs of true at %.0f jobs/s and %d sequential jobs, discarded (%.1f s)%n",
+        settings.warmup,
+        warm.endToEndPerSecond(),
+        sequentialWarmup,
+        (System.nanoTime() - t0) / 1e9);
 
     Path recording = null;
     if (settings.profile) {
