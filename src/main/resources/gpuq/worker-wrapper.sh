@@ -13,5 +13,6 @@ exit_file=$1
 shift
 "$@"
 code=$?
-printf '%s\n' "$code" > "$exit_file.tmp" && mv -f "$exit_file.tmp" "$exit_file"
+# One short write, with shell built-ins only: an external mv would cost a process per job.
+printf '%s\n' "$code" > "$exit_file"
 exit "$code"

@@ -200,7 +200,8 @@ public class CoreConfiguration {
       Clock clock,
       NodeIdentity node,
       GpuqProperties properties,
-      NodeRegistry nodes) {
+      NodeRegistry nodes,
+      ExecutorService jobStarter) {
     return new Dispatcher(
         jobs,
         workers,
@@ -211,7 +212,13 @@ public class CoreConfiguration {
         clock,
         node.name(),
         properties.scheduler().cpuSlots(),
-        nodes::selects);
+        nodes::selects,
+        jobStarter);
+  }
+
+  @Bean(destroyMethod = "shutdown")
+  ExecutorService jobStarter() {
+    return Executors.newFixedThreadPool(4, daemon("gpuq-starter"));
   }
 
   @Bean

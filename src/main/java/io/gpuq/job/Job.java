@@ -126,7 +126,8 @@ public class Job {
   @Fetch(FetchMode.SUBSELECT)
   private List<JobAttempt> attempts = new ArrayList<>();
 
-  @Version private long version;
+  // Nullable, so that a new entity with its own id is persisted, not merged (no select first).
+  @Version private Long version;
 
   protected Job() {}
 

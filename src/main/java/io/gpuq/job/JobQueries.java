@@ -40,14 +40,15 @@ final class JobQueries {
         all.add(cb.lessThan(root.get("id"), filter.beforeId()));
       }
       for (Map.Entry<String, String> label : filter.labels().entrySet()) {
-        Subquery<String> carrying = query.subquery(String.class);
-        Root<Job> labelled = carrying.from(Job.class);
-        MapJoin<Job, String, String> labels = labelled.joinMap("labels");
+        // A correlated EXISTS: H2 re-runs an uncorrelated IN (subquery) for every row.
+        Subquery<Integer> carrying = query.subquery(Integer.class);
+        Root<Job> same = carrying.correlate(root);
+        MapJoin<Job, String, String> labels = same.joinMap("labels");
         carrying
-            .select(labelled.get("id"))
+            .select(cb.literal(1))
             .where(
                 cb.equal(labels.key(), label.getKey()), cb.equal(labels.value(), label.getValue()));
-        all.add(root.get("id").in(carrying));
+        all.add(cb.exists(carrying));
       }
       return cb.and(all.toArray(Predicate[]::new));
     };

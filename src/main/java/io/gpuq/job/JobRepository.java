@@ -24,9 +24,11 @@ public interface JobRepository extends JpaRepository<Job, String>, JpaSpecificat
 
   /** The head of the queue in scheduling order: priority first, then submission order. */
   @Query(
-      "select j from Job j where j.state = io.gpuq.job.JobState.QUEUED"
+      "select new io.gpuq.job.QueuedJob(j.id, j.gpus, j.gpuMemoryBytes, j.gpuFraction,"
+          + " j.priority, j.queuedAt, j.nodeSelector)"
+          + " from Job j where j.state = io.gpuq.job.JobState.QUEUED"
           + " order by j.priority desc, j.id asc")
-  List<Job> findQueueHead(Limit limit);
+  List<QueuedJob> findQueueHead(Limit limit);
 
   @Query("select j.state, count(j) from Job j group by j.state")
   List<Object[]> countByStateRaw();

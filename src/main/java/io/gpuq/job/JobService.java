@@ -136,7 +136,7 @@ public class JobService {
   }
 
   /** The head of the queue, in scheduling order. */
-  public List<Job> queueHead(int limit) {
+  public List<QueuedJob> queueHead(int limit) {
     return tx.execute(status -> jobs.findQueueHead(Limit.of(limit)));
   }
 
@@ -178,8 +178,9 @@ public class JobService {
   public void recordWorkerProcess(String id, int attempt, long pid, long pidStartTicks) {
     retryingOnConflict(
         status -> {
+          // Not only while RUNNING: a fast worker may have ended (and been recorded) already.
           jobs.findById(id)
-              .filter(job -> job.attempt() == attempt && job.state() == JobState.RUNNING)
+              .filter(job -> job.attempt() == attempt)
               .ifPresent(job -> job.recordWorkerProcess(pid, pidStartTicks));
           return null;
         });

@@ -32,7 +32,8 @@ public class Node {
   @Column(nullable = false)
   private Instant heartbeatAt;
 
-  @Version private long version;
+  // Nullable, so that a new entity with its own id is persisted, not merged (no select first).
+  @Version private Long version;
 
   protected Node() {}
 

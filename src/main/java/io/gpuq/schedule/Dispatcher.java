@@ -3,9 +3,9 @@ package io.gpuq.schedule;
 import io.gpuq.gpu.GpuDevice;
 import io.gpuq.gpu.GpuInventory;
 import io.gpuq.gpu.GpuUsage;
-import io.gpuq.job.Job;
 import io.gpuq.job.JobPlacement;
 import io.gpuq.job.JobService;
+import io.gpuq.job.QueuedJob;
 import io.gpuq.launch.Workers;
 import io.gpuq.placement.GpuCapacity;
 import io.gpuq.placement.PlacementDecision;
@@ -18,7 +18,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
@@ -38,6 +40,7 @@ public class Dispatcher {
   private final String node;
   private final int cpuSlots;
   private final Predicate<Map<String, String>> selects;
+  private final Executor starter;
   private final Map<Integer, Instant> lastStartOnGpu = new ConcurrentHashMap<>();
 
   public Dispatcher(
@@ -50,8 +53,10 @@ public class Dispatcher {
       Clock clock,
       String node,
       int cpuSlots,
-      Predicate<Map<String, String>> selects) {
+      Predicate<Map<String, String>> selects,
+      Executor starter) {
     this.selects = selects;
+    this.starter = starter;
     this.jobs = jobs;
     this.workers = workers;
     this.execution = execution;
@@ -64,7 +69,7 @@ public class Dispatcher {
   }
 
   public DispatchResult dispatch() {
-    List<Job> queue =
+    List<QueuedJob> queue =
         jobs.queueHead(placer.policy().lookahead()).stream()
             .filter(job -> selects.test(job.nodeSelector()))
             .toList();
@@ -79,11 +84,19 @@ public class Dispatcher {
     }
     int freeCpu = Math.max(0, cpuSlots - workers.cpuOnlyCount());
     PlacementPlan plan = placer.plan(capacities(), freeCpu, requests, now);
-    int started = 0;
+    // Starts run side by side (each is two commits and a process spawn), and the pass waits for
+    // them all, so that the next pass sees their capacity taken.
+    List<CompletableFuture<Boolean>> starts = new ArrayList<>();
     for (PlacementDecision decision : plan.starts()) {
-      if (execution.start(decision.jobId(), placementOf(decision))) {
+      decision.gpuIndices().forEach(gpu -> lastStartOnGpu.put(gpu, now));
+      starts.add(
+          CompletableFuture.supplyAsync(
+              () -> execution.start(decision.jobId(), placementOf(decision)), starter));
+    }
+    int started = 0;
+    for (CompletableFuture<Boolean> start : starts) {
+      if (start.join()) {
         started++;
-        decision.gpuIndices().forEach(gpu -> lastStartOnGpu.put(gpu, now));
       }
     }
     Duration retryIn = plan.retryAt().map(at -> Duration.between(now, at)).orElse(null);

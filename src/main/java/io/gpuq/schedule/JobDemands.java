@@ -1,7 +1,7 @@
 package io.gpuq.schedule;
 
-import io.gpuq.job.Job;
 import io.gpuq.job.JobSpec;
+import io.gpuq.job.QueuedJob;
 import io.gpuq.placement.MemoryDemand;
 import io.gpuq.placement.PlacementRequest;
 import java.time.Instant;
@@ -11,7 +11,7 @@ final class JobDemands {
 
   private JobDemands() {}
 
-  static PlacementRequest requestOf(Job job, long sequence) {
+  static PlacementRequest requestOf(QueuedJob job, long sequence) {
     return new PlacementRequest(
         job.id(),
         job.gpus(),

@@ -285,10 +285,10 @@ abstract class JobRepositoryContract {
     save(cancelled(10));
 
     assertThat(repository.findQueueHead(Limit.of(3)))
-        .extracting(Job::id)
+        .extracting(QueuedJob::id)
         .containsExactly(highFirst.id(), highSecond.id(), low.id());
     assertThat(service.queueHead(10))
-        .extracting(Job::id)
+        .extracting(QueuedJob::id)
         .containsExactly(highFirst.id(), highSecond.id(), low.id(), lowest.id());
   }
 
