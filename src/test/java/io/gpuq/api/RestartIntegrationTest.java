@@ -32,7 +32,11 @@ class RestartIntegrationTest {
 
     try (ConfigurableApplicationContext first = start(dataDir, 2)) {
       HttpApi api = api(first);
-      succeeded = api.submit(aJob().shell("echo done").json());
+      succeeded =
+          api.post("/api/v1/jobs", aJob().shell("echo done").json(), "Idempotency-Key", "once")
+              .json()
+              .get("id")
+              .asString();
       failed = api.submit(aJob().shell("exit 7").maxAttempts(2).json());
       await().atMost(Duration.ofSeconds(20)).until(() -> api.state(succeeded).equals("SUCCEEDED"));
       await().atMost(Duration.ofSeconds(20)).until(() -> api.state(failed).equals("FAILED"));
@@ -48,6 +52,10 @@ class RestartIntegrationTest {
     try (ConfigurableApplicationContext restarted = start(dataDir, 2)) {
       HttpApi api = api(restarted);
 
+      var resubmitted =
+          api.post("/api/v1/jobs", aJob().shell("echo done").json(), "Idempotency-Key", "once");
+      assertThat(resubmitted.status()).isEqualTo(200);
+      assertThat(resubmitted.json().get("id").asString()).isEqualTo(succeeded);
       JsonNode ok = api.job(succeeded);
       assertThat(ok.get("state").asString()).isEqualTo("SUCCEEDED");
       assertThat(ok.get("exitCode").asInt()).isZero();

@@ -49,7 +49,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * context at a fresh database that Flyway migrates; tests commit for real, as the application does,
  * and several of them race real threads against each other.
  */
-@DataJpaTest
+@DataJpaTest(showSql = false)
 @AutoConfigureTestDatabase(replace = AutoConfigureTestDatabase.Replace.NONE)
 // Commits for real: rollback-only test transactions would hide constraint and version checks.
 @Transactional(propagation = Propagation.NOT_SUPPORTED)

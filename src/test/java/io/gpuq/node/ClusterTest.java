@@ -63,6 +63,11 @@ class ClusterTest {
         nodes.add(job.get("placement").get("node").asString());
       }
       assertThat(nodes).hasSizeGreaterThan(1);
+      var first = apis.get(0).post("/api/v1/jobs", aJob().json(), "Idempotency-Key", "k-1");
+      var again = apis.get(1).post("/api/v1/jobs", aJob().json(), "Idempotency-Key", "k-1");
+      assertThat(first.status()).isEqualTo(201);
+      assertThat(again.status()).isEqualTo(200);
+      assertThat(again.json().get("id").asString()).isEqualTo(first.json().get("id").asString());
       JsonNode gpus = apis.get(2).get("/api/v1/gpus").json();
       Set<String> gpuNodes = new HashSet<>();
       gpus.forEach(gpu -> gpuNodes.add(gpu.get("node").asString()));

@@ -26,9 +26,10 @@ import org.junit.jupiter.api.io.TempDir;
  * The hook, run by a real python3 with the environment {@link WorkerEnvironment} produces, against
  * stand-in {@code torch} and {@code tensorflow} packages that record what is done to them.
  */
-class PythonHookTest {
+public class PythonHookTest {
 
-  private static final String FAKE_TORCH_INIT = "from torch import cuda\n";
+  /** A stand-in for torch, shared with the end-to-end hook test. */
+  public static final String FAKE_TORCH_INIT = "from torch import cuda\n";
 
   private static final String FAKE_TORCH_CUDA_COMMON =
       """
@@ -62,7 +63,7 @@ class PythonHookTest {
       """;
 
   /** Like torch: calls queued with _lazy_call run when CUDA initialises. */
-  private static final String FAKE_TORCH_CUDA =
+  public static final String FAKE_TORCH_CUDA =
       FAKE_TORCH_CUDA_COMMON
           + """
 
