@@ -89,6 +89,11 @@ public final class WorkerEnvironment {
   private static final List<String> PRIVATE_PREFIXES =
       List.of("GPUQ_", "GPUQ.", "SPRING_", "SPRING.");
 
+  // Options for gpuq's own JVM (heap size and the like), which a Java training run would
+  // otherwise pick up as its own.
+  private static final Set<String> PRIVATE_NAMES =
+      Set.of("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS");
+
   private final WorkerEnvironmentSettings settings;
 
   public WorkerEnvironment(WorkerEnvironmentSettings settings) {
@@ -258,6 +263,6 @@ public final class WorkerEnvironment {
 
   private static boolean isPrivate(String name) {
     String upper = name.toUpperCase(Locale.ROOT);
-    return PRIVATE_PREFIXES.stream().anyMatch(upper::startsWith);
+    return PRIVATE_NAMES.contains(upper) || PRIVATE_PREFIXES.stream().anyMatch(upper::startsWith);
   }
 }

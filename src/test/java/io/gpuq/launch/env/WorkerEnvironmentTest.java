@@ -331,7 +331,8 @@ class WorkerEnvironmentTest {
     private final WorkerSpec spec = aWorker().framework(Framework.JAX).build();
 
     @Test
-    @DisplayName("inherits gpuq's environment except its own GPUQ_ and SPRING_ settings")
+    @DisplayName(
+        "inherits gpuq's environment except its own GPUQ_ and SPRING_ settings and JVM options")
     void dropsGpuqsPrivateSettings() {
       var base =
           Map.of(
@@ -340,11 +341,13 @@ class WorkerEnvironmentTest {
               "GPUQ_AUTH_TOKENS_0_TOKEN", "s3cret",
               "SPRING_DATASOURCE_PASSWORD", "hunter2",
               "spring.datasource.password", "hunter2",
-              "gpuq_data_dir", "/var/lib/gpuq");
+              "gpuq_data_dir", "/var/lib/gpuq",
+              "JAVA_TOOL_OPTIONS", "-Xmx1g");
 
       var env = environment.environment(spec, base, Map.of());
 
       assertThat(env).containsEntry("PATH", "/usr/bin").containsEntry("HOME", "/home/gpuq");
+      assertThat(env).doesNotContainKey("JAVA_TOOL_OPTIONS");
       assertThat(env.keySet())
           .noneMatch(name -> name.toUpperCase().startsWith("SPRING"))
           .filteredOn(name -> name.toUpperCase().startsWith("GPUQ"))
