@@ -54,7 +54,8 @@ public final class ThroughputBench {
       int warmup,
       int slots,
       boolean profile,
-      boolean build) {
+      boolean build,
+      List<String> jvm) {
 
     static Settings parse(String[] args) {
       Map<String, String> given = new LinkedHashMap<>();
@@ -73,10 +74,14 @@ public final class ThroughputBench {
               Integer.parseInt(given.getOrDefault("warmup", "200")),
               Integer.parseInt(given.getOrDefault("slots", "8")),
               Boolean.parseBoolean(given.getOrDefault("profile", "false")),
-              Boolean.parseBoolean(given.getOrDefault("build", "true")));
+              Boolean.parseBoolean(given.getOrDefault("build", "true")),
+              given.getOrDefault("jvm", "").isBlank()
+                  ? List.of()
+                  : List.of(given.get("jvm").trim().split("\\s+")));
       given
           .keySet()
-          .removeAll(List.of("jobs", "clients", "latency", "warmup", "slots", "profile", "build"));
+          .removeAll(
+              List.of("jobs", "clients", "latency", "warmup", "slots", "profile", "build", "jvm"));
       if (!given.isEmpty()) {
         throw new IllegalArgumentException("unknown arguments " + given.keySet());
       }
@@ -93,7 +98,7 @@ public final class ThroughputBench {
         settings.jobs, settings.clients, settings.slots, cpus(), loadAtStart);
     ensureJar(settings.build);
 
-    List<String> jvm = new ArrayList<>();
+    List<String> jvm = new ArrayList<>(settings.jvm);
     if (settings.profile) {
       // Spring's request stacks are deeper than JFR's default of 64 frames.
       jvm.add("-XX:FlightRecorderOptions:stackdepth=512");
