@@ -1,12 +1,10 @@
 package io.gpuq.job;
 
-import jakarta.persistence.LockModeType;
 import java.util.List;
 import java.util.Optional;
 import org.springframework.data.domain.Limit;
 import org.springframework.data.jpa.repository.JpaRepository;
 import org.springframework.data.jpa.repository.JpaSpecificationExecutor;
-import org.springframework.data.jpa.repository.Lock;
 import org.springframework.data.jpa.repository.Query;
 import org.springframework.data.repository.query.Param;
 
@@ -15,11 +13,11 @@ public interface JobRepository extends JpaRepository<Job, String>, JpaSpecificat
   Optional<Job> findByOwnerAndIdempotencyKey(String owner, String idempotencyKey);
 
   /**
-   * The job with its row locked until the transaction ends: how a node claims a queued job, so that
-   * of several nodes claiming at once one wins and the others find it already started.
+   * The job with its row locked until the transaction ends, or nothing if another transaction holds
+   * it ({@code FOR UPDATE SKIP LOCKED}): how a node claims a queued job. Of several nodes claiming
+   * at once one wins; the others move on at once instead of queueing on the lock.
    */
-  @Lock(LockModeType.PESSIMISTIC_WRITE)
-  @Query("select j from Job j where j.id = :id")
+  @Query(value = "select * from jobs where id = :id for update skip locked", nativeQuery = true)
   Optional<Job> findForUpdate(@Param("id") String id);
 
   /** The head of the queue in scheduling order: priority first, then submission order. */
