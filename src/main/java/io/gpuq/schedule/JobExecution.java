@@ -79,30 +79,34 @@ public class JobExecution {
     if (job == null) {
       return false;
     }
-    LaunchRequest request =
-        new LaunchRequest(
-            job.id(),
-            job.attempt(),
-            job.command(),
-            job.workingDir() == null ? null : Path.of(job.workingDir()),
-            environment.apply(job, placement),
-            files.jobDir(job.id()),
-            job.timeout(),
-            placement);
+    RunningWorker worker;
     try {
-      RunningWorker worker = workers.start(request, exit -> ended(exit, placement));
-      attachGpus(worker, placement);
-      long startTicks = procFs.stat(worker.pid()).map(ProcStat::startTimeTicks).orElse(0L);
-      jobs.recordWorkerProcess(job.id(), job.attempt(), worker.pid(), startTicks);
-    } catch (LaunchException e) {
+      LaunchRequest request =
+          new LaunchRequest(
+              job.id(),
+              job.attempt(),
+              job.command(),
+              job.workingDir() == null ? null : Path.of(job.workingDir()),
+              environment.apply(job, placement),
+              files.jobDir(job.id()),
+              job.timeout(),
+              placement);
+      worker = workers.start(request, exit -> ended(exit, placement));
+    } catch (LaunchException | RuntimeException e) {
+      // The job is marked started: whatever stops its launch must end the attempt, or it would
+      // stay RUNNING with no worker.
       log.info("job {} could not be launched: {}", job.id(), e.getMessage());
       jobs.recordAttemptEnd(
           job.id(),
           job.attempt(),
-          new AttemptOutcome(FailureReason.LAUNCH_ERROR, e.getMessage(), -1),
+          new AttemptOutcome(FailureReason.LAUNCH_ERROR, String.valueOf(e.getMessage()), null),
           0);
       onCapacityFreed.run();
+      return true;
     }
+    attachGpus(worker, placement);
+    long startTicks = procFs.stat(worker.pid()).map(ProcStat::startTimeTicks).orElse(0L);
+    jobs.recordWorkerProcess(job.id(), job.attempt(), worker.pid(), startTicks);
     return true;
   }
 
