@@ -58,7 +58,18 @@ public final class Workers {
   }
 
   private RunningWorker watch(RunningWorker worker, Consumer<WorkerExit> onExit) {
-    live.put(worker.jobId(), worker);
+    RunningWorker earlier = live.put(worker.jobId(), worker);
+    if (earlier != null && earlier.markStopping(StopReason.STALE)) {
+      // An earlier attempt of the same job still runs here (its job was declared lost while this
+      // node was silent, then requeued and claimed by this node again): only one may run.
+      log.warn(
+          "job {} attempt {} starts while attempt {} (pid {}) still runs here: stopping that one",
+          worker.jobId(),
+          worker.attempt(),
+          earlier.attempt(),
+          earlier.pid());
+      stopper.stop(earlier.pid(), killGrace);
+    }
     worker.exitCode().thenAcceptAsync(code -> exited(worker, code, onExit), exitExecutor);
     return worker;
   }
