@@ -1,5 +1,6 @@
 package io.gpuq.job;
 
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import org.springframework.data.domain.Limit;
@@ -13,12 +14,15 @@ public interface JobRepository extends JpaRepository<Job, String>, JpaSpecificat
   Optional<Job> findByOwnerAndIdempotencyKey(String owner, String idempotencyKey);
 
   /**
-   * The job with its row locked until the transaction ends, or nothing if another transaction holds
-   * it ({@code FOR UPDATE SKIP LOCKED}): how a node claims a queued job. Of several nodes claiming
-   * at once one wins; the others move on at once instead of queueing on the lock.
+   * Those of the given jobs that are still queued, locked until the transaction ends; rows another
+   * transaction holds are skipped ({@code FOR UPDATE SKIP LOCKED}). This is how a node claims: of
+   * several nodes claiming one job at once, one wins and the others move on at once instead of
+   * queueing on its lock.
    */
-  @Query(value = "select * from jobs where id = :id for update skip locked", nativeQuery = true)
-  Optional<Job> findForUpdate(@Param("id") String id);
+  @Query(
+      value = "select * from jobs where id in (:ids) and state = 'QUEUED' for update skip locked",
+      nativeQuery = true)
+  List<Job> findQueuedForUpdate(@Param("ids") Collection<String> ids);
 
   /** The head of the queue in scheduling order: priority first, then submission order. */
   @Query(

@@ -3,6 +3,7 @@ package io.gpuq.job;
 import io.gpuq.security.Caller;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -142,26 +143,35 @@ public class JobService {
 
   /** Marks a queued job as started with this placement; empty if it is no longer queued. */
   public Optional<Job> markStarted(String id, JobPlacement placement) {
-    Optional<Job> started =
+    return markStarted(Map.of(id, placement)).stream().findFirst();
+  }
+
+  /**
+   * Claims several queued jobs in one transaction, each with its placement: the jobs still queued
+   * and not being claimed by another node right now ({@code FOR UPDATE SKIP LOCKED}) are started;
+   * the others are left out of the answer. One commit for a whole scheduling pass.
+   */
+  public List<Job> markStarted(Map<String, JobPlacement> placements) {
+    if (placements.isEmpty()) {
+      return List.of();
+    }
+    List<Job> started =
         retryingOnConflict(
-            status ->
-                jobs.findForUpdate(id)
-                    .filter(job -> job.state() == JobState.QUEUED)
-                    .map(
-                        job -> {
-                          job.start(placement, clock.instant());
-                          return job;
-                        }));
-    started.ifPresent(
-        job ->
-            notify(
-                l ->
-                    l.attemptStarted(
-                        job.id(),
-                        job.attempt(),
-                        job.createdAt(),
-                        job.queuedAt(),
-                        job.startedAt())));
+            status -> {
+              Instant now = clock.instant();
+              List<Job> claimed = new ArrayList<>();
+              for (Job job : jobs.findQueuedForUpdate(placements.keySet())) {
+                job.start(placements.get(job.id()), now);
+                claimed.add(job);
+              }
+              return claimed;
+            });
+    for (Job job : started) {
+      notify(
+          l ->
+              l.attemptStarted(
+                  job.id(), job.attempt(), job.createdAt(), job.queuedAt(), job.startedAt()));
+    }
     return started;
   }
 

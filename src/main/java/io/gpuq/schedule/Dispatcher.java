@@ -3,6 +3,7 @@ package io.gpuq.schedule;
 import io.gpuq.gpu.GpuDevice;
 import io.gpuq.gpu.GpuInventory;
 import io.gpuq.gpu.GpuUsage;
+import io.gpuq.job.Job;
 import io.gpuq.job.JobPlacement;
 import io.gpuq.job.JobService;
 import io.gpuq.job.QueuedJob;
@@ -16,6 +17,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -84,21 +86,22 @@ public class Dispatcher {
     }
     int freeCpu = Math.max(0, cpuSlots - workers.cpuOnlyCount());
     PlacementPlan plan = placer.plan(capacities(), freeCpu, requests, now);
-    // Starts run side by side (each is two commits and a process spawn), and the pass waits for
-    // them all, so that the next pass sees their capacity taken.
-    List<CompletableFuture<Boolean>> starts = new ArrayList<>();
+    Map<String, JobPlacement> placements = new LinkedHashMap<>();
     for (PlacementDecision decision : plan.starts()) {
-      decision.gpuIndices().forEach(gpu -> lastStartOnGpu.put(gpu, now));
-      starts.add(
-          CompletableFuture.supplyAsync(
-              () -> execution.start(decision.jobId(), placementOf(decision)), starter));
+      placements.put(decision.jobId(), placementOf(decision));
     }
-    int started = 0;
-    for (CompletableFuture<Boolean> start : starts) {
-      if (start.join()) {
-        started++;
-      }
+    // One transaction claims the whole plan; jobs another node claimed meanwhile drop out.
+    List<Job> claimed = jobs.markStarted(placements);
+    // Launches run side by side (each is a process spawn and a commit), and the pass waits for
+    // them all, so that the next pass sees their capacity taken.
+    List<CompletableFuture<Void>> launches = new ArrayList<>();
+    for (Job job : claimed) {
+      JobPlacement placement = placements.get(job.id());
+      placement.gpus().forEach(gpu -> lastStartOnGpu.put(gpu.index(), now));
+      launches.add(CompletableFuture.runAsync(() -> execution.launch(job, placement), starter));
     }
+    launches.forEach(CompletableFuture::join);
+    int started = claimed.size();
     Duration retryIn = plan.retryAt().map(at -> Duration.between(now, at)).orElse(null);
     return new DispatchResult(started, retryIn);
   }

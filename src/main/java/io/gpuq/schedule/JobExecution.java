@@ -73,12 +73,11 @@ public class JobExecution {
     this.onCapacityFreed = listener;
   }
 
-  /** Starts the job if it is still queued; returns whether a worker now runs (or tried to). */
-  public boolean start(String jobId, JobPlacement placement) {
-    Job job = jobs.markStarted(jobId, placement).orElse(null);
-    if (job == null) {
-      return false;
-    }
+  /**
+   * Launches the worker of a job this node has just claimed (marked started with this placement). A
+   * launch that fails ends the attempt as LAUNCH_ERROR.
+   */
+  public void launch(Job job, JobPlacement placement) {
     RunningWorker worker;
     try {
       LaunchRequest request =
@@ -102,12 +101,11 @@ public class JobExecution {
           new AttemptOutcome(FailureReason.LAUNCH_ERROR, String.valueOf(e.getMessage()), null),
           0);
       onCapacityFreed.run();
-      return true;
+      return;
     }
     attachGpus(worker, placement);
     long startTicks = procFs.stat(worker.pid()).map(ProcStat::startTimeTicks).orElse(0L);
     jobs.recordWorkerProcess(job.id(), job.attempt(), worker.pid(), startTicks);
-    return true;
   }
 
   /**

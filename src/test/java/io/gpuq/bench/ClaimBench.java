@@ -87,7 +87,13 @@ public final class ClaimBench {
           Map.of());
 
   record Settings(
-      int jobs, int[] threads, List<String> orders, int rate, int streamSeconds, int warmup) {
+      int jobs,
+      int[] threads,
+      List<String> orders,
+      int rate,
+      int streamSeconds,
+      int warmup,
+      int batch) {
 
     static Settings parse(String[] args) {
       Map<String, String> given = new LinkedHashMap<>();
@@ -107,8 +113,11 @@ public final class ClaimBench {
               List.of(given.getOrDefault("orders", "same,spread").split(",")),
               Integer.parseInt(given.getOrDefault("rate", "200")),
               Integer.parseInt(given.getOrDefault("stream", "5")),
-              Integer.parseInt(given.getOrDefault("warmup", "500")));
-      given.keySet().removeAll(List.of("jobs", "threads", "orders", "rate", "stream", "warmup"));
+              Integer.parseInt(given.getOrDefault("warmup", "500")),
+              Integer.parseInt(given.getOrDefault("batch", "8")));
+      given
+          .keySet()
+          .removeAll(List.of("jobs", "threads", "orders", "rate", "stream", "warmup", "batch"));
       if (!given.isEmpty()) {
         throw new IllegalArgumentException("unknown arguments: " + given.keySet());
       }
@@ -158,8 +167,13 @@ public final class ClaimBench {
     this.db = db;
   }
 
+  /** Jobs one claim transaction asks for (a node's free slots in one scheduling pass). */
+  private static final java.util.concurrent.atomic.AtomicInteger BATCH =
+      new java.util.concurrent.atomic.AtomicInteger(8);
+
   public static void main(String[] args) throws Exception {
     Settings settings = Settings.parse(args);
+    BATCH.set(settings.batch());
     System.out.printf(
         "ClaimBench: jobs=%d threads/node=%s orders=%s stream=%d/s for %d s, %d CPUs%n",
         settings.jobs,
@@ -334,16 +348,23 @@ public final class ClaimBench {
                       sleepMillis(1);
                       continue;
                     }
-                    for (int i = 0; i < head.size(); i++) {
-                      String id = head.get((i + offset) % head.size()).id();
-                      if (service.markStarted(id, placement).isPresent()) {
+                    // As a node's scheduler does: claim up to `batch` jobs (its free slots) in one
+                    // transaction, then look at the head again.
+                    for (int i = 0; i < head.size(); i += BATCH.get()) {
+                      java.util.Map<String, JobPlacement> wanted = new java.util.LinkedHashMap<>();
+                      for (int j = i; j < Math.min(head.size(), i + BATCH.get()); j++) {
+                        wanted.put(head.get((j + offset) % head.size()).id(), placement);
+                      }
+                      List<io.gpuq.job.Job> got = service.markStarted(wanted);
+                      if (!got.isEmpty()) {
                         lastClaim.set(System.nanoTime());
-                        if (!claimed.add(id)) {
+                      }
+                      for (io.gpuq.job.Job job : got) {
+                        if (!claimed.add(job.id())) {
                           duplicateSuccesses.incrementAndGet();
                         }
-                      } else {
-                        lost.increment();
                       }
+                      lost.add(wanted.size() - got.size());
                     }
                   }
                 },
