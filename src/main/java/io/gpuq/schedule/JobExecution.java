@@ -152,14 +152,25 @@ public class JobExecution {
   }
 
   private void ended(WorkerExit exit, JobPlacement placement) {
+    // The worker's capacity is free already (it no longer counts as live): the next job may
+    // start while this one's end is written. A retried job is queued only once that is done,
+    // hence the second wake-up.
+    onCapacityFreed.run();
     try {
       gpus.detach(exit.pid());
-      String logTail = thisAttempt(LogFiles.tailBytes(files.log(exit.jobId()), logTailBytes));
-      AttemptOutcome outcome = classifier.classify(exit, logTail);
+      AttemptOutcome outcome = classifier.classify(exit, logTailIfFailed(exit));
       jobs.recordAttemptEnd(exit.jobId(), exit.attempt(), outcome, growthCap(placement));
     } finally {
       onCapacityFreed.run();
     }
+  }
+
+  /** Only a failure needs its log read (to recognise an out-of-memory death). */
+  private String logTailIfFailed(WorkerExit exit) {
+    if (exit.exitCode() != null && exit.exitCode() == 0) {
+      return "";
+    }
+    return thisAttempt(LogFiles.tailBytes(files.log(exit.jobId()), logTailBytes));
   }
 
   /** The part of a log tail that this attempt wrote: an earlier attempt's OOM is not this one's. */
