@@ -7,6 +7,7 @@ import io.gpuq.job.Framework;
 import io.gpuq.job.JobPlacement;
 import io.gpuq.job.JobService;
 import io.gpuq.job.JobSpec;
+import io.gpuq.job.JobSpecs;
 import io.gpuq.job.QueuedJob;
 import io.gpuq.security.Caller;
 import io.gpuq.support.GpuqCluster;
@@ -70,21 +71,7 @@ public final class ClaimBench {
   private static final int HEAD = 64;
   private static final Caller BENCH = new Caller("bench", GpuqProperties.Auth.Role.ADMIN);
   private static final JobSpec SPEC =
-      new JobSpec(
-          "claim",
-          List.of("true"),
-          null,
-          Map.of(),
-          Framework.GENERIC,
-          0,
-          null,
-          null,
-          0,
-          null,
-          1,
-          1.5,
-          Map.of(),
-          Map.of());
+      JobSpecs.aSpec().name("claim").command("true").framework(Framework.GENERIC).build();
 
   record Settings(
       int jobs,

@@ -1,5 +1,6 @@
 package io.gpuq.job;
 
+import static io.gpuq.job.JobSpecs.aSpec;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -13,7 +14,6 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -607,10 +607,6 @@ abstract class JobRepositoryContract {
     return new JdbcTemplate(dataSource);
   }
 
-  static SpecBuilder aSpec() {
-    return new SpecBuilder();
-  }
-
   /** What one racer did: its value, or what it threw. */
   record Outcome<T>(T value, Throwable failure) {}
 
@@ -649,76 +645,6 @@ abstract class JobRepositoryContract {
       barrier.await(20, TimeUnit.SECONDS);
     } catch (Exception e) {
       throw new IllegalStateException("the other racer never came", e);
-    }
-  }
-
-  /** A valid job spec with test defaults. */
-  static final class SpecBuilder {
-    private List<String> command = List.of("python3", "train.py");
-    private String workingDir;
-    private Map<String, String> env = Map.of();
-    private Map<String, String> labels = Map.of();
-    private Long gpuMemory;
-    private int priority;
-    private Duration timeout;
-    private int attempts = 1;
-
-    SpecBuilder command(String... argv) {
-      this.command = List.of(argv);
-      return this;
-    }
-
-    SpecBuilder workingDir(String dir) {
-      this.workingDir = dir;
-      return this;
-    }
-
-    SpecBuilder env(Map<String, String> env) {
-      this.env = new HashMap<>(env);
-      return this;
-    }
-
-    SpecBuilder labels(Map<String, String> labels) {
-      this.labels = new HashMap<>(labels);
-      return this;
-    }
-
-    SpecBuilder gpuMemory(long bytes) {
-      this.gpuMemory = bytes;
-      return this;
-    }
-
-    SpecBuilder priority(int priority) {
-      this.priority = priority;
-      return this;
-    }
-
-    SpecBuilder timeout(Duration timeout) {
-      this.timeout = timeout;
-      return this;
-    }
-
-    SpecBuilder attempts(int attempts) {
-      this.attempts = attempts;
-      return this;
-    }
-
-    JobSpec build() {
-      return new JobSpec(
-          "train",
-          command,
-          workingDir,
-          env,
-          Framework.PYTORCH,
-          gpuMemory == null ? 0 : 1,
-          gpuMemory,
-          null,
-          priority,
-          timeout,
-          attempts,
-          1.5,
-          labels,
-          Map.of());
     }
   }
 }

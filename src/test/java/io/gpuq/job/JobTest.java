@@ -1,11 +1,11 @@
 package io.gpuq.job;
 
+import static io.gpuq.job.JobSpecs.aSpec;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -16,10 +16,6 @@ class JobTest {
   private static final long GIB = 1L << 30;
   private static final JobPlacement ON_GPU_0 =
       new JobPlacement("node-1", List.of(new JobPlacement.Gpu(0, "GPU-0", 6 * GIB)), 0.375);
-
-  private static JobSpecBuilder aSpec() {
-    return new JobSpecBuilder();
-  }
 
   @Test
   void a_successful_first_attempt_ends_the_job() {
@@ -147,51 +143,5 @@ class JobTest {
 
     assertThat(job.peakGpuMemoryBytes()).isEqualTo(5 * GIB);
     assertThat(job.attempts().get(0).peakGpuMemoryBytes()).isEqualTo(5 * GIB);
-  }
-
-  /** Test-data builder for valid specs. */
-  static final class JobSpecBuilder {
-    private Long gpuMemory;
-    private Double fraction;
-    private int attempts = 1;
-    private double growth = 1.5;
-
-    JobSpecBuilder gpuMemory(long bytes) {
-      this.gpuMemory = bytes;
-      return this;
-    }
-
-    JobSpecBuilder fraction(double f) {
-      this.fraction = f;
-      return this;
-    }
-
-    JobSpecBuilder attempts(int n) {
-      this.attempts = n;
-      return this;
-    }
-
-    JobSpecBuilder growth(double g) {
-      this.growth = g;
-      return this;
-    }
-
-    JobSpec build() {
-      return new JobSpec(
-          "train",
-          List.of("python3", "train.py"),
-          null,
-          Map.of(),
-          Framework.JAX,
-          1,
-          gpuMemory,
-          fraction,
-          0,
-          null,
-          attempts,
-          growth,
-          Map.of(),
-          Map.of());
-    }
   }
 }

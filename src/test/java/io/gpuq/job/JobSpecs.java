@@ -1,0 +1,111 @@
+package io.gpuq.job;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Test-data builder for valid job specs: {@code aSpec().gpuMemory(gib(4)).attempts(3).build()}.
+ * Without a budget the job is CPU-only; with one it asks for one GPU.
+ */
+public final class JobSpecs {
+
+  private String name = "train";
+  private List<String> command = List.of("python3", "train.py");
+  private String workingDir;
+  private Map<String, String> env = Map.of();
+  private Map<String, String> labels = Map.of();
+  private Framework framework = Framework.PYTORCH;
+  private Long gpuMemory;
+  private Double fraction;
+  private int priority;
+  private Duration timeout;
+  private int attempts = 1;
+  private double growth = 1.5;
+
+  private JobSpecs() {}
+
+  public static JobSpecs aSpec() {
+    return new JobSpecs();
+  }
+
+  public JobSpecs name(String name) {
+    this.name = name;
+    return this;
+  }
+
+  public JobSpecs command(String... argv) {
+    this.command = List.of(argv);
+    return this;
+  }
+
+  public JobSpecs workingDir(String dir) {
+    this.workingDir = dir;
+    return this;
+  }
+
+  public JobSpecs env(Map<String, String> env) {
+    this.env = new HashMap<>(env);
+    return this;
+  }
+
+  public JobSpecs labels(Map<String, String> labels) {
+    this.labels = new HashMap<>(labels);
+    return this;
+  }
+
+  public JobSpecs framework(Framework framework) {
+    this.framework = framework;
+    return this;
+  }
+
+  public JobSpecs gpuMemory(long bytes) {
+    this.gpuMemory = bytes;
+    return this;
+  }
+
+  public JobSpecs fraction(double fraction) {
+    this.fraction = fraction;
+    return this;
+  }
+
+  public JobSpecs priority(int priority) {
+    this.priority = priority;
+    return this;
+  }
+
+  public JobSpecs timeout(Duration timeout) {
+    this.timeout = timeout;
+    return this;
+  }
+
+  public JobSpecs attempts(int attempts) {
+    this.attempts = attempts;
+    return this;
+  }
+
+  public JobSpecs growth(double growth) {
+    this.growth = growth;
+    return this;
+  }
+
+  public JobSpec build() {
+    int gpus = gpuMemory == null && fraction == null ? 0 : 1;
+    return new JobSpec(
+        name,
+        command,
+        workingDir,
+        env,
+        framework,
+        gpus,
+        gpuMemory,
+        fraction,
+        priority,
+        timeout,
+        attempts,
+        growth,
+        labels,
+        Map.of());
+  }
+}
