@@ -25,9 +25,7 @@ import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -83,31 +81,20 @@ public final class ClaimBench {
       int batch) {
 
     static Settings parse(String[] args) {
-      Map<String, String> given = new LinkedHashMap<>();
-      for (String arg : args) {
-        String[] kv = arg.replaceFirst("^--", "").split("=", 2);
-        if (kv.length != 2) {
-          throw new IllegalArgumentException("arguments are key=value, not " + arg);
-        }
-        given.put(kv[0], kv[1]);
-      }
+      BenchArgs given = new BenchArgs(args);
       Settings s =
           new Settings(
-              Integer.parseInt(given.getOrDefault("jobs", "5000")),
-              Arrays.stream(given.getOrDefault("threads", "1,2,4").split(","))
+              given.getInt("jobs", 5000),
+              Arrays.stream(given.get("threads", "1,2,4").split(","))
+                  .map(String::trim)
                   .mapToInt(Integer::parseInt)
                   .toArray(),
-              List.of(given.getOrDefault("orders", "same,spread").split(",")),
-              Integer.parseInt(given.getOrDefault("rate", "200")),
-              Integer.parseInt(given.getOrDefault("stream", "5")),
-              Integer.parseInt(given.getOrDefault("warmup", "500")),
-              Integer.parseInt(given.getOrDefault("batch", "8")));
-      given
-          .keySet()
-          .removeAll(List.of("jobs", "threads", "orders", "rate", "stream", "warmup", "batch"));
-      if (!given.isEmpty()) {
-        throw new IllegalArgumentException("unknown arguments: " + given.keySet());
-      }
+              List.of(given.get("orders", "same,spread").split(",")),
+              given.getInt("rate", 200),
+              given.getInt("stream", 5),
+              given.getInt("warmup", 500),
+              given.getInt("batch", 8));
+      given.requireAllRead();
       for (String order : s.orders) {
         if (!order.equals("same") && !order.equals("spread")) {
           throw new IllegalArgumentException("orders are same or spread, not " + order);

@@ -58,33 +58,19 @@ public final class ThroughputBench {
       List<String> jvm) {
 
     static Settings parse(String[] args) {
-      Map<String, String> given = new LinkedHashMap<>();
-      for (String arg : args) {
-        String[] kv = arg.replaceFirst("^--", "").split("=", 2);
-        if (kv.length != 2) {
-          throw new IllegalArgumentException("arguments are key=value, not " + arg);
-        }
-        given.put(kv[0], kv[1]);
-      }
+      BenchArgs given = new BenchArgs(args);
+      String jvm = given.get("jvm", "");
       Settings s =
           new Settings(
-              Integer.parseInt(given.getOrDefault("jobs", "1000")),
-              Integer.parseInt(given.getOrDefault("clients", "16")),
-              Integer.parseInt(given.getOrDefault("latency", "200")),
-              Integer.parseInt(given.getOrDefault("warmup", "200")),
-              Integer.parseInt(given.getOrDefault("slots", "8")),
-              Boolean.parseBoolean(given.getOrDefault("profile", "false")),
-              Boolean.parseBoolean(given.getOrDefault("build", "true")),
-              given.getOrDefault("jvm", "").isBlank()
-                  ? List.of()
-                  : List.of(given.get("jvm").trim().split("\\s+")));
-      given
-          .keySet()
-          .removeAll(
-              List.of("jobs", "clients", "latency", "warmup", "slots", "profile", "build", "jvm"));
-      if (!given.isEmpty()) {
-        throw new IllegalArgumentException("unknown arguments " + given.keySet());
-      }
+              given.getInt("jobs", 1000),
+              given.getInt("clients", 16),
+              given.getInt("latency", 200),
+              given.getInt("warmup", 200),
+              given.getInt("slots", 8),
+              Boolean.parseBoolean(given.get("profile", "false")),
+              Boolean.parseBoolean(given.get("build", "true")),
+              jvm.isBlank() ? List.of() : List.of(jvm.trim().split("\\s+")));
+      given.requireAllRead();
       return s;
     }
   }
