@@ -1,0 +1,52 @@
+package io.gpuq.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.gpuq.support.IntegrationTest;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+
+@DisplayName("The OpenAPI document and Swagger UI describe the API")
+class OpenApiDocumentIntegrationTest extends IntegrationTest {
+
+  @Test
+  void every_endpoint_with_its_errors_and_the_bearer_scheme_is_documented() {
+    JsonNode doc = alice.as(null).get("/v3/api-docs").json();
+
+    List<String> paths = new ArrayList<>();
+    doc.get("paths").propertyNames().forEach(paths::add);
+    assertThat(paths)
+        .contains(
+            "/api/v1/jobs",
+            "/api/v1/jobs/{id}",
+            "/api/v1/jobs/{id}/cancel",
+            "/api/v1/jobs/{id}/logs",
+            "/api/v1/gpus");
+    List<String> submitAnswers = new ArrayList<>();
+    doc.get("paths")
+        .get("/api/v1/jobs")
+        .get("post")
+        .get("responses")
+        .propertyNames()
+        .forEach(submitAnswers::add);
+    assertThat(submitAnswers).contains("201", "200", "400", "401", "413", "422");
+    assertThat(
+            doc.get("paths")
+                .get("/api/v1/jobs/{id}/cancel")
+                .get("post")
+                .get("responses")
+                .has("409"))
+        .isTrue();
+    JsonNode job = doc.get("components").get("schemas").get("Job").get("properties");
+    assertThat(job.has("state")).isTrue();
+    assertThat(job.has("failureReason")).isTrue();
+    assertThat(job.has("placement")).isTrue();
+    assertThat(job.has("attempts")).isTrue();
+    assertThat(doc.get("components").get("securitySchemes").get("bearer").get("scheme").asString())
+        .isEqualTo("bearer");
+    assertThat(alice.as(null).get("/swagger-ui/index.html").status()).isEqualTo(200);
+  }
+}
