@@ -27,15 +27,12 @@ public final class RequestSizeLimitFilter extends OncePerRequestFilter {
       HttpServletRequest request, HttpServletResponse response, FilterChain chain)
       throws ServletException, IOException {
     if (request.getContentLengthLong() > maxBytes) {
-      response.setStatus(413);
-      response.setContentType("application/problem+json");
-      response
-          .getWriter()
-          .write(
-              "{\"type\":\"about:blank\",\"title\":\"Content Too Large\",\"status\":413,"
-                  + "\"detail\":\"the request body is larger than "
-                  + maxBytes
-                  + " bytes\"}");
+      ProblemResponses.write(
+          request,
+          response,
+          HttpServletResponse.SC_REQUEST_ENTITY_TOO_LARGE,
+          "Content Too Large",
+          "the request body is larger than " + maxBytes + " bytes");
       return;
     }
     chain.doFilter(new Limited(request, maxBytes), response);

@@ -15,10 +15,6 @@ public record GpuInventory(
     devices = List.copyOf(devices);
   }
 
-  public boolean isEmulated() {
-    return GpuBackendSettings.EMULATED.equals(backendKind);
-  }
-
   public Optional<GpuDevice> device(int index) {
     return devices.stream().filter(d -> d.index() == index).findFirst();
   }

@@ -46,11 +46,4 @@ public record GpuUsage(
         .findFirst()
         .orElse(0);
   }
-
-  /** The job's total use over all its GPUs. */
-  public long jobTotalBytes(String jobId) {
-    return jobBytes.getOrDefault(jobId, Map.of()).values().stream()
-        .mapToLong(Long::longValue)
-        .sum();
-  }
 }

@@ -31,10 +31,6 @@ public final class ProcessSignals {
     return signalGroup(pgid, 0);
   }
 
-  public static boolean available() {
-    return LIBC != null;
-  }
-
   private static LibC loadLibC() {
     try {
       return Native.load("c", LibC.class);

@@ -113,16 +113,8 @@ public final class Workers {
     return same;
   }
 
-  public Optional<RunningWorker> get(String jobId) {
-    return Optional.ofNullable(live.get(jobId));
-  }
-
   public Collection<RunningWorker> live() {
     return List.copyOf(live.values());
-  }
-
-  public int count() {
-    return live.size();
   }
 
   /** Per GPU index, the sum of the budgets of the live workers placed on it. */

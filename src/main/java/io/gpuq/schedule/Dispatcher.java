@@ -8,6 +8,7 @@ import io.gpuq.job.JobPlacement;
 import io.gpuq.job.JobService;
 import io.gpuq.job.QueuedJob;
 import io.gpuq.launch.Workers;
+import io.gpuq.launch.env.WorkerEnvironment;
 import io.gpuq.placement.GpuCapacity;
 import io.gpuq.placement.PlacementDecision;
 import io.gpuq.placement.PlacementPlan;
@@ -136,7 +137,9 @@ public class Dispatcher {
     }
     long firstTotal =
         inventory.device(decision.gpuIndices().get(0)).orElseThrow().memoryTotalBytes();
-    double fraction = Math.floor(10_000.0 * decision.perGpuBudgetBytes() / firstTotal) / 10_000.0;
+    // The same rounded-down figure the worker gets in XLA_PYTHON_CLIENT_MEM_FRACTION.
+    double fraction =
+        WorkerEnvironment.memoryFraction(decision.perGpuBudgetBytes(), firstTotal).doubleValue();
     return new JobPlacement(node, gpus, fraction);
   }
 }

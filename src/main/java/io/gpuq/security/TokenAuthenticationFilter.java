@@ -1,5 +1,6 @@
 package io.gpuq.security;
 
+import io.gpuq.api.ProblemResponses;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -44,21 +45,15 @@ public final class TokenAuthenticationFilter extends OncePerRequestFilter {
       chain.doFilter(request, response);
     } else {
       boolean presented = request.getHeader("Authorization") != null;
-      response.setStatus(HttpServletResponse.SC_UNAUTHORIZED);
       response.setHeader(
           "WWW-Authenticate",
           presented ? "Bearer error=\"invalid_token\"" : "Bearer realm=\"gpuq\"");
-      response.setContentType("application/problem+json");
-      response
-          .getWriter()
-          .write(
-              "{\"type\":\"about:blank\",\"title\":\"Unauthorized\",\"status\":401,\"detail\":\""
-                  + (presented
-                      ? "the bearer token is not valid"
-                      : "send 'Authorization: Bearer <token>'")
-                  + "\",\"instance\":\""
-                  + jsonEscape(request.getRequestURI())
-                  + "\"}");
+      ProblemResponses.write(
+          request,
+          response,
+          HttpServletResponse.SC_UNAUTHORIZED,
+          "Unauthorized",
+          presented ? "the bearer token is not valid" : "send 'Authorization: Bearer <token>'");
     }
   }
 
@@ -74,19 +69,5 @@ public final class TokenAuthenticationFilter extends OncePerRequestFilter {
       return null;
     }
     return header.substring(BEARER.length()).trim();
-  }
-
-  private static String jsonEscape(String text) {
-    StringBuilder out = new StringBuilder();
-    for (char c : text.toCharArray()) {
-      if (c == '"' || c == '\\') {
-        out.append('\\').append(c);
-      } else if (c < 0x20) {
-        out.append(String.format("\\u%04x", (int) c));
-      } else {
-        out.append(c);
-      }
-    }
-    return out.toString();
   }
 }
