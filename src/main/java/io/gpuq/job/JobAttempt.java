@@ -13,10 +13,14 @@ import jakarta.persistence.JoinColumn;
 import jakarta.persistence.ManyToOne;
 import jakarta.persistence.Table;
 import java.time.Instant;
+import org.hibernate.annotations.DynamicUpdate;
 
 /** One attempt of a job: where it ran, with which budget, its process, peak and outcome. */
 @Entity
 @Table(name = "job_attempts")
+// Only changed columns are written: the worker's PID is recorded by a statement of its own, which
+// may land while another transaction records the attempt's end.
+@DynamicUpdate
 public class JobAttempt {
 
   @Id

@@ -6,6 +6,7 @@ import java.util.Optional;
 import org.springframework.data.domain.Limit;
 import org.springframework.data.jpa.repository.JpaRepository;
 import org.springframework.data.jpa.repository.JpaSpecificationExecutor;
+import org.springframework.data.jpa.repository.Modifying;
 import org.springframework.data.jpa.repository.Query;
 import org.springframework.data.repository.query.Param;
 
@@ -24,13 +25,39 @@ public interface JobRepository extends JpaRepository<Job, String>, JpaSpecificat
       nativeQuery = true)
   List<Job> findQueuedForUpdate(@Param("ids") Collection<String> ids);
 
-  /** The head of the queue in scheduling order: priority first, then submission order. */
+  /**
+   * The head of the queue of CPU-only jobs in scheduling order: priority first, then submission
+   * order. CPU-only and GPU jobs are read apart because they compete for different capacity: a pass
+   * with two free CPU slots needs two CPU-only jobs, not the GPU jobs' lookahead.
+   */
   @Query(
       "select new io.gpuq.job.QueuedJob(j.id, j.gpus, j.gpuMemoryBytes, j.gpuFraction,"
           + " j.priority, j.queuedAt, j.nodeSelector)"
-          + " from Job j where j.state = io.gpuq.job.JobState.QUEUED"
+          + " from Job j where j.state = io.gpuq.job.JobState.QUEUED and j.gpus = 0"
           + " order by j.priority desc, j.id asc")
-  List<QueuedJob> findQueueHead(Limit limit);
+  List<QueuedJob> findCpuQueueHead(Limit limit);
+
+  /** The head of the queue of GPU jobs, in the same order. */
+  @Query(
+      "select new io.gpuq.job.QueuedJob(j.id, j.gpus, j.gpuMemoryBytes, j.gpuFraction,"
+          + " j.priority, j.queuedAt, j.nodeSelector)"
+          + " from Job j where j.state = io.gpuq.job.JobState.QUEUED and j.gpus > 0"
+          + " order by j.priority desc, j.id asc")
+  List<QueuedJob> findGpuQueueHead(Limit limit);
+
+  /**
+   * Records a worker's process in one statement. Not only while the job runs: a fast worker may
+   * have ended, and been recorded, before its launch is.
+   */
+  @Modifying
+  @Query(
+      "update JobAttempt a set a.pid = :pid, a.pidStartTicks = :ticks"
+          + " where a.job.id = :jobId and a.attempt = :attempt")
+  int recordWorkerProcess(
+      @Param("jobId") String jobId,
+      @Param("attempt") int attempt,
+      @Param("pid") long pid,
+      @Param("ticks") long pidStartTicks);
 
   @Query("select j.state, count(j) from Job j group by j.state")
   List<Object[]> countByStateRaw();

@@ -136,9 +136,14 @@ public class JobService {
     return job;
   }
 
-  /** The head of the queue, in scheduling order. */
-  public List<QueuedJob> queueHead(int limit) {
-    return tx.execute(status -> jobs.findQueueHead(Limit.of(limit)));
+  /** The head of the queue of CPU-only jobs, in scheduling order. */
+  public List<QueuedJob> cpuQueueHead(int limit) {
+    return tx.execute(status -> jobs.findCpuQueueHead(Limit.of(limit)));
+  }
+
+  /** The head of the queue of GPU jobs, in scheduling order. */
+  public List<QueuedJob> gpuQueueHead(int limit) {
+    return tx.execute(status -> jobs.findGpuQueueHead(Limit.of(limit)));
   }
 
   /** Marks a queued job as started with this placement; empty if it is no longer queued. */
@@ -185,15 +190,15 @@ public class JobService {
     }
   }
 
-  public void recordWorkerProcess(String id, int attempt, long pid, long pidStartTicks) {
-    retryingOnConflict(
-        status -> {
-          // Not only while RUNNING: a fast worker may have ended (and been recorded) already.
-          jobs.findById(id)
-              .filter(job -> job.attempt() == attempt)
-              .ifPresent(job -> job.recordWorkerProcess(pid, pidStartTicks));
-          return null;
-        });
+  /** Records the processes of workers just launched, all in one transaction. */
+  public void recordWorkerProcesses(List<WorkerProcess> processes) {
+    if (processes.isEmpty()) {
+      return;
+    }
+    tx.executeWithoutResult(
+        status ->
+            processes.forEach(
+                p -> jobs.recordWorkerProcess(p.jobId(), p.attempt(), p.pid(), p.startTicks())));
   }
 
   /**

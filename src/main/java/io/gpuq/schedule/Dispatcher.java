@@ -7,6 +7,7 @@ import io.gpuq.job.Job;
 import io.gpuq.job.JobPlacement;
 import io.gpuq.job.JobService;
 import io.gpuq.job.QueuedJob;
+import io.gpuq.job.WorkerProcess;
 import io.gpuq.launch.Workers;
 import io.gpuq.launch.env.WorkerEnvironment;
 import io.gpuq.placement.GpuCapacity;
@@ -21,6 +22,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
@@ -72,20 +74,21 @@ public class Dispatcher {
   }
 
   public DispatchResult dispatch() {
-    List<QueuedJob> queue =
-        jobs.queueHead(placer.policy().lookahead()).stream()
-            .filter(job -> selects.test(job.nodeSelector()))
-            .toList();
+    int freeCpu = Math.max(0, cpuSlots - workers.cpuOnlyCount());
+    List<QueuedJob> queue = new ArrayList<>(cpuQueueHead(freeCpu));
+    if (!inventory.devices().isEmpty()) {
+      queue.addAll(selectedHere(jobs.gpuQueueHead(placer.policy().lookahead())));
+    }
     if (queue.isEmpty()) {
       return new DispatchResult(0, null);
     }
     Instant now = clock.instant();
     List<PlacementRequest> requests = new ArrayList<>(queue.size());
     for (int i = 0; i < queue.size(); i++) {
-      // The queue comes in scheduling order; its position is the submission order it needs.
+      // Each kind comes in scheduling order, and the placer examines the two kinds apart: the
+      // position is the submission order it needs.
       requests.add(JobDemands.requestOf(queue.get(i), i));
     }
-    int freeCpu = Math.max(0, cpuSlots - workers.cpuOnlyCount());
     PlacementPlan plan = placer.plan(capacities(), freeCpu, requests, now);
     Map<String, JobPlacement> placements = new LinkedHashMap<>();
     for (PlacementDecision decision : plan.starts()) {
@@ -95,16 +98,41 @@ public class Dispatcher {
     List<Job> claimed = jobs.markStarted(placements);
     // Launches run side by side (each is a process spawn and a commit), and the pass waits for
     // them all, so that the next pass sees their capacity taken.
-    List<CompletableFuture<Void>> launches = new ArrayList<>();
+    List<CompletableFuture<Optional<WorkerProcess>>> launches = new ArrayList<>();
     for (Job job : claimed) {
       JobPlacement placement = placements.get(job.id());
       placement.gpus().forEach(gpu -> lastStartOnGpu.put(gpu.index(), now));
-      launches.add(CompletableFuture.runAsync(() -> execution.launch(job, placement), starter));
+      launches.add(CompletableFuture.supplyAsync(() -> execution.launch(job, placement), starter));
     }
-    launches.forEach(CompletableFuture::join);
+    List<WorkerProcess> processes = new ArrayList<>();
+    launches.forEach(launch -> launch.join().ifPresent(processes::add));
+    // One commit records the processes of the whole pass.
+    jobs.recordWorkerProcesses(processes);
     int started = claimed.size();
     Duration retryIn = plan.retryAt().map(at -> Duration.between(now, at)).orElse(null);
     return new DispatchResult(started, retryIn);
+  }
+
+  /**
+   * The CPU-only jobs that may fill the free slots: as many as there are free slots, unless node
+   * selectors turn some away, in which case the whole lookahead is read.
+   */
+  private List<QueuedJob> cpuQueueHead(int freeSlots) {
+    if (freeSlots == 0) {
+      return List.of();
+    }
+    int lookahead = placer.policy().lookahead();
+    int first = Math.min(lookahead, freeSlots);
+    List<QueuedJob> head = jobs.cpuQueueHead(first);
+    List<QueuedJob> selected = selectedHere(head);
+    if (selected.size() < freeSlots && head.size() == first && first < lookahead) {
+      return selectedHere(jobs.cpuQueueHead(lookahead));
+    }
+    return selected;
+  }
+
+  private List<QueuedJob> selectedHere(List<QueuedJob> jobs) {
+    return jobs.stream().filter(job -> selects.test(job.nodeSelector())).toList();
   }
 
   /** What the placer knows of each GPU now: budgets of live workers, and the last measurement. */

@@ -10,6 +10,7 @@ import io.gpuq.job.Job;
 import io.gpuq.job.JobAttempt;
 import io.gpuq.job.JobPlacement;
 import io.gpuq.job.JobService;
+import io.gpuq.job.WorkerProcess;
 import io.gpuq.launch.AdoptRequest;
 import io.gpuq.launch.JobFiles;
 import io.gpuq.launch.LaunchException;
@@ -76,8 +77,10 @@ public class JobExecution {
   /**
    * Launches the worker of a job this node has just claimed (marked started with this placement). A
    * launch that fails ends the attempt as LAUNCH_ERROR.
+   *
+   * @return the worker's process, for the caller to record; empty if the launch failed
    */
-  public void launch(Job job, JobPlacement placement) {
+  public Optional<WorkerProcess> launch(Job job, JobPlacement placement) {
     RunningWorker worker;
     try {
       LaunchRequest request =
@@ -101,11 +104,11 @@ public class JobExecution {
           new AttemptOutcome(FailureReason.LAUNCH_ERROR, String.valueOf(e.getMessage()), null),
           0);
       onCapacityFreed.run();
-      return;
+      return Optional.empty();
     }
     attachGpus(worker, placement);
     long startTicks = procFs.stat(worker.pid()).map(ProcStat::startTimeTicks).orElse(0L);
-    jobs.recordWorkerProcess(job.id(), job.attempt(), worker.pid(), startTicks);
+    return Optional.of(new WorkerProcess(job.id(), job.attempt(), worker.pid(), startTicks));
   }
 
   /**

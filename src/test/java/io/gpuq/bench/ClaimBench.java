@@ -50,11 +50,11 @@ import java.util.concurrent.atomic.LongAdder;
  * a scheduler takes. No worker process is started: this measures the claim, not the spawn.
  *
  * <p>Phase 1 (claims/s): N queued jobs are stored, then T threads per node loop {@code
- * queueHead(64)} and try {@code markStarted} on each until the queue is empty. "same" order: every
- * thread tries the head in the order given (as real nodes do, so they collide); "spread": thread i
- * starts at its own offset in the head. Claims/s = successful claims / time from the first to the
- * last claim. Duplicate claims are counted in {@code job_attempts} (a job with two attempts) and
- * among the threads' successes; both must be 0.
+ * cpuQueueHead(64)} and try {@code markStarted} on each until the queue is empty. "same" order:
+ * every thread tries the head in the order given (as real nodes do, so they collide); "spread":
+ * thread i starts at its own offset in the head. Claims/s = successful claims / time from the first
+ * to the last claim. Duplicate claims are counted in {@code job_attempts} (a job with two attempts)
+ * and among the threads' successes; both must be 0.
  *
  * <p>Phase 2 (latency under load): a backlog of N jobs at priority 0 keeps the claimers busy while
  * one HTTP client submits jobs at priority 10 to node 1 at a fixed rate; each streamed job's
@@ -309,7 +309,7 @@ public final class ClaimBench {
                 () -> {
                   await(go);
                   while (true) {
-                    List<QueuedJob> head = service.queueHead(HEAD);
+                    List<QueuedJob> head = service.cpuQueueHead(HEAD);
                     headQueries.increment();
                     if (head.isEmpty()) {
                       if (firstEmpty.compareAndSet(0, System.nanoTime())) {

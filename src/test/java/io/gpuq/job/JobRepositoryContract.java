@@ -284,12 +284,58 @@ abstract class JobRepositoryContract {
     Job lowest = save(queued(-1));
     save(cancelled(10));
 
-    assertThat(repository.findQueueHead(Limit.of(3)))
+    assertThat(repository.findCpuQueueHead(Limit.of(3)))
         .extracting(QueuedJob::id)
         .containsExactly(highFirst.id(), highSecond.id(), low.id());
-    assertThat(service.queueHead(10))
+    assertThat(service.cpuQueueHead(10))
         .extracting(QueuedJob::id)
         .containsExactly(highFirst.id(), highSecond.id(), low.id(), lowest.id());
+  }
+
+  @Test
+  void cpu_only_and_gpu_jobs_are_read_as_two_queues_each_in_scheduling_order() {
+    Job cpuLow = save(queued(0));
+    Job gpuLow = save(queuedOnGpus(0));
+    Job cpuHigh = save(queued(5));
+    Job gpuHigh = save(queuedOnGpus(5));
+    Job gpuLowSecond = save(queuedOnGpus(0));
+
+    assertThat(service.cpuQueueHead(10))
+        .extracting(QueuedJob::id)
+        .containsExactly(cpuHigh.id(), cpuLow.id());
+    assertThat(service.gpuQueueHead(10))
+        .extracting(QueuedJob::id)
+        .containsExactly(gpuHigh.id(), gpuLow.id(), gpuLowSecond.id());
+    assertThat(service.gpuQueueHead(2))
+        .extracting(QueuedJob::id)
+        .containsExactly(gpuHigh.id(), gpuLow.id());
+  }
+
+  @Test
+  void a_worker_process_is_recorded_on_its_attempt_even_after_the_attempt_ended() {
+    Job job = running(0, "node-1");
+    job.succeed(0, T0.plusSeconds(2));
+    save(job);
+
+    service.recordWorkerProcesses(List.of(new WorkerProcess(job.id(), 1, 4242, 987L)));
+
+    JobAttempt attempt = service.get(ADMIN, job.id()).attempts().get(0);
+    assertThat(attempt.pid()).isEqualTo(4242);
+    assertThat(attempt.pidStartTicks()).isEqualTo(987L);
+    assertThat(attempt.outcome()).isEqualTo(JobState.SUCCEEDED);
+  }
+
+  @Test
+  void recording_a_worker_process_keeps_an_end_recorded_meanwhile() {
+    Job job = save(running(0, "node-1"));
+    service.recordAttemptEnd(job.id(), 1, AttemptOutcome.succeeded(), 0);
+    service.recordWorkerProcesses(List.of(new WorkerProcess(job.id(), 1, 77, 5L)));
+    service.recordAttemptEnd(job.id(), 1, AttemptOutcome.succeeded(), 0);
+
+    Job stored = service.get(ADMIN, job.id());
+    assertThat(stored.state()).isEqualTo(JobState.SUCCEEDED);
+    assertThat(stored.attempts().get(0).pid()).isEqualTo(77);
+    assertThat(stored.attempts().get(0).outcome()).isEqualTo(JobState.SUCCEEDED);
   }
 
   @Test
@@ -581,6 +627,11 @@ abstract class JobRepositoryContract {
 
   Job queued(int priority) {
     return Job.submit(ids.next(), "alice", aSpec().priority(priority).build(), null, T0);
+  }
+
+  Job queuedOnGpus(int priority) {
+    return Job.submit(
+        ids.next(), "alice", aSpec().priority(priority).fraction(0.5).build(), null, T0);
   }
 
   Job running(int priority, String node) {
