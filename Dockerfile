@@ -50,6 +50,11 @@ EXPOSE 8080
 HEALTHCHECK --interval=30s --timeout=5s --start-period=90s --retries=3 \
   CMD curl -fsS -o /dev/null "http://127.0.0.1:${SERVER_PORT}/actuator/health" || exit 1
 
-# JVM options go in JAVA_TOOL_OPTIONS (the JVM reads it itself); Spring properties as environment
-# variables (GPUQ_*, SPRING_*) or as arguments (--gpuq.gpu.backend=emulated).
+# gpuq's JVM compiles with C1 only: a control plane that mostly waits gains little from C2, whose
+# compilations cost several seconds of CPU under load that the node's training runs need
+# (docs/benchmarks.md). Set JDK_JAVA_OPTIONS="" to get the JVM's default (C1 then C2).
+ENV JDK_JAVA_OPTIONS="-XX:TieredStopAtLevel=1"
+
+# Further JVM options go in JAVA_TOOL_OPTIONS (the JVM reads it itself); Spring properties as
+# environment variables (GPUQ_*, SPRING_*) or as arguments (--gpuq.gpu.backend=emulated).
 ENTRYPOINT ["/usr/bin/tini", "--", "java", "-jar", "/opt/gpuq/gpuq.jar"]

@@ -34,14 +34,18 @@ public interface JobRepository extends JpaRepository<Job, String>, JpaSpecificat
       "select new io.gpuq.job.QueuedJob(j.id, j.gpus, j.gpuMemoryBytes, j.gpuFraction,"
           + " j.priority, j.queuedAt, j.nodeSelector)"
           + " from Job j where j.state = io.gpuq.job.JobState.QUEUED and j.gpus = 0"
-          + " order by j.priority desc, j.id asc")
+          // The same order, spelled as the index is: H2 then reads it sorted and stops at the
+          // limit, instead of sorting every queued row.
+          + " order by j.state, j.gpus, j.priority desc, j.id asc")
   List<QueuedJob> findCpuQueueHead(Limit limit);
 
   /** The head of the queue of GPU jobs, in the same order. */
   @Query(
       "select new io.gpuq.job.QueuedJob(j.id, j.gpus, j.gpuMemoryBytes, j.gpuFraction,"
           + " j.priority, j.queuedAt, j.nodeSelector)"
-          + " from Job j where j.state = io.gpuq.job.JobState.QUEUED and j.gpus > 0"
+          // ">= 1", not "> 0": H2 starts an index range at ">= 1", but reads every queued row to
+          // filter "> 0" (EXPLAIN ANALYZE, H2 2.4).
+          + " from Job j where j.state = io.gpuq.job.JobState.QUEUED and j.gpus >= 1"
           + " order by j.priority desc, j.id asc")
   List<QueuedJob> findGpuQueueHead(Limit limit);
 

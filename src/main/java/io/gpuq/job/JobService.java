@@ -1,6 +1,7 @@
 package io.gpuq.job;
 
 import io.gpuq.security.Caller;
+import jakarta.annotation.PreDestroy;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -8,6 +9,8 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,12 +30,15 @@ public class JobService {
 
   private static final Logger log = LoggerFactory.getLogger(JobService.class);
   private static final int MAX_CONFLICT_RETRIES = 5;
+  private static final int MAX_BATCH = 64;
 
   private final JobRepository jobs;
   private final TransactionTemplate tx;
   private final Clock clock;
   private final JobIds ids;
   private final List<JobLifecycleListener> listeners;
+  private final GroupCommit<NewJob, Job> newJobs;
+  private final GroupCommit<AttemptEnd, JobState> attemptEnds;
 
   public JobService(
       JobRepository jobs,
@@ -44,7 +50,42 @@ public class JobService {
     this.tx = tx;
     this.clock = clock;
     this.ids = new JobIds(clock);
+    this.newJobs =
+        new GroupCommit<>(
+            "gpuq-submit-writer",
+            MAX_BATCH,
+            batch -> tx.execute(status -> jobs.saveAll(batch.stream().map(NewJob::job).toList())),
+            one -> tx.execute(status -> jobs.save(one.job())));
+    this.attemptEnds =
+        new GroupCommit<>(
+            "gpuq-end-writer",
+            MAX_BATCH,
+            batch ->
+                tx.execute(
+                    status -> {
+                      // One select loads the batch's jobs; each end below then finds its own.
+                      jobs.findAllById(batch.stream().map(AttemptEnd::jobId).toList());
+                      return batch.stream().map(this::applyEnd).toList();
+                    }),
+            one -> retryingOnConflict(status -> applyEnd(one)));
   }
+
+  /** Writes what submissions and workers' ends handed in before the application stops. */
+  @PreDestroy
+  public void close() {
+    newJobs.close();
+    attemptEnds.close();
+  }
+
+  /** A job to store, rebuilt from these values each time its write is tried. */
+  private record NewJob(
+      String id, String owner, JobSpec spec, String idempotencyKey, Instant createdAt) {
+    Job job() {
+      return Job.submit(id, owner, spec, idempotencyKey, createdAt);
+    }
+  }
+
+  private record AttemptEnd(String jobId, int attempt, AttemptOutcome outcome, long gpuMemoryCap) {}
 
   /**
    * Stores a new queued job, unless this caller already submitted one with the same idempotency
@@ -58,12 +99,11 @@ public class JobService {
       }
     }
     try {
+      // Concurrent submissions share a commit.
       Job job =
-          tx.execute(
-              status ->
-                  jobs.save(
-                      Job.submit(
-                          ids.next(), caller.name(), spec, idempotencyKey, clock.instant())));
+          await(
+              newJobs.write(
+                  new NewJob(ids.next(), caller.name(), spec, idempotencyKey, clock.instant())));
       return new Submission(job, true);
     } catch (DataIntegrityViolationException e) {
       // Two requests with one key raced; the unique index let exactly one of them in.
@@ -209,52 +249,79 @@ public class JobService {
    */
   public void recordAttemptEnd(
       String id, int attempt, AttemptOutcome outcome, long gpuMemoryCapBytes) {
-    JobState after =
-        retryingOnConflict(
-            status -> {
-              Job job = jobs.findById(id).orElse(null);
-              if (job == null || job.attempt() != attempt) {
-                log.warn(
-                    "ignoring the end of attempt {} of job {}: not its current attempt",
-                    attempt,
-                    id);
-                return null;
+    await(recordAttemptEndLater(id, attempt, outcome, gpuMemoryCapBytes));
+  }
+
+  /**
+   * Like {@link #recordAttemptEnd}, without waiting: ends recorded close together share a commit.
+   * The future completes once this end is committed, with the job's state after it (null if it was
+   * not this job's current attempt).
+   */
+  public CompletableFuture<JobState> recordAttemptEndLater(
+      String id, int attempt, AttemptOutcome outcome, long gpuMemoryCapBytes) {
+    return attemptEnds
+        .write(new AttemptEnd(id, attempt, outcome, gpuMemoryCapBytes))
+        .thenApply(
+            after -> {
+              if (after != null) {
+                notify(l -> l.attemptEnded(id, attempt, outcome, after));
               }
-              Instant now = clock.instant();
-              switch (job.state()) {
-                case CANCELLED -> job.recordExitAfterCancel(outcome.exitCode());
-                case RUNNING -> {
-                  if (outcome.isSuccess()) {
-                    job.succeed(outcome.exitCode(), now);
-                  } else {
-                    JobState next =
-                        job.failAttempt(
-                            outcome.failureReason(),
-                            outcome.message(),
-                            outcome.exitCode(),
-                            gpuMemoryCapBytes,
-                            now);
-                    log.info(
-                        "job {} attempt {} failed ({}: {}); job is now {}",
-                        id,
-                        attempt,
-                        outcome.failureReason(),
-                        outcome.message(),
-                        next);
-                  }
-                }
-                default ->
-                    // Declared lost meanwhile (its node was silent) and given up: nothing to add.
-                    log.info(
-                        "attempt {} of job {} ended after the job became {}; nothing recorded",
-                        attempt,
-                        id,
-                        job.state());
-              }
-              return job.state();
+              return after;
             });
-    if (after != null) {
-      notify(l -> l.attemptEnded(id, attempt, outcome, after));
+  }
+
+  private JobState applyEnd(AttemptEnd end) {
+    String id = end.jobId();
+    int attempt = end.attempt();
+    AttemptOutcome outcome = end.outcome();
+    Job job = jobs.findById(id).orElse(null);
+    if (job == null || job.attempt() != attempt) {
+      log.warn("ignoring the end of attempt {} of job {}: not its current attempt", attempt, id);
+      return null;
+    }
+    Instant now = clock.instant();
+    switch (job.state()) {
+      case CANCELLED -> job.recordExitAfterCancel(outcome.exitCode());
+      case RUNNING -> {
+        if (outcome.isSuccess()) {
+          job.succeed(outcome.exitCode(), now);
+        } else {
+          JobState next =
+              job.failAttempt(
+                  outcome.failureReason(),
+                  outcome.message(),
+                  outcome.exitCode(),
+                  end.gpuMemoryCap(),
+                  now);
+          log.info(
+              "job {} attempt {} failed ({}: {}); job is now {}",
+              id,
+              attempt,
+              outcome.failureReason(),
+              outcome.message(),
+              next);
+        }
+      }
+      default ->
+          // Declared lost meanwhile (its node was silent) and given up: nothing to add.
+          log.info(
+              "attempt {} of job {} ended after the job became {}; nothing recorded",
+              attempt,
+              id,
+              job.state());
+    }
+    return job.state();
+  }
+
+  /** Waits for a group commit, rethrowing what failed the write as it was thrown. */
+  private static <T> T await(CompletableFuture<T> write) {
+    try {
+      return write.join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof RuntimeException cause) {
+        throw cause;
+      }
+      throw e;
     }
   }
 

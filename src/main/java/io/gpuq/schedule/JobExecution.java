@@ -162,9 +162,17 @@ public class JobExecution {
     try {
       gpus.detach(exit.pid());
       AttemptOutcome outcome = classifier.classify(exit, logTailIfFailed(exit));
-      jobs.recordAttemptEnd(exit.jobId(), exit.attempt(), outcome, growthCap(placement));
-    } finally {
+      jobs.recordAttemptEndLater(exit.jobId(), exit.attempt(), outcome, growthCap(placement))
+          .whenComplete(
+              (state, failure) -> {
+                if (failure != null) {
+                  log.error("recording the end of job {} failed", exit.jobId(), failure);
+                }
+                onCapacityFreed.run();
+              });
+    } catch (RuntimeException e) {
       onCapacityFreed.run();
+      throw e;
     }
   }
 

@@ -19,7 +19,7 @@ import java.util.stream.Stream;
  * data directory, 8 CPU slots, emulated GPUs and one admin token. Closing it sends SIGTERM, waits
  * for the graceful shutdown and deletes the data directory.
  */
-final class GpuqServer implements AutoCloseable {
+public final class GpuqServer implements AutoCloseable {
 
   static final String TOKEN = "bench-token-0123456789";
 
@@ -35,6 +35,12 @@ final class GpuqServer implements AutoCloseable {
     this.log = log;
     this.port = port;
   }
+
+  /**
+   * The JVM options gpuq runs with when started as the README and the Dockerfile start it (C1
+   * only); the benchmarks use them unless told otherwise.
+   */
+  public static final List<String> DEFAULT_JVM_OPTIONS = List.of("-XX:TieredStopAtLevel=1");
 
   /** Starts the jar and returns once {@code /actuator/health} answers 200. */
   static GpuqServer start(Path jar, int cpuSlots, List<String> jvmOptions) throws IOException {

@@ -59,7 +59,7 @@ public final class ThroughputBench {
 
     static Settings parse(String[] args) {
       BenchArgs given = new BenchArgs(args);
-      String jvm = given.get("jvm", "");
+      String jvm = given.get("jvm", String.join(" ", GpuqServer.DEFAULT_JVM_OPTIONS));
       Settings s =
           new Settings(
               given.getInt("jobs", 1000),

@@ -326,16 +326,33 @@ abstract class JobRepositoryContract {
   }
 
   @Test
-  void recording_a_worker_process_keeps_an_end_recorded_meanwhile() {
+  void a_worker_process_recorded_while_the_attempt_end_is_written_keeps_both() throws Exception {
     Job job = save(running(0, "node-1"));
-    service.recordAttemptEnd(job.id(), 1, AttemptOutcome.succeeded(), 0);
-    service.recordWorkerProcesses(List.of(new WorkerProcess(job.id(), 1, 77, 5L)));
-    service.recordAttemptEnd(job.id(), 1, AttemptOutcome.succeeded(), 0);
 
-    Job stored = service.get(ADMIN, job.id());
-    assertThat(stored.state()).isEqualTo(JobState.SUCCEEDED);
-    assertThat(stored.attempts().get(0).pid()).isEqualTo(77);
-    assertThat(stored.attempts().get(0).outcome()).isEqualTo(JobState.SUCCEEDED);
+    tx.executeWithoutResult(
+        status -> {
+          Job loaded = repository.findById(job.id()).orElseThrow();
+          // Another transaction records the process after this one read the attempt.
+          runInAnotherThread(
+              () -> service.recordWorkerProcesses(List.of(new WorkerProcess(job.id(), 1, 77, 5L))));
+          loaded.succeed(0, T0.plusSeconds(3));
+        });
+
+    JobAttempt attempt = reload(job.id()).attempts().get(0);
+    assertThat(attempt.pid()).isEqualTo(77);
+    assertThat(attempt.pidStartTicks()).isEqualTo(5L);
+    assertThat(attempt.outcome()).isEqualTo(JobState.SUCCEEDED);
+  }
+
+  private static void runInAnotherThread(Runnable work) {
+    ExecutorService other = Executors.newSingleThreadExecutor();
+    try {
+      other.submit(work).get(30, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    } finally {
+      other.shutdownNow();
+    }
   }
 
   @Test

@@ -53,6 +53,15 @@ class DockerImageTest {
   }
 
   @Test
+  void runsGpuqsJvmWithTheSameOptionsAsTheReadmeCommandAndTheBenchmark() {
+    String env = String.join(" ", runtime.arguments("ENV"));
+    String options = "-XX:TieredStopAtLevel=1";
+    assertThat(env).contains("JDK_JAVA_OPTIONS=\"" + options + "\"");
+    assertThat(Repo.read("pom.xml")).contains("<jvmArguments>" + options + "</jvmArguments>");
+    assertThat(io.gpuq.bench.GpuqServer.DEFAULT_JVM_OPTIONS).containsExactly(options);
+  }
+
+  @Test
   void keepsTheDataDirInAVolumeThatGpuqIsPointedAt() {
     assertThat(String.join(" ", runtime.arguments("VOLUME"))).contains("/var/lib/gpuq");
     assertThat(String.join(" ", runtime.arguments("ENV"))).contains("GPUQ_DATA_DIR=/var/lib/gpuq");
