@@ -38,7 +38,7 @@ public class JobService {
   private final JobIds ids;
   private final List<JobLifecycleListener> listeners;
   private final GroupCommit<NewJob, Job> newJobs;
-  private final GroupCommit<AttemptEnd, JobState> attemptEnds;
+  private final GroupCommit<WorkerEvent, JobState> workerEvents;
 
   public JobService(
       JobRepository jobs,
@@ -56,25 +56,19 @@ public class JobService {
             MAX_BATCH,
             batch -> tx.execute(status -> jobs.saveAll(batch.stream().map(NewJob::job).toList())),
             one -> tx.execute(status -> jobs.save(one.job())));
-    this.attemptEnds =
+    this.workerEvents =
         new GroupCommit<>(
-            "gpuq-end-writer",
+            "gpuq-worker-event-writer",
             MAX_BATCH,
-            batch ->
-                tx.execute(
-                    status -> {
-                      // One select loads the batch's jobs; each end below then finds its own.
-                      jobs.findAllById(batch.stream().map(AttemptEnd::jobId).toList());
-                      return batch.stream().map(this::applyEnd).toList();
-                    }),
-            one -> retryingOnConflict(status -> applyEnd(one)));
+            batch -> tx.execute(status -> batch.stream().map(this::apply).toList()),
+            one -> retryingOnConflict(status -> apply(one)));
   }
 
   /** Writes what submissions and workers' ends handed in before the application stops. */
   @PreDestroy
   public void close() {
     newJobs.close();
-    attemptEnds.close();
+    workerEvents.close();
   }
 
   /** A job to store, rebuilt from these values each time its write is tried. */
@@ -85,7 +79,22 @@ public class JobService {
     }
   }
 
-  private record AttemptEnd(String jobId, int attempt, AttemptOutcome outcome, long gpuMemoryCap) {}
+  /** What workers report, written in the order it happened, many per commit. */
+  private sealed interface WorkerEvent {}
+
+  private record ProcessStarted(WorkerProcess process) implements WorkerEvent {}
+
+  private record AttemptEnd(String jobId, int attempt, AttemptOutcome outcome, long gpuMemoryCap)
+      implements WorkerEvent {}
+
+  private JobState apply(WorkerEvent event) {
+    if (event instanceof ProcessStarted started) {
+      WorkerProcess p = started.process();
+      jobs.recordWorkerProcess(p.jobId(), p.attempt(), p.pid(), p.startTicks());
+      return null;
+    }
+    return applyEnd((AttemptEnd) event);
+  }
 
   /**
    * Stores a new queued job, unless this caller already submitted one with the same idempotency
@@ -230,15 +239,15 @@ public class JobService {
     }
   }
 
-  /** Records the processes of workers just launched, all in one transaction. */
-  public void recordWorkerProcesses(List<WorkerProcess> processes) {
-    if (processes.isEmpty()) {
-      return;
-    }
-    tx.executeWithoutResult(
-        status ->
-            processes.forEach(
-                p -> jobs.recordWorkerProcess(p.jobId(), p.attempt(), p.pid(), p.startTicks())));
+  /**
+   * Records the processes of workers just launched. They are committed with other workers' events
+   * close in time; the future completes once they are.
+   */
+  public CompletableFuture<Void> recordWorkerProcesses(List<WorkerProcess> processes) {
+    return CompletableFuture.allOf(
+        processes.stream()
+            .map(p -> workerEvents.write(new ProcessStarted(p)))
+            .toArray(CompletableFuture[]::new));
   }
 
   /**
@@ -259,7 +268,7 @@ public class JobService {
    */
   public CompletableFuture<JobState> recordAttemptEndLater(
       String id, int attempt, AttemptOutcome outcome, long gpuMemoryCapBytes) {
-    return attemptEnds
+    return workerEvents
         .write(new AttemptEnd(id, attempt, outcome, gpuMemoryCapBytes))
         .thenApply(
             after -> {
@@ -271,6 +280,9 @@ public class JobService {
   }
 
   private JobState applyEnd(AttemptEnd end) {
+    if (end.outcome().isSuccess() && succeededInOneStatement(end)) {
+      return JobState.SUCCEEDED;
+    }
     String id = end.jobId();
     int attempt = end.attempt();
     AttemptOutcome outcome = end.outcome();
@@ -311,6 +323,25 @@ public class JobService {
               job.state());
     }
     return job.state();
+  }
+
+  /**
+   * The common end, a running job's current attempt that succeeded, without loading the job: what
+   * {@link Job#succeed} does, as two updates. Any other case (cancelled meanwhile, an older
+   * attempt) moves no row and is left to the entity.
+   */
+  private boolean succeededInOneStatement(AttemptEnd end) {
+    JobTransition succeed = JobTransition.SUCCEED;
+    Instant now = clock.instant();
+    Integer exitCode = end.outcome().exitCode();
+    int moved =
+        jobs.endInOneStatement(
+            end.jobId(), end.attempt(), succeed.sources(), succeed.target(), exitCode, now);
+    if (moved == 0) {
+      return false;
+    }
+    jobs.endAttemptInOneStatement(end.jobId(), end.attempt(), succeed.target(), exitCode, now);
+    return true;
   }
 
   /** Waits for a group commit, rethrowing what failed the write as it was thrown. */

@@ -34,6 +34,11 @@ public enum JobTransition {
     this.to = to;
   }
 
+  /** The states this transition may leave. */
+  public Set<JobState> sources() {
+    return Set.copyOf(from);
+  }
+
   public boolean isAllowedFrom(JobState state) {
     return from.contains(state);
   }

@@ -28,12 +28,16 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One scheduling pass: reads the head of the queue and this node's capacity (live workers' budgets,
  * measured GPU use), lets the {@link Placer} decide, and starts what it placed.
  */
 public class Dispatcher {
+
+  private static final Logger log = LoggerFactory.getLogger(Dispatcher.class);
 
   private final JobService jobs;
   private final Workers workers;
@@ -106,8 +110,13 @@ public class Dispatcher {
     }
     List<WorkerProcess> processes = new ArrayList<>();
     launches.forEach(launch -> launch.join().ifPresent(processes::add));
-    // One commit records the processes of the whole pass.
-    jobs.recordWorkerProcesses(processes);
+    // Written with other workers' events, not waited for: nothing in the next pass needs them.
+    jobs.recordWorkerProcesses(processes)
+        .exceptionally(
+            failure -> {
+              log.error("recording the processes of {} workers failed", processes.size(), failure);
+              return null;
+            });
     int started = claimed.size();
     Duration retryIn = plan.retryAt().map(at -> Duration.between(now, at)).orElse(null);
     return new DispatchResult(started, retryIn);

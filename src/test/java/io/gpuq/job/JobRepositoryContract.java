@@ -317,7 +317,7 @@ abstract class JobRepositoryContract {
     job.succeed(0, T0.plusSeconds(2));
     save(job);
 
-    service.recordWorkerProcesses(List.of(new WorkerProcess(job.id(), 1, 4242, 987L)));
+    service.recordWorkerProcesses(List.of(new WorkerProcess(job.id(), 1, 4242, 987L))).join();
 
     JobAttempt attempt = service.get(ADMIN, job.id()).attempts().get(0);
     assertThat(attempt.pid()).isEqualTo(4242);
@@ -334,7 +334,10 @@ abstract class JobRepositoryContract {
           Job loaded = repository.findById(job.id()).orElseThrow();
           // Another transaction records the process after this one read the attempt.
           runInAnotherThread(
-              () -> service.recordWorkerProcesses(List.of(new WorkerProcess(job.id(), 1, 77, 5L))));
+              () ->
+                  service
+                      .recordWorkerProcesses(List.of(new WorkerProcess(job.id(), 1, 77, 5L)))
+                      .join());
           loaded.succeed(0, T0.plusSeconds(3));
         });
 
@@ -342,6 +345,35 @@ abstract class JobRepositoryContract {
     assertThat(attempt.pid()).isEqualTo(77);
     assertThat(attempt.pidStartTicks()).isEqualTo(5L);
     assertThat(attempt.outcome()).isEqualTo(JobState.SUCCEEDED);
+  }
+
+  @Test
+  void a_success_recorded_in_one_statement_stores_what_the_entity_would() {
+    Job viaService = save(running(0, "node-1"));
+    Job viaEntity = save(running(0, "node-1"));
+
+    service.recordAttemptEnd(viaService.id(), 1, AttemptOutcome.succeeded(), 0);
+    Instant finished = reload(viaService.id()).finishedAt();
+    tx.executeWithoutResult(
+        status -> repository.findById(viaEntity.id()).orElseThrow().succeed(0, finished));
+
+    assertThat(storedRow("jobs", "id", viaService.id()))
+        .isEqualTo(storedRow("jobs", "id", viaEntity.id()));
+    assertThat(storedRow("job_attempts", "job_id", viaService.id()))
+        .isEqualTo(storedRow("job_attempts", "job_id", viaEntity.id()));
+    assertThat(reload(viaService.id()).state()).isEqualTo(JobState.SUCCEEDED);
+    assertThat(events.endedIn).contains(JobState.SUCCEEDED);
+  }
+
+  /** A stored row without the columns that tell two jobs apart by construction. */
+  private Map<String, Object> storedRow(String table, String idColumn, String id) {
+    Map<String, Object> row =
+        new java.util.TreeMap<>(
+            jdbc().queryForMap("select * from " + table + " where " + idColumn + " = ?", id));
+    for (String column : List.of("id", "job_id")) {
+      row.remove(column);
+    }
+    return row;
   }
 
   private static void runInAnotherThread(Runnable work) {
