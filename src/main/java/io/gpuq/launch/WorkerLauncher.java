@@ -15,13 +15,18 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Starts one attempt of a job as its own process: argv without a shell, in its own session (so its
  * process group holds the whole tree), output appended to the job's log, stdin from /dev/null, and
- * exactly the environment it was given.
+ * exactly the environment it was given. The process is {@code /bin/sh} running the worker wrapper,
+ * which runs the command and writes its exit code to a file that outlives gpuq.
+ *
+ * <p>It is started with one {@code posix_spawn} call ({@link PosixSpawn}) where the libc allows it,
+ * else with {@link ProcessBuilder} behind {@code setsid}, which costs two more execs per worker.
  */
 public final class WorkerLauncher {
 
@@ -34,18 +39,50 @@ public final class WorkerLauncher {
   private final JobFiles files;
   private final Clock clock;
   private final Path wrapper;
+  private final SpawnMechanism mechanism;
+  // Set for POSIX_SPAWN only.
+  private final PosixSpawn posixSpawn;
+  // Used by PROCESS_BUILDER only.
   private final Optional<Path> setsid;
 
+  /** Starts workers with posix_spawn where this system allows it, else with ProcessBuilder. */
   public WorkerLauncher(JobFiles files, Clock clock) {
+    this(files, clock, bindPosixSpawn());
+  }
+
+  /**
+   * Starts workers with the given mechanism.
+   *
+   * @throws IllegalStateException when it is {@link SpawnMechanism#POSIX_SPAWN} and this system
+   *     lacks it
+   */
+  public WorkerLauncher(JobFiles files, Clock clock, SpawnMechanism mechanism) {
+    this(files, clock, mechanism == SpawnMechanism.POSIX_SPAWN ? requirePosixSpawn() : null);
+  }
+
+  private WorkerLauncher(JobFiles files, Clock clock, PosixSpawn posixSpawn) {
     this.files = files;
     this.clock = clock;
     this.wrapper = installWrapper(files.binDir());
-    this.setsid = findOnPath("setsid", System.getenv("PATH"));
-    if (setsid.isEmpty()) {
-      log.warn(
-          "'setsid' (util-linux) not found: workers share gpuq's process group, and stopping one"
-              + " signals its process tree only");
+    this.posixSpawn = posixSpawn;
+    if (posixSpawn != null) {
+      this.mechanism = SpawnMechanism.POSIX_SPAWN;
+      this.setsid = Optional.empty();
+      log.info("workers are started with posix_spawn ({})", posixSpawn.libcVersion());
+    } else {
+      this.mechanism = SpawnMechanism.PROCESS_BUILDER;
+      this.setsid = findOnPath("setsid", System.getenv("PATH"));
+      log.info("workers are started with ProcessBuilder");
+      if (setsid.isEmpty()) {
+        log.warn(
+            "'setsid' (util-linux) not found: workers share gpuq's process group, and stopping one"
+                + " signals its process tree only");
+      }
     }
+  }
+
+  public SpawnMechanism mechanism() {
+    return mechanism;
   }
 
   public RunningWorker launch(LaunchRequest request) throws LaunchException {
@@ -71,14 +108,59 @@ public final class WorkerLauncher {
       throw new LaunchException("cannot clear " + exitFile + ": " + e, e);
     }
     List<String> argv = new ArrayList<>();
-    setsid.ifPresent(p -> argv.add(p.toString()));
     argv.add("/bin/sh");
     argv.add(wrapper.toString());
     argv.add(exitFile.toString());
     argv.add(program.toString());
     argv.addAll(request.command().subList(1, request.command().size()));
+    Instant now = clock.instant();
+    Instant deadline = request.timeout() == null ? null : now.plus(request.timeout());
+    try {
+      Started started =
+          posixSpawn != null
+              ? spawnDirectly(request, argv, workingDir, logFile)
+              : spawnWithProcessBuilder(request, argv, workingDir, logFile);
+      return new RunningWorker(
+          request.jobId(),
+          request.attempt(),
+          started.handle(),
+          started.exitCode(),
+          now,
+          deadline,
+          request.placement());
+    } catch (IOException e) {
+      throw new LaunchException("cannot start " + program + ": " + e.getMessage(), e);
+    }
+  }
+
+  private record Started(ProcessHandle handle, CompletableFuture<Integer> exitCode) {}
+
+  private Started spawnDirectly(
+      LaunchRequest request, List<String> argv, Path workingDir, Path logFile) throws IOException {
+    int pid = posixSpawn.spawn(argv, request.environment(), workingDir, logFile);
+    // Before the reaper starts: until it reaps the child, the pid cannot name another process.
+    Optional<ProcessHandle> handle = ProcessHandle.of(pid);
+    CompletableFuture<Integer> exitCode =
+        posixSpawn
+            .exitOf(pid)
+            // Only if something else reaped it first; the wrapper may still have said.
+            .thenApply(
+                code ->
+                    code != null
+                        ? code
+                        : recordedExitCode(request.jobId(), request.attempt()).orElse(null));
+    return new Started(
+        handle.orElseThrow(() -> new IllegalStateException("worker " + pid + " vanished unreaped")),
+        exitCode);
+  }
+
+  private Started spawnWithProcessBuilder(
+      LaunchRequest request, List<String> argv, Path workingDir, Path logFile) throws IOException {
+    List<String> command = new ArrayList<>();
+    setsid.ifPresent(p -> command.add(p.toString()));
+    command.addAll(argv);
     ProcessBuilder builder =
-        new ProcessBuilder(argv)
+        new ProcessBuilder(command)
             .directory(workingDir.toFile())
             .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
             .redirectErrorStream(true)
@@ -86,21 +168,8 @@ public final class WorkerLauncher {
     Map<String, String> env = builder.environment();
     env.clear();
     env.putAll(request.environment());
-    Instant now = clock.instant();
-    try {
-      Process process = builder.start();
-      Instant deadline = request.timeout() == null ? null : now.plus(request.timeout());
-      return new RunningWorker(
-          request.jobId(),
-          request.attempt(),
-          process.toHandle(),
-          process.onExit().thenApply(Process::exitValue),
-          now,
-          deadline,
-          request.placement());
-    } catch (IOException e) {
-      throw new LaunchException("cannot start " + program + ": " + e.getMessage(), e);
-    }
+    Process process = builder.start();
+    return new Started(process.toHandle(), process.onExit().thenApply(Process::exitValue));
   }
 
   /**
@@ -164,6 +233,23 @@ public final class WorkerLauncher {
                         + program
                         + "\" not found on the worker's PATH "
                         + env.get("PATH")));
+  }
+
+  private static PosixSpawn bindPosixSpawn() {
+    try {
+      return PosixSpawn.bind();
+    } catch (UnsupportedOperationException e) {
+      log.info("posix_spawn is not available ({}); falling back to ProcessBuilder", e.getMessage());
+      return null;
+    }
+  }
+
+  private static PosixSpawn requirePosixSpawn() {
+    try {
+      return PosixSpawn.bind();
+    } catch (UnsupportedOperationException e) {
+      throw new IllegalStateException("posix_spawn is not available: " + e.getMessage(), e);
+    }
   }
 
   private static Optional<Path> findOnPath(String program, String pathVariable) {
