@@ -195,6 +195,18 @@ public class JobService {
     return tx.execute(status -> jobs.findGpuQueueHead(Limit.of(limit)));
   }
 
+  /** Both queue heads, read in one transaction; a limit of 0 skips that read. */
+  public QueueHead queueHead(int cpuOnlyLimit, int gpuLimit) {
+    return tx.execute(
+        status ->
+            new QueueHead(
+                cpuOnlyLimit == 0 ? List.of() : jobs.findCpuQueueHead(Limit.of(cpuOnlyLimit)),
+                gpuLimit == 0 ? List.of() : jobs.findGpuQueueHead(Limit.of(gpuLimit))));
+  }
+
+  /** The heads of the two queues, each in scheduling order. */
+  public record QueueHead(List<QueuedJob> cpuOnly, List<QueuedJob> gpu) {}
+
   /** Marks a queued job as started with this placement; empty if it is no longer queued. */
   public Optional<Job> markStarted(String id, JobPlacement placement) {
     return markStarted(Map.of(id, placement)).stream().findFirst();

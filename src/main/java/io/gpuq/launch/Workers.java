@@ -1,5 +1,6 @@
 package io.gpuq.launch;
 
+import io.gpuq.job.JobPlacement;
 import io.gpuq.proc.ProcFs;
 import java.time.Duration;
 import java.util.Collection;
@@ -26,6 +27,7 @@ public final class Workers {
   private final Duration killGrace;
   private final ProcFs procFs;
   private final Map<String, RunningWorker> live = new ConcurrentHashMap<>();
+  private final Map<String, JobPlacement> launching = new ConcurrentHashMap<>();
 
   public Workers(
       WorkerLauncher launcher,
@@ -46,7 +48,26 @@ public final class Workers {
    */
   public RunningWorker start(LaunchRequest request, Consumer<WorkerExit> onExit)
       throws LaunchException {
-    return watch(launcher.launch(request), onExit);
+    try {
+      return watch(launcher.launch(request), onExit);
+    } finally {
+      // Live now (watch registered it first) or failed: either way no longer launching.
+      launching.remove(request.jobId());
+    }
+  }
+
+  /**
+   * Holds a claimed job's place while its launch runs elsewhere, so that a scheduling pass
+   * meanwhile counts it as taken. {@link #start} releases it; so must whoever gives up the launch
+   * before.
+   */
+  public void reserveForLaunch(String jobId, JobPlacement placement) {
+    launching.put(jobId, placement);
+  }
+
+  /** Gives up a place held for a launch that will not happen. */
+  public void releaseLaunch(String jobId) {
+    launching.remove(jobId);
   }
 
   /**
@@ -117,21 +138,28 @@ public final class Workers {
     return List.copyOf(live.values());
   }
 
-  /** Per GPU index, the sum of the budgets of the live workers placed on it. */
+  /** Per GPU index, the sum of the budgets of the live and launching workers placed on it. */
   public Map<Integer, Long> reservedBytesByGpu() {
     Map<Integer, Long> reserved = new java.util.HashMap<>();
-    for (RunningWorker worker : live.values()) {
-      worker
-          .placement()
-          .gpus()
-          .forEach(gpu -> reserved.merge(gpu.index(), gpu.memoryBytes(), Long::sum));
+    for (JobPlacement placement : placementsTaken()) {
+      placement.gpus().forEach(gpu -> reserved.merge(gpu.index(), gpu.memoryBytes(), Long::sum));
     }
     return reserved;
   }
 
-  /** How many live workers run on no GPU. */
+  /** How many live or launching workers run on no GPU. */
   public int cpuOnlyCount() {
-    return (int) live.values().stream().filter(w -> w.placement().gpus().isEmpty()).count();
+    return (int) placementsTaken().stream().filter(p -> p.gpus().isEmpty()).count();
+  }
+
+  /**
+   * The placements of live workers and of launches under way; a worker that just became live may be
+   * counted twice for a moment, never zero times.
+   */
+  private List<JobPlacement> placementsTaken() {
+    List<JobPlacement> taken = new java.util.ArrayList<>(launching.values());
+    live.values().forEach(worker -> taken.add(worker.placement()));
+    return taken;
   }
 
   /** The root PID of every live worker, with its job. */

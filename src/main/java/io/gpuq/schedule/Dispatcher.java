@@ -7,7 +7,6 @@ import io.gpuq.job.Job;
 import io.gpuq.job.JobPlacement;
 import io.gpuq.job.JobService;
 import io.gpuq.job.QueuedJob;
-import io.gpuq.job.WorkerProcess;
 import io.gpuq.launch.Workers;
 import io.gpuq.launch.env.WorkerEnvironment;
 import io.gpuq.placement.GpuCapacity;
@@ -22,10 +21,13 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -51,6 +53,7 @@ public class Dispatcher {
   private final Predicate<Map<String, String>> selects;
   private final Executor starter;
   private final Map<Integer, Instant> lastStartOnGpu = new ConcurrentHashMap<>();
+  private final Set<CompletableFuture<Void>> launches = ConcurrentHashMap.newKeySet();
 
   public Dispatcher(
       JobService jobs,
@@ -79,12 +82,9 @@ public class Dispatcher {
 
   public DispatchResult dispatch() {
     int freeCpu = Math.max(0, cpuSlots - workers.cpuOnlyCount());
-    List<QueuedJob> queue = new ArrayList<>(cpuQueueHead(freeCpu));
-    if (!inventory.devices().isEmpty()) {
-      queue.addAll(selectedHere(jobs.gpuQueueHead(placer.policy().lookahead())));
-    }
+    List<QueuedJob> queue = queueHead(freeCpu);
     if (queue.isEmpty()) {
-      return new DispatchResult(0, null);
+      return new DispatchResult(0, 0, null);
     }
     Instant now = clock.instant();
     List<PlacementRequest> requests = new ArrayList<>(queue.size());
@@ -100,44 +100,60 @@ public class Dispatcher {
     }
     // One transaction claims the whole plan; jobs another node claimed meanwhile drop out.
     List<Job> claimed = jobs.markStarted(placements);
-    // Launches run side by side (each is a process spawn and a commit), and the pass waits for
-    // them all, so that the next pass sees their capacity taken.
-    List<CompletableFuture<Optional<WorkerProcess>>> launches = new ArrayList<>();
+    // Launches run side by side on the starter threads, and the pass does not wait for them: the
+    // places they hold count as taken until each worker is live (or its launch failed).
     for (Job job : claimed) {
       JobPlacement placement = placements.get(job.id());
       placement.gpus().forEach(gpu -> lastStartOnGpu.put(gpu.index(), now));
-      launches.add(CompletableFuture.supplyAsync(() -> execution.launch(job, placement), starter));
+      workers.reserveForLaunch(job.id(), placement);
+      CompletableFuture<Void> launch =
+          CompletableFuture.supplyAsync(() -> execution.launch(job, placement), starter)
+              .thenCompose(process -> jobs.recordWorkerProcesses(process.stream().toList()))
+              .exceptionally(
+                  failure -> {
+                    log.error("launching job {} failed", job.id(), failure);
+                    return null;
+                  });
+      launches.add(launch);
+      launch.whenComplete((done, failure) -> launches.remove(launch));
     }
-    List<WorkerProcess> processes = new ArrayList<>();
-    launches.forEach(launch -> launch.join().ifPresent(processes::add));
-    // Written with other workers' events, not waited for: nothing in the next pass needs them.
-    jobs.recordWorkerProcesses(processes)
-        .exceptionally(
-            failure -> {
-              log.error("recording the processes of {} workers failed", processes.size(), failure);
-              return null;
-            });
     int started = claimed.size();
     Duration retryIn = plan.retryAt().map(at -> Duration.between(now, at)).orElse(null);
-    return new DispatchResult(started, retryIn);
+    return new DispatchResult(started, placements.size() - started, retryIn);
   }
 
   /**
-   * The CPU-only jobs that may fill the free slots: as many as there are free slots, unless node
-   * selectors turn some away, in which case the whole lookahead is read.
+   * Waits, at most {@code timeout}, for the launches under way: a job claimed before gpuq stops
+   * should reach its worker, and its worker's PID the database.
    */
-  private List<QueuedJob> cpuQueueHead(int freeSlots) {
-    if (freeSlots == 0) {
-      return List.of();
+  public void awaitLaunches(Duration timeout) {
+    try {
+      CompletableFuture.allOf(launches.toArray(CompletableFuture[]::new))
+          .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      log.warn("launches still under way at shutdown: {}", launches.size());
     }
+  }
+
+  /**
+   * The queued jobs this pass considers: as many CPU-only jobs as there are free slots (the whole
+   * lookahead if node selectors turn some of those away), and the lookahead of GPU jobs if this
+   * node has GPUs.
+   */
+  private List<QueuedJob> queueHead(int freeSlots) {
     int lookahead = placer.policy().lookahead();
-    int first = Math.min(lookahead, freeSlots);
-    List<QueuedJob> head = jobs.cpuQueueHead(first);
-    List<QueuedJob> selected = selectedHere(head);
-    if (selected.size() < freeSlots && head.size() == first && first < lookahead) {
-      return selectedHere(jobs.cpuQueueHead(lookahead));
+    int cpuFirst = Math.min(lookahead, freeSlots);
+    JobService.QueueHead head =
+        jobs.queueHead(cpuFirst, inventory.devices().isEmpty() ? 0 : lookahead);
+    List<QueuedJob> cpu = selectedHere(head.cpuOnly());
+    if (cpu.size() < freeSlots && head.cpuOnly().size() == cpuFirst && cpuFirst < lookahead) {
+      cpu = selectedHere(jobs.cpuQueueHead(lookahead));
     }
-    return selected;
+    List<QueuedJob> queue = new ArrayList<>(cpu);
+    queue.addAll(selectedHere(head.gpu()));
+    return queue;
   }
 
   private List<QueuedJob> selectedHere(List<QueuedJob> jobs) {

@@ -97,6 +97,7 @@ public class JobExecution {
     } catch (LaunchException | RuntimeException e) {
       // The job is marked started: whatever stops its launch must end the attempt, or it would
       // stay RUNNING with no worker.
+      workers.releaseLaunch(job.id());
       log.info("job {} could not be launched: {}", job.id(), e.getMessage());
       jobs.recordAttemptEnd(
           job.id(),

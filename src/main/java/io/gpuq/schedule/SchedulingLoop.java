@@ -10,8 +10,8 @@ import org.springframework.context.SmartLifecycle;
 /**
  * The scheduling duty: one thread that runs a dispatch pass whenever something may have freed or
  * asked for capacity (a submission, a worker's end, a cancellation). Wake-ups coalesce; a pass that
- * started something is followed by another at once, and a safety-net wake-up covers changes no
- * event announced (such as another node's submissions).
+ * lost jobs to another node is followed by another at once, and a safety-net wake-up covers changes
+ * no event announced (such as another node's submissions).
  */
 public class SchedulingLoop implements SmartLifecycle {
 
@@ -54,6 +54,7 @@ public class SchedulingLoop implements SmartLifecycle {
         Thread.currentThread().interrupt();
       }
     }
+    dispatcher.awaitLaunches(Duration.ofSeconds(5));
   }
 
   @Override
@@ -76,7 +77,8 @@ public class SchedulingLoop implements SmartLifecycle {
         }
         wake.drainPermits();
         DispatchResult result = dispatcher.dispatch();
-        nextWait = result.started() > 0 ? Duration.ZERO : result.nextWakeWithin(safetyNet);
+        // A pass places all it can see; only jobs lost to another node leave room to fill now.
+        nextWait = result.lost() > 0 ? Duration.ZERO : result.nextWakeWithin(safetyNet);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         return;

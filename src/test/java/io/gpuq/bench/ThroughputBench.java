@@ -53,9 +53,22 @@ public final class ThroughputBench {
       int latencyJobs,
       int warmup,
       int slots,
-      boolean profile,
+      String profile,
       boolean build,
       List<String> jvm) {
+
+    /** Which phase JFR records: "true" (the phase of that name), "sleep" or none. */
+    private static String profilePhase(String value) {
+      return switch (value) {
+        case "true", "sleep" -> value;
+        case "false", "" -> "";
+        default -> throw new IllegalArgumentException("profile=true|sleep|false, not " + value);
+      };
+    }
+
+    boolean profiling() {
+      return !profile.isEmpty();
+    }
 
     static Settings parse(String[] args) {
       BenchArgs given = new BenchArgs(args);
@@ -67,7 +80,7 @@ public final class ThroughputBench {
               given.getInt("latency", 200),
               given.getInt("warmup", 200),
               given.getInt("slots", 8),
-              Boolean.parseBoolean(given.get("profile", "false")),
+              profilePhase(given.get("profile", "false")),
               Boolean.parseBoolean(given.get("build", "true")),
               jvm.isBlank() ? List.of() : List.of(jvm.trim().split("\\s+")));
       given.requireAllRead();
@@ -85,7 +98,7 @@ public final class ThroughputBench {
     ensureJar(settings.build);
 
     List<String> jvm = new ArrayList<>(settings.jvm);
-    if (settings.profile) {
+    if (settings.profiling()) {
       // Spring's request stacks are deeper than JFR's default of 64 frames.
       jvm.add("-XX:FlightRecorderOptions:stackdepth=512");
     }
@@ -117,20 +130,17 @@ public final class ThroughputBench {
         sequentialWarmup,
         (System.nanoTime() - t0) / 1e9);
 
-    Path recording = null;
-    if (settings.profile) {
-      recording = Files.createTempFile("gpuq-bench-", ".jfr");
-      jcmd("JFR.start", "name=bench", "settings=profile");
-    }
+    Path recording = settings.profiling() ? Files.createTempFile("gpuq-bench-", ".jfr") : null;
+    startProfile("true");
     Batch trueBatch = batch("true", List.of("true"), settings.jobs);
-    if (recording != null) {
-      jcmd("JFR.stop", "name=bench", "filename=" + recording);
-    }
+    stopProfile("true", recording);
     trueBatch.printDetail();
     Xargs trueXargs = Xargs.run("true", settings.jobs, settings.slots);
     trueXargs.print();
 
+    startProfile("sleep");
     Batch sleepBatch = batch("sleep 0.05", List.of("sleep", "0.05"), settings.jobs);
+    stopProfile("sleep", recording);
     sleepBatch.printDetail();
     Xargs sleepXargs = Xargs.run("sleep 0.05", settings.jobs, settings.slots);
     sleepXargs.print();
@@ -144,6 +154,18 @@ public final class ThroughputBench {
       System.out.println("(recording kept at " + recording + ")");
     }
     return new Report(settings, trueBatch, trueXargs, sleepBatch, sleepXargs, latency);
+  }
+
+  private void startProfile(String phase) throws Exception {
+    if (settings.profile.equals(phase)) {
+      jcmd("JFR.start", "name=bench", "settings=profile");
+    }
+  }
+
+  private void stopProfile(String phase, Path recording) throws Exception {
+    if (settings.profile.equals(phase)) {
+      jcmd("JFR.stop", "name=bench", "filename=" + recording);
+    }
   }
 
   // ---------------------------------------------------------------- concurrent batches
