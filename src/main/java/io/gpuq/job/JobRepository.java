@@ -16,15 +16,26 @@ public interface JobRepository extends JpaRepository<Job, String>, JpaSpecificat
   Optional<Job> findByOwnerAndIdempotencyKey(String owner, String idempotencyKey);
 
   /**
-   * Those of the given jobs that are still queued, locked until the transaction ends; rows another
-   * transaction holds are skipped ({@code FOR UPDATE SKIP LOCKED}). This is how a node claims: of
-   * several nodes claiming one job at once, one wins and the others move on at once instead of
-   * queueing on its lock.
+   * The ids of those of the given jobs that are still queued, locked until the transaction ends;
+   * rows another transaction holds are skipped ({@code FOR UPDATE SKIP LOCKED}). This is how a node
+   * claims: of several nodes claiming one job at once, one wins and the others move on at once
+   * instead of queueing on its lock.
    */
   @Query(
-      value = "select * from jobs where id in (:ids) and state = 'QUEUED' for update skip locked",
+      // Ids only: Hibernate maps a native "select *" to the entity anew on every call.
+      value = "select id from jobs where id in (:ids) and state = 'QUEUED' for update skip locked",
       nativeQuery = true)
-  List<Job> findQueuedForUpdate(@Param("ids") Collection<String> ids);
+  List<String> lockQueued(@Param("ids") Collection<String> ids);
+
+  /**
+   * These jobs with their labels and attempts, in one select (the mapping would fetch the two
+   * collections in two more); spelled out because Spring Data's {@code findAllById} builds a new
+   * criteria query, unplanned, on every call.
+   */
+  @Query(
+      "select distinct j from Job j left join fetch j.labels left join fetch j.attempts"
+          + " where j.id in :ids")
+  List<Job> findWithCollectionsByIds(@Param("ids") Collection<String> ids);
 
   /**
    * The head of the queue of CPU-only jobs in scheduling order: priority first, then submission

@@ -3,6 +3,7 @@ package io.gpuq.job;
 import io.gpuq.security.Caller;
 import jakarta.annotation.PreDestroy;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -31,6 +32,7 @@ public class JobService {
   private static final Logger log = LoggerFactory.getLogger(JobService.class);
   private static final int MAX_CONFLICT_RETRIES = 5;
   private static final int MAX_BATCH = 64;
+  private static final Duration WORKER_EVENT_LINGER = Duration.ofMillis(5);
 
   private final JobRepository jobs;
   private final TransactionTemplate tx;
@@ -54,12 +56,16 @@ public class JobService {
         new GroupCommit<>(
             "gpuq-submit-writer",
             MAX_BATCH,
+            Duration.ZERO,
             batch -> tx.execute(status -> jobs.saveAll(batch.stream().map(NewJob::job).toList())),
             one -> tx.execute(status -> jobs.save(one.job())));
     this.workerEvents =
         new GroupCommit<>(
             "gpuq-worker-event-writer",
             MAX_BATCH,
+            // Nobody waits on these (a worker's place is free before its end is written), so a
+            // few milliseconds gather more of them per commit.
+            WORKER_EVENT_LINGER,
             batch -> tx.execute(status -> batch.stream().map(this::apply).toList()),
             one -> retryingOnConflict(status -> apply(one)));
   }
@@ -226,7 +232,9 @@ public class JobService {
             status -> {
               Instant now = clock.instant();
               List<Job> claimed = new ArrayList<>();
-              for (Job job : jobs.findQueuedForUpdate(placements.keySet())) {
+              List<String> locked = jobs.lockQueued(placements.keySet());
+              for (Job job :
+                  locked.isEmpty() ? List.<Job>of() : jobs.findWithCollectionsByIds(locked)) {
                 job.start(placements.get(job.id()), now);
                 claimed.add(job);
               }

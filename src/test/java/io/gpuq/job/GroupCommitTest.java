@@ -20,6 +20,7 @@ class GroupCommitTest {
   private final List<List<String>> batches = new CopyOnWriteArrayList<>();
   private final List<String> alone = new CopyOnWriteArrayList<>();
   private GroupCommit<String, String> commit;
+  private Duration linger = Duration.ZERO;
 
   @AfterEach
   void close() {
@@ -34,6 +35,7 @@ class GroupCommitTest {
         new GroupCommit<>(
             "test-writer",
             64,
+            linger,
             items -> {
               batches.add(List.copyOf(items));
               return writeAll.apply(items);
@@ -85,6 +87,21 @@ class GroupCommitTest {
     }
     assertThat(batches).hasSize(1);
     assertThat(batches.get(0)).hasSize(10);
+  }
+
+  @Test
+  void with_a_linger_items_that_arrive_within_it_share_the_commit_of_the_first() throws Exception {
+    linger = Duration.ofMillis(500);
+    groupCommit(GroupCommitTest::upperCase, String::toUpperCase);
+
+    CompletableFuture<String> first = commit.write("first");
+    Thread.sleep(50);
+    CompletableFuture<String> second = commit.write("second");
+
+    assertThat(first.orTimeout(5, TimeUnit.SECONDS).join()).isEqualTo("FIRST");
+    assertThat(second.orTimeout(5, TimeUnit.SECONDS).join()).isEqualTo("SECOND");
+    assertThat(batches).containsExactly(List.of("first", "second"));
+    assertThat(alone).isEmpty();
   }
 
   @Test
