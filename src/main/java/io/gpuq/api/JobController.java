@@ -127,7 +127,11 @@ public class JobController {
     if (!submission.created()) {
       return ResponseEntity.ok(view);
     }
-    scheduler.wakeUp();
+    if (spec.gpus() > 0) {
+      scheduler.wakeUpForGpus();
+    } else {
+      scheduler.wakeUp();
+    }
     return ResponseEntity.created(URI.create("/api/v1/jobs/" + view.id())).body(view);
   }
 

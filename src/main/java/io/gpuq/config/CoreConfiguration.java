@@ -232,7 +232,14 @@ public class CoreConfiguration {
       Dispatcher dispatcher, JobExecution execution, GpuqProperties properties) {
     SchedulingLoop loop =
         new SchedulingLoop(dispatcher, properties.scheduler().safetyNetInterval());
-    execution.onCapacityFreed(loop::wakeUp);
+    execution.onCapacityFreed(
+        placement -> {
+          if (placement.gpus().isEmpty()) {
+            loop.wakeUp();
+          } else {
+            loop.wakeUpForGpus();
+          }
+        });
     return loop;
   }
 

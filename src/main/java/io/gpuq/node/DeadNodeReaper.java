@@ -49,7 +49,8 @@ public final class DeadNodeReaper implements PeriodicDuty {
       }
     }
     if (reaped > 0) {
-      scheduler.wakeUp();
+      // Requeued jobs may need GPUs.
+      scheduler.wakeUpForGpus();
     }
   }
 }

@@ -54,6 +54,7 @@ public class Dispatcher {
   private final Executor starter;
   private final Map<Integer, Instant> lastStartOnGpu = new ConcurrentHashMap<>();
   private final Set<CompletableFuture<Void>> launches = ConcurrentHashMap.newKeySet();
+  private volatile boolean gpuJobsWaiting = true;
 
   public Dispatcher(
       JobService jobs,
@@ -80,9 +81,18 @@ public class Dispatcher {
     this.cpuSlots = cpuSlots;
   }
 
-  public DispatchResult dispatch() {
+  /**
+   * One pass.
+   *
+   * @param gpuQueueMayHaveChanged whether a GPU job may have been queued or GPU capacity freed
+   *     since the last pass: if not, and the last pass found no GPU job waiting, this one does not
+   *     read that queue
+   */
+  public DispatchResult dispatch(boolean gpuQueueMayHaveChanged) {
     int freeCpu = Math.max(0, cpuSlots - workers.cpuOnlyCount());
-    List<QueuedJob> queue = queueHead(freeCpu);
+    boolean readGpuQueue =
+        !inventory.devices().isEmpty() && (gpuQueueMayHaveChanged || gpuJobsWaiting);
+    List<QueuedJob> queue = queueHead(freeCpu, readGpuQueue);
     if (queue.isEmpty()) {
       return new DispatchResult(0, 0, null);
     }
@@ -142,11 +152,16 @@ public class Dispatcher {
    * lookahead if node selectors turn some of those away), and the lookahead of GPU jobs if this
    * node has GPUs.
    */
-  private List<QueuedJob> queueHead(int freeSlots) {
+  private List<QueuedJob> queueHead(int freeSlots, boolean readGpuQueue) {
     int lookahead = placer.policy().lookahead();
     int cpuFirst = Math.min(lookahead, freeSlots);
-    JobService.QueueHead head =
-        jobs.queueHead(cpuFirst, inventory.devices().isEmpty() ? 0 : lookahead);
+    if (cpuFirst == 0 && !readGpuQueue) {
+      return List.of();
+    }
+    JobService.QueueHead head = jobs.queueHead(cpuFirst, readGpuQueue ? lookahead : 0);
+    if (readGpuQueue) {
+      gpuJobsWaiting = !head.gpu().isEmpty();
+    }
     List<QueuedJob> cpu = selectedHere(head.cpuOnly());
     if (cpu.size() < freeSlots && head.cpuOnly().size() == cpuFirst && cpuFirst < lookahead) {
       cpu = selectedHere(jobs.cpuQueueHead(lookahead));

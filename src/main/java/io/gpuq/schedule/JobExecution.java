@@ -10,6 +10,7 @@ import io.gpuq.job.Job;
 import io.gpuq.job.JobAttempt;
 import io.gpuq.job.JobPlacement;
 import io.gpuq.job.JobService;
+import io.gpuq.job.JobState;
 import io.gpuq.job.WorkerProcess;
 import io.gpuq.launch.AdoptRequest;
 import io.gpuq.launch.JobFiles;
@@ -27,6 +28,7 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.BiFunction;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,7 +49,7 @@ public class JobExecution {
   private final GpuBackend gpus;
   private final GpuInventory inventory;
   private final ProcFs procFs;
-  private Runnable onCapacityFreed = () -> {};
+  private Consumer<JobPlacement> onCapacityFreed = placement -> {};
 
   public JobExecution(
       JobService jobs,
@@ -70,7 +72,8 @@ public class JobExecution {
     this.procFs = procFs;
   }
 
-  public void onCapacityFreed(Runnable listener) {
+  /** Told, with the placement it held, whenever a worker's place becomes free. */
+  public void onCapacityFreed(Consumer<JobPlacement> listener) {
     this.onCapacityFreed = listener;
   }
 
@@ -104,7 +107,7 @@ public class JobExecution {
           job.attempt(),
           new AttemptOutcome(FailureReason.LAUNCH_ERROR, String.valueOf(e.getMessage()), null),
           0);
-      onCapacityFreed.run();
+      onCapacityFreed.accept(placement);
       return Optional.empty();
     }
     attachGpus(worker, placement);
@@ -158,23 +161,19 @@ public class JobExecution {
   private void ended(WorkerExit exit, JobPlacement placement) {
     // The worker's capacity is free already (it no longer counts as live): the next job may
     // start while this one's end is written. A retried job is queued only once that is done,
-    // hence the second wake-up.
-    onCapacityFreed.run();
-    try {
-      gpus.detach(exit.pid());
-      AttemptOutcome outcome = classifier.classify(exit, logTailIfFailed(exit));
-      jobs.recordAttemptEndLater(exit.jobId(), exit.attempt(), outcome, growthCap(placement))
-          .whenComplete(
-              (state, failure) -> {
-                if (failure != null) {
-                  log.error("recording the end of job {} failed", exit.jobId(), failure);
-                }
-                onCapacityFreed.run();
-              });
-    } catch (RuntimeException e) {
-      onCapacityFreed.run();
-      throw e;
-    }
+    // hence a second wake-up for it.
+    onCapacityFreed.accept(placement);
+    gpus.detach(exit.pid());
+    AttemptOutcome outcome = classifier.classify(exit, logTailIfFailed(exit));
+    jobs.recordAttemptEndLater(exit.jobId(), exit.attempt(), outcome, growthCap(placement))
+        .whenComplete(
+            (state, failure) -> {
+              if (failure != null) {
+                log.error("recording the end of job {} failed", exit.jobId(), failure);
+              } else if (state == JobState.QUEUED) {
+                onCapacityFreed.accept(placement);
+              }
+            });
   }
 
   /** Only a failure needs its log read (to recognise an out-of-memory death). */

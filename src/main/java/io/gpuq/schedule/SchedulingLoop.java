@@ -3,6 +3,7 @@ package io.gpuq.schedule;
 import java.time.Duration;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
@@ -20,6 +21,7 @@ public class SchedulingLoop implements SmartLifecycle {
   private final Dispatcher dispatcher;
   private final Duration safetyNet;
   private final Semaphore wake = new Semaphore(0);
+  private final AtomicBoolean gpuWork = new AtomicBoolean(true);
   private volatile boolean running;
   private Thread thread;
 
@@ -28,7 +30,19 @@ public class SchedulingLoop implements SmartLifecycle {
     this.safetyNet = safetyNet;
   }
 
-  /** Asks for a dispatch pass soon; cheap, and safe to call from any thread. */
+  /**
+   * Asks for a pass that also reads the GPU jobs' queue: a GPU job was submitted or requeued, or a
+   * GPU worker's place became free.
+   */
+  public void wakeUpForGpus() {
+    gpuWork.set(true);
+    wakeUp();
+  }
+
+  /**
+   * Asks for a dispatch pass soon; cheap, and safe to call from any thread. Such a pass reads the
+   * GPU jobs' queue only if the last read found jobs waiting there (see {@link #wakeUpForGpus}).
+   */
   public void wakeUp() {
     if (wake.availablePermits() == 0) {
       wake.release();
@@ -72,11 +86,13 @@ public class SchedulingLoop implements SmartLifecycle {
     Duration nextWait = Duration.ZERO;
     while (running) {
       try {
-        if (!nextWait.isZero()) {
-          wake.tryAcquire(nextWait.toMillis(), TimeUnit.MILLISECONDS);
-        }
+        boolean woken =
+            nextWait.isZero() || wake.tryAcquire(nextWait.toMillis(), TimeUnit.MILLISECONDS);
         wake.drainPermits();
-        DispatchResult result = dispatcher.dispatch();
+        // A pass on the timer (the safety net, start spacing) reads everything: it also covers
+        // what no event announces, such as GPU memory that other processes released.
+        boolean gpuQueue = gpuWork.getAndSet(false) || !woken;
+        DispatchResult result = dispatcher.dispatch(gpuQueue);
         // A pass places all it can see; only jobs lost to another node leave room to fill now.
         nextWait = result.lost() > 0 ? Duration.ZERO : result.nextWakeWithin(safetyNet);
       } catch (InterruptedException e) {
