@@ -67,6 +67,45 @@ class JobLifecycleIntegrationTest extends IntegrationTest {
   }
 
   @Test
+  void no_more_cpu_only_jobs_run_at_once_than_there_are_slots() throws Exception {
+    Path record = Files.createTempDirectory("gpuq-slots-").resolve("intervals");
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < 24; i++) {
+      ids.add(
+          alice.submit(
+              aJob()
+                  .shell(
+                      "echo \"$GPUQ_JOB_ID start $(date +%s%N)\" >> "
+                          + record
+                          + "; sleep 0.3; echo \"$GPUQ_JOB_ID end $(date +%s%N)\" >> "
+                          + record)
+                  .json()));
+    }
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () ->
+                assertThat(ids)
+                    .allSatisfy(id -> assertThat(alice.state(id)).isEqualTo("SUCCEEDED")));
+
+    // Each line is "<job> start|end <nanos>"; walk them in time order, counting open intervals.
+    List<String[]> events =
+        Files.readAllLines(record).stream()
+            .map(line -> line.split(" "))
+            .sorted((a, b) -> Long.compare(Long.parseLong(a[2]), Long.parseLong(b[2])))
+            .toList();
+    assertThat(events).hasSize(2 * ids.size());
+    int running = 0;
+    int most = 0;
+    for (String[] event : events) {
+      running += event[1].equals("start") ? 1 : -1;
+      most = Math.max(most, running);
+    }
+    // 8 slots (IntegrationTest); the jobs of other tests can only lower what these reach.
+    assertThat(most).isBetween(2, 8);
+  }
+
+  @Test
   void fails_with_the_exit_code_of_its_process() {
     String id = alice.submit(aJob().shell("echo about to fail >&2; exit 3").json());
 
