@@ -171,11 +171,6 @@ public class Job {
     attempts.add(new JobAttempt(this, attempt, placement, now));
   }
 
-  /** The worker process is running with this PID and kernel start time. */
-  public void recordWorkerProcess(long pid, long pidStartTicks) {
-    currentAttempt().recordProcess(pid, pidStartTicks);
-  }
-
   /** The worker exited with code 0. */
   public void succeed(int exitCode, Instant now) {
     move(JobTransition.SUCCEED);

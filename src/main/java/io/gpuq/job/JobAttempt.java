@@ -71,11 +71,6 @@ public class JobAttempt {
     this.startedAt = startedAt;
   }
 
-  void recordProcess(long pid, long pidStartTicks) {
-    this.pid = pid;
-    this.pidStartTicks = pidStartTicks;
-  }
-
   void end(JobState outcome, FailureReason reason, String message, Integer exitCode, Instant when) {
     this.outcome = outcome;
     this.failureReason = reason;

@@ -196,11 +196,6 @@ public class JobService {
     return tx.execute(status -> jobs.findCpuQueueHead(Limit.of(limit)));
   }
 
-  /** The head of the queue of GPU jobs, in scheduling order. */
-  public List<QueuedJob> gpuQueueHead(int limit) {
-    return tx.execute(status -> jobs.findGpuQueueHead(Limit.of(limit)));
-  }
-
   /** Both queue heads, read in one transaction; a limit of 0 skips that read. */
   public QueueHead queueHead(int cpuOnlyLimit, int gpuLimit) {
     return tx.execute(

@@ -152,12 +152,14 @@ abstract class JobRepositoryContract {
             "key-1",
             T0);
     job.start(firstPlacement, T0.plusSeconds(2));
-    job.recordWorkerProcess(4242, 987_654_321L);
     job.observeGpuMemory(5 * GIB);
     job.failAttempt(
         FailureReason.OUT_OF_MEMORY, "CUDA out of memory", 1, 16 * GIB, T0.plusSeconds(60));
     job.start(secondPlacement, T0.plusSeconds(61));
     save(job);
+    service
+        .recordWorkerProcesses(List.of(new WorkerProcess(job.id(), 1, 4242, 987_654_321L)))
+        .join();
 
     Job read = reload(job.id());
 
@@ -303,10 +305,10 @@ abstract class JobRepositoryContract {
     assertThat(service.cpuQueueHead(10))
         .extracting(QueuedJob::id)
         .containsExactly(cpuHigh.id(), cpuLow.id());
-    assertThat(service.gpuQueueHead(10))
+    assertThat(service.queueHead(0, 10).gpu())
         .extracting(QueuedJob::id)
         .containsExactly(gpuHigh.id(), gpuLow.id(), gpuLowSecond.id());
-    assertThat(service.gpuQueueHead(2))
+    assertThat(service.queueHead(0, 2).gpu())
         .extracting(QueuedJob::id)
         .containsExactly(gpuHigh.id(), gpuLow.id());
   }

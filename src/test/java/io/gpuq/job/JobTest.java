@@ -22,7 +22,6 @@ class JobTest {
     Job job = Job.submit("j1", "alice", aSpec().build(), null, T0);
 
     job.start(ON_GPU_0, T0.plusSeconds(1));
-    job.recordWorkerProcess(4242, 99);
     job.succeed(0, T0.plusSeconds(5));
 
     assertThat(job.state()).isEqualTo(JobState.SUCCEEDED);
@@ -32,7 +31,6 @@ class JobTest {
         .satisfies(
             a -> {
               assertThat(a.outcome()).isEqualTo(JobState.SUCCEEDED);
-              assertThat(a.pid()).isEqualTo(4242);
               assertThat(a.budgetBytes()).isEqualTo(6 * GIB);
             });
   }
