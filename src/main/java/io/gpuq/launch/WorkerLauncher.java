@@ -39,8 +39,7 @@ public final class WorkerLauncher {
   private final JobFiles files;
   private final Clock clock;
   private final Path wrapper;
-  private final SpawnMechanism mechanism;
-  // Set for POSIX_SPAWN only.
+  // Null when workers are started with ProcessBuilder.
   private final PosixSpawn posixSpawn;
   // Used by PROCESS_BUILDER only.
   private final Optional<Path> setsid;
@@ -66,11 +65,9 @@ public final class WorkerLauncher {
     this.wrapper = installWrapper(files.binDir());
     this.posixSpawn = posixSpawn;
     if (posixSpawn != null) {
-      this.mechanism = SpawnMechanism.POSIX_SPAWN;
       this.setsid = Optional.empty();
       log.info("workers are started with posix_spawn ({})", posixSpawn.libcVersion());
     } else {
-      this.mechanism = SpawnMechanism.PROCESS_BUILDER;
       this.setsid = findOnPath("setsid", System.getenv("PATH"));
       log.info("workers are started with ProcessBuilder");
       if (setsid.isEmpty()) {
@@ -82,7 +79,7 @@ public final class WorkerLauncher {
   }
 
   public SpawnMechanism mechanism() {
-    return mechanism;
+    return posixSpawn != null ? SpawnMechanism.POSIX_SPAWN : SpawnMechanism.PROCESS_BUILDER;
   }
 
   public RunningWorker launch(LaunchRequest request) throws LaunchException {
