@@ -16,10 +16,25 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The bench's HTTP client for gpuq: one keep-alive HTTP/1.1 client shared by all threads, as a
- * submitting script with a connection pool would use it.
+ * The bench's HTTP client for gpuq. Submissions go through {@link SocketHttp} (one keep-alive
+ * connection per thread, little CPU) or, with {@code client=jdk}, through the JDK's {@code
+ * HttpClient}; everything else (polls, listings, logs) always through the JDK's client.
  */
 final class BenchClient {
+
+  /** How submissions are sent. */
+  enum Submitter {
+    SOCKET,
+    JDK;
+
+    static Submitter parse(String value) {
+      return switch (value) {
+        case "socket" -> SOCKET;
+        case "jdk" -> JDK;
+        default -> throw new IllegalArgumentException("client=socket|jdk, not " + value);
+      };
+    }
+  }
 
   static final JsonMapper JSON = JsonMapper.builder().build();
 
@@ -29,9 +44,12 @@ final class BenchClient {
           .connectTimeout(Duration.ofSeconds(5))
           .build();
   private final String base;
+  private final SocketHttp socket;
 
-  BenchClient(int port) {
+  BenchClient(int port, Submitter submitter) {
     this.base = "http://127.0.0.1:" + port;
+    this.socket =
+        submitter == Submitter.SOCKET ? new SocketHttp("127.0.0.1", port, GpuqServer.TOKEN) : null;
   }
 
   /** One POST: what came back, and when it was sent and answered (wall clock and nanoTime). */
@@ -43,6 +61,12 @@ final class BenchClient {
   }
 
   Posted submit(String json) {
+    if (socket != null) {
+      Instant sentAt = Instant.now();
+      long sent = System.nanoTime();
+      SocketHttp.Response response = socket.postJson("/api/v1/jobs", json);
+      return new Posted(response.status(), response.body(), sentAt, sent, System.nanoTime());
+    }
     HttpRequest request =
         request("/api/v1/jobs")
             .header("Content-Type", "application/json")

@@ -26,12 +26,16 @@ import tools.jackson.databind.JsonNode;
  * <p>Starts the packaged jar as a separate process (building it first if it is missing or older
  * than {@code src/main}), warms it up, then for {@code true} and {@code sleep 0.05}: submits the
  * jobs from concurrent keep-alive clients (submissions/s), waits until all have ended (end-to-end
- * jobs/s), and runs {@code seq N | xargs -P 8 -I{} CMD}. Last, submit-to-start latency while a slot
- * is free: jobs submitted one at a time, each after the previous one ended.
+ * jobs/s), and runs {@code seq N | xargs -P 8 -I{} CMD}, then the same through gpuq's own worker
+ * wrapper (the shell that writes each exit code to disk so that it survives a gpuq crash): what no
+ * scheduler that keeps that promise can beat on this machine. Last, submit-to-start latency while a
+ * slot is free: jobs submitted one at a time, each after the previous one ended.
  *
  * <p>{@code bench/run ThroughputBench [jobs=1000] [clients=16] [latency=200] [warmup=200] [slots=8]
- * [profile=true] [build=false]}. {@code profile=true} records the server with JFR during the {@code
- * true} phase and prints where its time went (the figures of that run are perturbed).
+ * [client=socket|jdk] [profile=true|sleep] [build=false]}. {@code client=jdk} submits through the
+ * JDK's {@code HttpClient} instead of plain sockets ({@link SocketHttp}). {@code profile=true}
+ * records the server with JFR during the {@code true} phase (or {@code sleep}) and prints where its
+ * time went (the figures of that run are perturbed).
  */
 public final class ThroughputBench {
 
@@ -43,7 +47,7 @@ public final class ThroughputBench {
 
   private ThroughputBench(GpuqServer server, Settings settings) {
     this.server = server;
-    this.client = new BenchClient(server.port());
+    this.client = new BenchClient(server.port(), settings.client());
     this.settings = settings;
   }
 
@@ -53,6 +57,7 @@ public final class ThroughputBench {
       int latencyJobs,
       int warmup,
       int slots,
+      BenchClient.Submitter client,
       String profile,
       boolean build,
       List<String> jvm) {
@@ -80,6 +85,7 @@ public final class ThroughputBench {
               given.getInt("latency", 200),
               given.getInt("warmup", 200),
               given.getInt("slots", 8),
+              BenchClient.Submitter.parse(given.get("client", "socket")),
               profilePhase(given.get("profile", "false")),
               Boolean.parseBoolean(given.get("build", "true")),
               jvm.isBlank() ? List.of() : List.of(jvm.trim().split("\\s+")));
@@ -92,9 +98,14 @@ public final class ThroughputBench {
     Settings settings = Settings.parse(args);
     String loadAtStart = loadAverage();
     System.out.printf(
-        "ThroughputBench: %d jobs per workload, %d HTTP clients, %d CPU slots; %d CPUs; load"
-            + " average at start: %s%n",
-        settings.jobs, settings.clients, settings.slots, cpus(), loadAtStart);
+        "ThroughputBench: %d jobs per workload, %d HTTP clients (%s), %d CPU slots; %d CPUs;"
+            + " load average at start: %s%n",
+        settings.jobs,
+        settings.clients,
+        settings.client.name().toLowerCase(java.util.Locale.ROOT),
+        settings.slots,
+        cpus(),
+        loadAtStart);
     ensureJar(settings.build);
 
     List<String> jvm = new ArrayList<>(settings.jvm);
@@ -137,6 +148,8 @@ public final class ThroughputBench {
     trueBatch.printDetail();
     Xargs trueXargs = Xargs.run("true", settings.jobs, settings.slots);
     trueXargs.print();
+    Xargs trueWrapped = Xargs.runWrapped("true", settings.jobs, settings.slots);
+    trueWrapped.print();
 
     startProfile("sleep");
     Batch sleepBatch = batch("sleep 0.05", List.of("sleep", "0.05"), settings.jobs);
@@ -144,6 +157,8 @@ public final class ThroughputBench {
     sleepBatch.printDetail();
     Xargs sleepXargs = Xargs.run("sleep 0.05", settings.jobs, settings.slots);
     sleepXargs.print();
+    Xargs sleepWrapped = Xargs.runWrapped("sleep 0.05", settings.jobs, settings.slots);
+    sleepWrapped.print();
 
     Latency latency = latency(settings.latencyJobs);
     latency.printDetail();
@@ -153,7 +168,8 @@ public final class ThroughputBench {
       JfrHotSpots.print(recording, 15);
       System.out.println("(recording kept at " + recording + ")");
     }
-    return new Report(settings, trueBatch, trueXargs, sleepBatch, sleepXargs, latency);
+    return new Report(
+        settings, trueBatch, trueXargs, trueWrapped, sleepBatch, sleepXargs, sleepWrapped, latency);
   }
 
   private void startProfile(String phase) throws Exception {
@@ -429,15 +445,69 @@ public final class ThroughputBench {
 
   // ---------------------------------------------------------------- xargs baseline
 
-  record Xargs(String command, int jobs, long nanos, int exitCode) {
+  record Xargs(String command, boolean wrapped, int jobs, long nanos, int exitCode) {
 
     static Xargs run(String command, int jobs, int parallel)
         throws IOException, InterruptedException {
-      String script = "seq " + jobs + " | xargs -P " + parallel + " -I{} " + command;
+      return time(
+          command, false, jobs, "seq " + jobs + " | xargs -P " + parallel + " -I{} " + command);
+    }
+
+    /**
+     * The same commands, each run as gpuq runs a worker: {@code sh wrapper EXIT_FILE PROGRAM ARGS},
+     * with the program's absolute path (as gpuq resolves it; a bare {@code true} would be the
+     * shell's built-in) and an exit file per job.
+     */
+    static Xargs runWrapped(String command, int jobs, int parallel)
+        throws IOException, InterruptedException {
+      Path dir = Files.createTempDirectory("gpuq-bench-wrapper-");
+      try {
+        Path wrapper = dir.resolve("worker-wrapper.sh");
+        try (var in = ThroughputBench.class.getResourceAsStream("/gpuq/worker-wrapper.sh")) {
+          Files.write(wrapper, in.readAllBytes());
+        }
+        String[] argv = command.split(" ", 2);
+        String program = onPath(argv[0]);
+        String args = argv.length > 1 ? " " + argv[1] : "";
+        String script =
+            "seq "
+                + jobs
+                + " | xargs -P "
+                + parallel
+                + " -I{} sh "
+                + wrapper
+                + " "
+                + dir
+                + "/exit.{} "
+                + program
+                + args;
+        return time(command, true, jobs, script);
+      } finally {
+        try (Stream<Path> files = Files.list(dir)) {
+          for (Path f : files.toList()) {
+            Files.delete(f);
+          }
+        }
+        Files.delete(dir);
+      }
+    }
+
+    private static Xargs time(String command, boolean wrapped, int jobs, String script)
+        throws IOException, InterruptedException {
       long t0 = System.nanoTime();
       Process p = new ProcessBuilder("sh", "-c", script).inheritIO().start();
       int exit = p.waitFor();
-      return new Xargs(command, jobs, System.nanoTime() - t0, exit);
+      return new Xargs(command, wrapped, jobs, System.nanoTime() - t0, exit);
+    }
+
+    private static String onPath(String program) {
+      for (String dir : System.getenv("PATH").split(":")) {
+        Path candidate = Path.of(dir, program);
+        if (Files.isExecutable(candidate)) {
+          return candidate.toString();
+        }
+      }
+      throw new IllegalStateException(program + " is not on the PATH");
     }
 
     double perSecond() {
@@ -446,8 +516,12 @@ public final class ThroughputBench {
 
     void print() {
       System.out.printf(
-          "  xargs -P 8 baseline, %s: %.0f jobs/s (%.3f s)%s%n",
-          command, perSecond(), nanos / 1e9, exitCode == 0 ? "" : " EXIT CODE " + exitCode);
+          "  xargs -P 8 baseline%s, %s: %.0f jobs/s (%.3f s)%s%n",
+          wrapped ? " through gpuq's worker wrapper" : "",
+          command,
+          perSecond(),
+          nanos / 1e9,
+          exitCode == 0 ? "" : " EXIT CODE " + exitCode);
     }
   }
 
@@ -457,67 +531,68 @@ public final class ThroughputBench {
       Settings settings,
       Batch trueBatch,
       Xargs trueXargs,
+      Xargs trueWrapped,
       Batch sleepBatch,
       Xargs sleepXargs,
+      Xargs sleepWrapped,
       Latency latency) {
 
     void print(String loadAtStart, String loadAtEnd) {
       System.out.printf(
           "%n== summary (%d CPUs; load average at start %s, at end %s) ==%n",
           cpus(), loadAtStart, loadAtEnd);
-      String row = "%-12s %-34s %10s %-16s %10s %10s%n";
-      System.out.printf(row, "workload", "figure", "gpuq", "target", "xargs -P 8", "gpuq/xargs");
+      String row = "%-12s %-34s %10s %-16s %10s %10s %10s %10s%n";
+      System.out.printf(
+          row,
+          "workload",
+          "figure",
+          "gpuq",
+          "target",
+          "xargs -P 8",
+          "gpuq/xargs",
+          "+wrapper",
+          "gpuq/that");
       for (Object[] w :
-          new Object[][] {{trueBatch, trueXargs, 800}, {sleepBatch, sleepXargs, 150}}) {
+          new Object[][] {
+            {trueBatch, trueXargs, trueWrapped, 800}, {sleepBatch, sleepXargs, sleepWrapped, 150}
+          }) {
         Batch b = (Batch) w[0];
         Xargs x = (Xargs) w[1];
+        Xargs wrapped = (Xargs) w[2];
         System.out.printf(
-            row, b.name(), "submissions/s", fmt(b.submissionsPerSecond()), ">= 1000", "", "");
+            row,
+            b.name(),
+            "submissions/s",
+            fmt(b.submissionsPerSecond()),
+            ">= 1000",
+            "",
+            "",
+            "",
+            "");
         System.out.printf(
             row,
             b.name(),
             "end-to-end jobs/s" + (b.allSucceeded() ? "" : " (NOT ALL SUCCEEDED)"),
             fmt(b.endToEndPerSecond()),
-            ">= " + w[2] + (b.name().startsWith("sleep") ? " (ideal 160)" : ""),
+            ">= " + w[3] + (b.name().startsWith("sleep") ? " (ideal 160)" : ""),
             fmt(x.perSecond()),
-            String.format("%.2f", b.endToEndPerSecond() / x.perSecond()));
+            String.format("%.2f", b.endToEndPerSecond() / x.perSecond()),
+            fmt(wrapped.perSecond()),
+            String.format("%.2f", b.endToEndPerSecond() / wrapped.perSecond()));
       }
-      System.out.printf(
-          row,
-          "date",
-          "submit-to-start p50 (server)",
-          String.format("%.1f ms", latency.serverStamps().p(50)),
-          "",
-          "",
-          "");
-      System.out.printf(
-          row,
-          "date",
-          "submit-to-start p99 (server)",
-          String.format("%.1f ms", latency.serverStamps().p(99)),
-          "< 50 ms",
-          "",
-          "");
-      System.out.printf(
-          row,
-          "date",
-          "POST sent -> process ran p50",
-          String.format("%.1f ms", latency.toProcess().p(50)),
-          "",
-          "",
-          "");
-      System.out.printf(
-          row,
-          "date",
-          "POST sent -> process ran p99",
-          String.format("%.1f ms", latency.toProcess().p(99)),
-          "",
-          "",
-          "");
+      latencyRow(row, "submit-to-start p50 (server)", latency.serverStamps().p(50), "");
+      latencyRow(row, "submit-to-start p99 (server)", latency.serverStamps().p(99), "< 50 ms");
+      latencyRow(row, "POST sent -> process ran p50", latency.toProcess().p(50), "");
+      latencyRow(row, "POST sent -> process ran p99", latency.toProcess().p(99), "");
       System.out.printf(
           "(%d jobs per workload from %d clients, after a discarded warm-up of %d; latency from"
               + " %d sequential jobs)%n",
           settings.jobs, settings.clients, settings.warmup, latency.jobs());
+    }
+
+    private static void latencyRow(String row, String figure, double millis, String target) {
+      System.out.printf(
+          row, "date", figure, String.format("%.1f ms", millis), target, "", "", "", "");
     }
 
     private static String fmt(double perSecond) {
