@@ -28,14 +28,34 @@ public interface JobRepository extends JpaRepository<Job, String>, JpaSpecificat
   List<String> lockQueued(@Param("ids") Collection<String> ids);
 
   /**
-   * These jobs with their labels and attempts, in one select (the mapping would fetch the two
-   * collections in two more); spelled out because Spring Data's {@code findAllById} builds a new
-   * criteria query, unplanned, on every call.
+   * What launching these jobs needs, without loading them: no entity to hydrate, no labels or
+   * attempts to fetch, nothing to check for changes at the commit.
    */
   @Query(
-      "select distinct j from Job j left join fetch j.labels left join fetch j.attempts"
-          + " where j.id in :ids")
-  List<Job> findWithCollectionsByIds(@Param("ids") Collection<String> ids);
+      "select new io.gpuq.job.ClaimedJob(j.id, j.attempt, j.command, j.workingDir, j.env,"
+          + " j.framework, j.timeoutMillis, j.createdAt, j.queuedAt)"
+          + " from Job j where j.id in :ids")
+  List<ClaimedJob> findClaimedByIds(@Param("ids") Collection<String> ids);
+
+  /**
+   * Starts a job as {@link Job#start} does, in one statement, if it is in a state the transition
+   * may leave; returns how many rows moved (0 or 1). The attempt's row is the caller's to add. The
+   * version rises as an entity update would raise it, so that a transaction holding the job (a
+   * cancel) fails instead of overwriting this.
+   */
+  @Modifying
+  @Query(
+      "update Job j set j.state = :to, j.placement = :placement, j.node = :node,"
+          + " j.startedAt = :now, j.failureReason = null, j.failureMessage = null,"
+          + " j.exitCode = null, j.version = j.version + 1"
+          + " where j.id = :jobId and j.state in :from")
+  int startInOneStatement(
+      @Param("jobId") String jobId,
+      @Param("from") Collection<JobState> from,
+      @Param("to") JobState to,
+      @Param("placement") JobPlacement placement,
+      @Param("node") String node,
+      @Param("now") Instant now);
 
   /**
    * The head of the queue of CPU-only jobs in scheduling order: priority first, then submission
