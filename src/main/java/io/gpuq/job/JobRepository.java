@@ -11,7 +11,8 @@ import org.springframework.data.jpa.repository.Modifying;
 import org.springframework.data.jpa.repository.Query;
 import org.springframework.data.repository.query.Param;
 
-public interface JobRepository extends JpaRepository<Job, String>, JpaSpecificationExecutor<Job> {
+public interface JobRepository
+    extends JpaRepository<Job, String>, JpaSpecificationExecutor<Job>, JobStartWrites {
 
   Optional<Job> findByOwnerAndIdempotencyKey(String owner, String idempotencyKey);
 
@@ -36,26 +37,6 @@ public interface JobRepository extends JpaRepository<Job, String>, JpaSpecificat
           + " j.framework, j.timeoutMillis, j.createdAt, j.queuedAt)"
           + " from Job j where j.id in :ids")
   List<ClaimedJob> findClaimedByIds(@Param("ids") Collection<String> ids);
-
-  /**
-   * Starts a job as {@link Job#start} does, in one statement, if it is in a state the transition
-   * may leave; returns how many rows moved (0 or 1). The attempt's row is the caller's to add. The
-   * version rises as an entity update would raise it, so that a transaction holding the job (a
-   * cancel) fails instead of overwriting this.
-   */
-  @Modifying
-  @Query(
-      "update Job j set j.state = :to, j.placement = :placement, j.node = :node,"
-          + " j.startedAt = :now, j.failureReason = null, j.failureMessage = null,"
-          + " j.exitCode = null, j.version = j.version + 1"
-          + " where j.id = :jobId and j.state in :from")
-  int startInOneStatement(
-      @Param("jobId") String jobId,
-      @Param("from") Collection<JobState> from,
-      @Param("to") JobState to,
-      @Param("placement") JobPlacement placement,
-      @Param("node") String node,
-      @Param("now") Instant now);
 
   /**
    * The head of the queue of CPU-only jobs in scheduling order: priority first, then submission

@@ -2,11 +2,9 @@ package io.gpuq.job;
 
 import io.gpuq.security.Caller;
 import jakarta.annotation.PreDestroy;
-import jakarta.persistence.EntityManager;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -36,7 +34,6 @@ public class JobService {
   private static final Duration WORKER_EVENT_LINGER = Duration.ofMillis(5);
 
   private final JobRepository jobs;
-  private final EntityManager entityManager;
   private final TransactionTemplate tx;
   private final Clock clock;
   private final JobIds ids;
@@ -46,12 +43,10 @@ public class JobService {
 
   public JobService(
       JobRepository jobs,
-      EntityManager entityManager,
       TransactionTemplate tx,
       Clock clock,
       List<JobLifecycleListener> listeners) {
     this.jobs = jobs;
-    this.entityManager = entityManager;
     this.listeners = List.copyOf(listeners);
     this.tx = tx;
     this.clock = clock;
@@ -222,10 +217,9 @@ public class JobService {
    * and not being claimed by another node right now ({@code FOR UPDATE SKIP LOCKED}) are started;
    * the others are left out of the answer. One commit for a whole scheduling pass.
    *
-   * <p>No job is loaded: a claim writes what {@link Job#start} would, as one update of the job and
-   * one insert of its attempt, and reads only what launching needs. Loading the jobs with their
-   * labels and attempts, and Hibernate's checking them for changes at the commit, cost the
-   * scheduler most of a claim's time.
+   * <p>No job is loaded: a claim reads only what launching needs, and writes what {@link Job#start}
+   * would as two batches (the jobs' updates, their attempts' inserts). Loading the jobs with their
+   * labels and attempts, and Hibernate's flushing them, cost the scheduler most of a claim's CPU.
    */
   public List<ClaimedJob> markStarted(Map<String, JobPlacement> placements) {
     if (placements.isEmpty()) {
@@ -240,33 +234,12 @@ public class JobService {
               if (locked.isEmpty()) {
                 return List.of();
               }
-              List<ClaimedJob> claimed = new ArrayList<>(locked.size());
-              for (ClaimedJob job : jobs.findClaimedByIds(locked)) {
-                if (startInOneStatement(job, placements.get(job.id()), now)) {
-                  claimed.add(job);
-                }
-              }
-              return claimed;
+              return jobs.startWithoutLoading(jobs.findClaimedByIds(locked), placements, now);
             });
     for (ClaimedJob job : started) {
       notify(l -> l.attemptStarted(job.id(), job.attempt(), job.createdAt(), job.queuedAt(), now));
     }
     return started;
-  }
-
-  /** What {@link Job#start} does, without loading the job; false if the job may not start. */
-  private boolean startInOneStatement(ClaimedJob job, JobPlacement placement, Instant now) {
-    JobTransition start = JobTransition.START;
-    int moved =
-        jobs.startInOneStatement(
-            job.id(), start.sources(), start.target(), placement, placement.node(), now);
-    if (moved == 0) {
-      return false;
-    }
-    entityManager.persist(
-        new JobAttempt(
-            entityManager.getReference(Job.class, job.id()), job.attempt(), placement, now));
-    return true;
   }
 
   private void notify(Consumer<JobLifecycleListener> event) {

@@ -498,16 +498,17 @@ abstract class JobRepositoryContract {
     List<ClaimedJob> claimed =
         service.markStarted(
             Map.of(cancelled.id(), TWO_GPUS, running.id(), TWO_GPUS, queued.id(), TWO_GPUS));
-    // The claim's own guard, past the lock that already leaves such jobs out.
-    JobTransition start = JobTransition.START;
-    int moved =
+    // The writes' own guard, past the lock that already leaves such jobs out.
+    List<ClaimedJob> startedPastTheLock =
         tx.execute(
             status ->
-                repository.startInOneStatement(
-                    cancelled.id(), start.sources(), start.target(), TWO_GPUS, "node-1", T0));
+                repository.startWithoutLoading(
+                    repository.findClaimedByIds(List.of(cancelled.id(), running.id())),
+                    Map.of(cancelled.id(), TWO_GPUS, running.id(), TWO_GPUS),
+                    T0));
 
     assertThat(claimed).extracting(ClaimedJob::id).containsExactly(queued.id());
-    assertThat(moved).isZero();
+    assertThat(startedPastTheLock).isEmpty();
     assertThat(storedRow("jobs", "id", cancelled.id())).isEqualTo(cancelledBefore);
     assertThat(storedRow("jobs", "id", running.id())).isEqualTo(runningBefore);
     assertThat(reload(cancelled.id()).attempts()).isEmpty();
