@@ -160,9 +160,9 @@ public class Job {
   }
 
   /**
-   * The job was placed and its worker is being launched. The scheduler claims jobs through {@link
-   * JobService#markStarted}, which writes the same without loading the job: a change here belongs
-   * there too (the repository contract compares the two).
+   * The job was placed and its worker is being launched. The scheduler's claims write the same
+   * without loading the job ({@link JobStartWrites}): a change here belongs there too (the
+   * repository contract compares the two).
    */
   public void start(JobPlacement placement, Instant now) {
     move(JobTransition.START);

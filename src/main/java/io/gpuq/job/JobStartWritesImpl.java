@@ -63,17 +63,20 @@ class JobStartWritesImpl implements JobStartWrites {
       throws SQLException {
     // The same JSON and the same instant the entity's converter and Hibernate would write.
     OffsetDateTime at = now.atOffset(ZoneOffset.UTC);
+    String[] placementJson = new String[jobs.size()];
     int[] moved;
     try (PreparedStatement update = connection.prepareStatement(START_JOB)) {
-      for (ClaimedJob job : jobs) {
+      for (int i = 0; i < jobs.size(); i++) {
+        ClaimedJob job = jobs.get(i);
         JobPlacement placement = placements.get(job.id());
+        placementJson[i] = JsonColumns.write(placement);
         update.setString(1, START.target().name());
-        update.setString(2, JsonColumns.write(placement));
+        update.setString(2, placementJson[i]);
         update.setString(3, placement.node());
         update.setObject(4, at);
         update.setString(5, job.id());
-        for (int i = 0; i < SOURCES.size(); i++) {
-          update.setString(6 + i, SOURCES.get(i).name());
+        for (int source = 0; source < SOURCES.size(); source++) {
+          update.setString(6 + source, SOURCES.get(source).name());
         }
         update.addBatch();
       }
@@ -92,7 +95,7 @@ class JobStartWritesImpl implements JobStartWrites {
         insert.setString(1, job.id());
         insert.setInt(2, job.attempt());
         insert.setString(3, placement.node());
-        insert.setString(4, JsonColumns.write(placement));
+        insert.setString(4, placementJson[i]);
         insert.setLong(5, placement.budgetBytesPerGpu());
         insert.setObject(6, at);
         insert.addBatch();
