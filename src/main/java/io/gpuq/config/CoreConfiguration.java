@@ -5,7 +5,7 @@ import io.gpuq.gpu.GpuInventory;
 import io.gpuq.gpu.GpuPoller;
 import io.gpuq.guard.ExitClassifier;
 import io.gpuq.guard.OomRecognizer;
-import io.gpuq.job.Job;
+import io.gpuq.job.ClaimedJob;
 import io.gpuq.job.JobPlacement;
 import io.gpuq.job.JobService;
 import io.gpuq.job.MemorySize;
@@ -139,7 +139,7 @@ public class CoreConfiguration {
   }
 
   /** The worker's environment: gpuq's own (minus its secrets), the job's, then gpuq's rules. */
-  private static BiFunction<Job, JobPlacement, Map<String, String>> environmentOf(
+  private static BiFunction<ClaimedJob, JobPlacement, Map<String, String>> environmentOf(
       WorkerEnvironment environment, JobFiles files, GpuInventory inventory) {
     return (job, placement) -> {
       List<PlacedGpu> gpus =

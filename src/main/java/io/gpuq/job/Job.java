@@ -159,7 +159,11 @@ public class Job {
     return job;
   }
 
-  /** The job was placed and its worker is being launched. */
+  /**
+   * The job was placed and its worker is being launched. The scheduler's claims write the same
+   * without loading the job ({@link JobStartWrites}): a change here belongs there too (the
+   * repository contract compares the two).
+   */
   public void start(JobPlacement placement, Instant now) {
     move(JobTransition.START);
     this.placement = placement;

@@ -11,7 +11,8 @@ import org.springframework.data.jpa.repository.Modifying;
 import org.springframework.data.jpa.repository.Query;
 import org.springframework.data.repository.query.Param;
 
-public interface JobRepository extends JpaRepository<Job, String>, JpaSpecificationExecutor<Job> {
+public interface JobRepository
+    extends JpaRepository<Job, String>, JpaSpecificationExecutor<Job>, JobStartWrites {
 
   Optional<Job> findByOwnerAndIdempotencyKey(String owner, String idempotencyKey);
 
@@ -28,14 +29,14 @@ public interface JobRepository extends JpaRepository<Job, String>, JpaSpecificat
   List<String> lockQueued(@Param("ids") Collection<String> ids);
 
   /**
-   * These jobs with their labels and attempts, in one select (the mapping would fetch the two
-   * collections in two more); spelled out because Spring Data's {@code findAllById} builds a new
-   * criteria query, unplanned, on every call.
+   * What launching these jobs needs, without loading them: no entity to hydrate, no labels or
+   * attempts to fetch, nothing to check for changes at the commit.
    */
   @Query(
-      "select distinct j from Job j left join fetch j.labels left join fetch j.attempts"
-          + " where j.id in :ids")
-  List<Job> findWithCollectionsByIds(@Param("ids") Collection<String> ids);
+      "select new io.gpuq.job.ClaimedJob(j.id, j.attempt, j.command, j.workingDir, j.env,"
+          + " j.framework, j.timeoutMillis, j.createdAt, j.queuedAt)"
+          + " from Job j where j.id in :ids")
+  List<ClaimedJob> findClaimedByIds(@Param("ids") Collection<String> ids);
 
   /**
    * The head of the queue of CPU-only jobs in scheduling order: priority first, then submission

@@ -3,7 +3,7 @@ package io.gpuq.schedule;
 import io.gpuq.gpu.GpuDevice;
 import io.gpuq.gpu.GpuInventory;
 import io.gpuq.gpu.GpuUsage;
-import io.gpuq.job.Job;
+import io.gpuq.job.ClaimedJob;
 import io.gpuq.job.JobPlacement;
 import io.gpuq.job.JobService;
 import io.gpuq.job.QueuedJob;
@@ -109,10 +109,10 @@ public class Dispatcher {
       placements.put(decision.jobId(), placementOf(decision));
     }
     // One transaction claims the whole plan; jobs another node claimed meanwhile drop out.
-    List<Job> claimed = jobs.markStarted(placements);
+    List<ClaimedJob> claimed = jobs.markStarted(placements);
     // Launches run side by side on the starter threads, and the pass does not wait for them: the
     // places they hold count as taken until each worker is live (or its launch failed).
-    for (Job job : claimed) {
+    for (ClaimedJob job : claimed) {
       JobPlacement placement = placements.get(job.id());
       placement.gpus().forEach(gpu -> lastStartOnGpu.put(gpu.index(), now));
       workers.reserveForLaunch(job.id(), placement);

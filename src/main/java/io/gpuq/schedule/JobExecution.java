@@ -5,6 +5,7 @@ import io.gpuq.gpu.GpuDevice;
 import io.gpuq.gpu.GpuInventory;
 import io.gpuq.guard.ExitClassifier;
 import io.gpuq.job.AttemptOutcome;
+import io.gpuq.job.ClaimedJob;
 import io.gpuq.job.FailureReason;
 import io.gpuq.job.Job;
 import io.gpuq.job.JobAttempt;
@@ -43,7 +44,7 @@ public class JobExecution {
   private final JobService jobs;
   private final Workers workers;
   private final JobFiles files;
-  private final BiFunction<Job, JobPlacement, Map<String, String>> environment;
+  private final BiFunction<ClaimedJob, JobPlacement, Map<String, String>> environment;
   private final ExitClassifier classifier;
   private final int logTailBytes;
   private final GpuBackend gpus;
@@ -55,7 +56,7 @@ public class JobExecution {
       JobService jobs,
       Workers workers,
       JobFiles files,
-      BiFunction<Job, JobPlacement, Map<String, String>> environment,
+      BiFunction<ClaimedJob, JobPlacement, Map<String, String>> environment,
       ExitClassifier classifier,
       int logTailBytes,
       GpuBackend gpus,
@@ -83,7 +84,7 @@ public class JobExecution {
    *
    * @return the worker's process, for the caller to record; empty if the launch failed
    */
-  public Optional<WorkerProcess> launch(Job job, JobPlacement placement) {
+  public Optional<WorkerProcess> launch(ClaimedJob job, JobPlacement placement) {
     RunningWorker worker;
     try {
       LaunchRequest request =

@@ -3,6 +3,7 @@ package io.gpuq.bench;
 import static io.gpuq.support.JobJson.aJob;
 
 import io.gpuq.config.GpuqProperties;
+import io.gpuq.job.ClaimedJob;
 import io.gpuq.job.Framework;
 import io.gpuq.job.JobPlacement;
 import io.gpuq.job.JobService;
@@ -329,11 +330,11 @@ public final class ClaimBench {
                       for (int j = i; j < Math.min(head.size(), i + BATCH.get()); j++) {
                         wanted.put(head.get((j + offset) % head.size()).id(), placement);
                       }
-                      List<io.gpuq.job.Job> got = service.markStarted(wanted);
+                      List<ClaimedJob> got = service.markStarted(wanted);
                       if (!got.isEmpty()) {
                         lastClaim.set(System.nanoTime());
                       }
-                      for (io.gpuq.job.Job job : got) {
+                      for (ClaimedJob job : got) {
                         if (!claimed.add(job.id())) {
                           duplicateSuccesses.incrementAndGet();
                         }

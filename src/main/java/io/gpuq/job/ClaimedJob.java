@@ -1,0 +1,49 @@
+package io.gpuq.job;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A job this node has just claimed, with what launching its worker and reporting the start need:
+ * read without the job's labels and attempts, which a claim has no use for.
+ *
+ * @param attempt the attempt that the claim started
+ * @param timeout null for none
+ * @param queuedAt when this attempt joined the queue
+ */
+public record ClaimedJob(
+    String id,
+    int attempt,
+    List<String> command,
+    String workingDir,
+    Map<String, String> env,
+    Framework framework,
+    Duration timeout,
+    Instant createdAt,
+    Instant queuedAt) {
+
+  /** The columns as stored: the query that reads them calls this. */
+  ClaimedJob(
+      String id,
+      int attempt,
+      List<String> command,
+      String workingDir,
+      Map<String, String> env,
+      Framework framework,
+      Long timeoutMillis,
+      Instant createdAt,
+      Instant queuedAt) {
+    this(
+        id,
+        attempt,
+        command,
+        workingDir,
+        env,
+        framework,
+        timeoutMillis == null ? null : Duration.ofMillis(timeoutMillis),
+        createdAt,
+        queuedAt);
+  }
+}
