@@ -17,28 +17,6 @@ public interface JobRepository
   Optional<Job> findByOwnerAndIdempotencyKey(String owner, String idempotencyKey);
 
   /**
-   * The ids of those of the given jobs that are still queued, locked until the transaction ends;
-   * rows another transaction holds are skipped ({@code FOR UPDATE SKIP LOCKED}). This is how a node
-   * claims: of several nodes claiming one job at once, one wins and the others move on at once
-   * instead of queueing on its lock.
-   */
-  @Query(
-      // Ids only: Hibernate maps a native "select *" to the entity anew on every call.
-      value = "select id from jobs where id in (:ids) and state = 'QUEUED' for update skip locked",
-      nativeQuery = true)
-  List<String> lockQueued(@Param("ids") Collection<String> ids);
-
-  /**
-   * What launching these jobs needs, without loading them: no entity to hydrate, no labels or
-   * attempts to fetch, nothing to check for changes at the commit.
-   */
-  @Query(
-      "select new io.gpuq.job.ClaimedJob(j.id, j.attempt, j.command, j.workingDir, j.env,"
-          + " j.framework, j.timeoutMillis, j.createdAt, j.queuedAt)"
-          + " from Job j where j.id in :ids")
-  List<ClaimedJob> findClaimedByIds(@Param("ids") Collection<String> ids);
-
-  /**
    * The head of the queue of CPU-only jobs in scheduling order: priority first, then submission
    * order. CPU-only and GPU jobs are read apart because they compete for different capacity: a pass
    * with two free CPU slots needs two CPU-only jobs, not the GPU jobs' lookahead.

@@ -217,9 +217,10 @@ public class JobService {
    * and not being claimed by another node right now ({@code FOR UPDATE SKIP LOCKED}) are started;
    * the others are left out of the answer. One commit for a whole scheduling pass.
    *
-   * <p>No job is loaded: a claim reads only what launching needs, and writes what {@link Job#start}
-   * would as two batches (the jobs' updates, their attempts' inserts). Loading the jobs with their
-   * labels and attempts, and Hibernate's flushing them, cost the scheduler most of a claim's CPU.
+   * <p>No job is loaded: a claim locks and reads only what launching needs, in one statement, and
+   * writes what {@link Job#start} would as two batches (the jobs' updates, their attempts'
+   * inserts). Loading the jobs with their labels and attempts, and Hibernate's flushing them, cost
+   * the scheduler most of a claim's CPU.
    */
   public List<ClaimedJob> markStarted(Map<String, JobPlacement> placements) {
     if (placements.isEmpty()) {
@@ -230,11 +231,8 @@ public class JobService {
     List<ClaimedJob> started =
         tx.execute(
             status -> {
-              List<String> locked = jobs.lockQueued(placements.keySet());
-              if (locked.isEmpty()) {
-                return List.of();
-              }
-              return jobs.startWithoutLoading(jobs.findClaimedByIds(locked), placements, now);
+              List<ClaimedJob> locked = jobs.lockToStart(placements.keySet());
+              return jobs.startWithoutLoading(locked, placements, now);
             });
     for (ClaimedJob job : started) {
       notify(l -> l.attemptStarted(job.id(), job.attempt(), job.createdAt(), job.queuedAt(), now));

@@ -487,6 +487,20 @@ abstract class JobRepositoryContract {
     assertThat(events.started).containsExactly(viaService.id() + "#2");
   }
 
+  /** What the locking read would have returned for this job, had it still been queued. */
+  private static ClaimedJob claimedAsIfLocked(Job job) {
+    return new ClaimedJob(
+        job.id(),
+        job.attempt(),
+        job.command(),
+        job.workingDir(),
+        job.env(),
+        job.framework(),
+        job.timeout(),
+        job.createdAt(),
+        job.queuedAt());
+  }
+
   @Test
   void a_job_no_longer_queued_is_not_claimed_and_stays_as_it_was() {
     Job cancelled = save(cancelled(0));
@@ -503,7 +517,7 @@ abstract class JobRepositoryContract {
         tx.execute(
             status ->
                 repository.startWithoutLoading(
-                    repository.findClaimedByIds(List.of(cancelled.id(), running.id())),
+                    List.of(claimedAsIfLocked(cancelled), claimedAsIfLocked(running)),
                     Map.of(cancelled.id(), TWO_GPUS, running.id(), TWO_GPUS),
                     T0));
 
