@@ -23,6 +23,14 @@ public record JobFiles(Path dataDir) {
     return jobDir(jobId).resolve("attempt-" + attempt + ".exit");
   }
 
+  /**
+   * Written by gpuq as soon as the attempt's worker is spawned: its PID and kernel start time, on
+   * disk before they reach the database, for a gpuq that dies in between.
+   */
+  public Path processFile(String jobId, int attempt) {
+    return jobDir(jobId).resolve("attempt-" + attempt + ".pid");
+  }
+
   public Path binDir() {
     return dataDir.resolve("bin");
   }

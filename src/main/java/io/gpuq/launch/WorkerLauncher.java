@@ -196,6 +196,32 @@ public final class WorkerLauncher {
                 request.placement()));
   }
 
+  /**
+   * Writes a worker's PID and kernel start time next to its exit file. The database learns them a
+   * few milliseconds later, with other workers' events: a gpuq killed in between would otherwise
+   * find the job RUNNING with no process to re-adopt, declare it lost and run it again while its
+   * worker still runs.
+   *
+   * @throws IOException when the file cannot be written; the caller decides what that costs
+   */
+  public void recordProcess(String jobId, int attempt, long pid, long startTicks)
+      throws IOException {
+    Files.writeString(files.processFile(jobId, attempt), pid + " " + startTicks + "\n");
+  }
+
+  /** The PID and kernel start time recorded for an attempt's worker, if any. */
+  public Optional<RecordedProcess> recordedProcess(String jobId, int attempt) {
+    try {
+      String[] fields = Files.readString(files.processFile(jobId, attempt)).trim().split(" ");
+      return Optional.of(new RecordedProcess(Long.parseLong(fields[0]), Long.parseLong(fields[1])));
+    } catch (IOException | RuntimeException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** A worker's PID and the kernel start time that tells it from a later process with that PID. */
+  public record RecordedProcess(long pid, long startTicks) {}
+
   /** The exit code the wrapper wrote for an attempt, if it got that far. */
   public Optional<Integer> recordedExitCode(String jobId, int attempt) {
     Path exitFile = files.exitFile(jobId, attempt);

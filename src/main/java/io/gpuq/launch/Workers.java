@@ -169,6 +169,16 @@ public final class Workers {
     return roots;
   }
 
+  /** See {@link WorkerLauncher#recordProcess}. */
+  public void recordProcess(String jobId, int attempt, long pid, long startTicks)
+      throws java.io.IOException {
+    launcher.recordProcess(jobId, attempt, pid, startTicks);
+  }
+
+  public Optional<WorkerLauncher.RecordedProcess> recordedProcess(String jobId, int attempt) {
+    return launcher.recordedProcess(jobId, attempt);
+  }
+
   public Optional<Integer> recordedExitCode(String jobId, int attempt) {
     return launcher.recordedExitCode(jobId, attempt);
   }

@@ -21,11 +21,14 @@ import io.gpuq.launch.LogFiles;
 import io.gpuq.launch.RunningWorker;
 import io.gpuq.launch.WorkerExit;
 import io.gpuq.launch.WorkerLauncher;
+import io.gpuq.launch.WorkerLauncher.RecordedProcess;
 import io.gpuq.launch.Workers;
 import io.gpuq.proc.ProcFs;
 import io.gpuq.proc.ProcStat;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.BiFunction;
@@ -113,6 +116,13 @@ public class JobExecution {
     }
     attachGpus(worker, placement);
     long startTicks = procFs.stat(worker.pid()).map(ProcStat::startTimeTicks).orElse(0L);
+    try {
+      workers.recordProcess(job.id(), job.attempt(), worker.pid(), startTicks);
+    } catch (IOException e) {
+      // The database gets the process too, a few milliseconds later; only a gpuq killed in
+      // between would miss it.
+      log.warn("could not write the process file of job {}: {}", job.id(), e.toString());
+    }
     return Optional.of(new WorkerProcess(job.id(), job.attempt(), worker.pid(), startTicks));
   }
 
@@ -125,21 +135,29 @@ public class JobExecution {
   public boolean recover(Job job) {
     JobAttempt attempt = job.attempts().get(job.attempts().size() - 1);
     JobPlacement placement = job.placement();
-    if (attempt.pid() != null && attempt.pidStartTicks() != null && attempt.pidStartTicks() > 0) {
+    Optional<RecordedProcess> process = processOf(job, attempt);
+    if (attempt.pid() == null && process.isPresent()) {
+      // Only the process file had it: gpuq died before the database learned it.
+      jobs.recordWorkerProcesses(
+          List.of(
+              new WorkerProcess(
+                  job.id(), job.attempt(), process.get().pid(), process.get().startTicks())));
+    }
+    if (process.isPresent()) {
       Instant deadline = job.timeout() == null ? null : job.startedAt().plus(job.timeout());
       AdoptRequest request =
           new AdoptRequest(
               job.id(),
               job.attempt(),
-              attempt.pid(),
-              attempt.pidStartTicks(),
+              process.get().pid(),
+              process.get().startTicks(),
               job.startedAt(),
               deadline,
               placement);
       Optional<RunningWorker> adopted = workers.adopt(request, exit -> ended(exit, placement));
       if (adopted.isPresent()) {
         attachGpus(adopted.get(), placement);
-        log.info("re-adopted job {} (pid {})", job.id(), attempt.pid());
+        log.info("re-adopted job {} (pid {})", job.id(), process.get().pid());
         return true;
       }
     }
@@ -148,9 +166,22 @@ public class JobExecution {
         "job {} ended while gpuq was down ({})",
         job.id(),
         code == null ? "no exit code: lost" : "exit code " + code);
-    long pid = attempt.pid() == null ? -1 : attempt.pid();
+    long pid =
+        attempt.pid() != null ? attempt.pid() : process.map(RecordedProcess::pid).orElse(-1L);
     ended(new WorkerExit(job.id(), job.attempt(), pid, code, null), placement);
     return false;
+  }
+
+  /**
+   * The attempt's process as the database has it, else as the process file has it: gpuq writes that
+   * file at once, and the database a few milliseconds later.
+   */
+  private Optional<RecordedProcess> processOf(Job job, JobAttempt attempt) {
+    if (attempt.pid() != null && attempt.pidStartTicks() != null) {
+      return Optional.of(new RecordedProcess(attempt.pid(), attempt.pidStartTicks()))
+          .filter(p -> p.startTicks() > 0);
+    }
+    return workers.recordedProcess(job.id(), job.attempt()).filter(p -> p.startTicks() > 0);
   }
 
   private void attachGpus(RunningWorker worker, JobPlacement placement) {

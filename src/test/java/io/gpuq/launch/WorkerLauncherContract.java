@@ -172,6 +172,28 @@ abstract class WorkerLauncherContract {
   }
 
   @Test
+  void aWorkersProcessIsRecordedOnDiskPerAttemptAndReadBack() throws IOException {
+    Files.createDirectories(files.jobDir("job"));
+
+    launcher.recordProcess("job", 1, 4242, 987_654);
+    launcher.recordProcess("job", 2, 4343, 987_700);
+
+    assertThat(launcher.recordedProcess("job", 1))
+        .contains(new WorkerLauncher.RecordedProcess(4242, 987_654));
+    assertThat(launcher.recordedProcess("job", 2))
+        .contains(new WorkerLauncher.RecordedProcess(4343, 987_700));
+    assertThat(launcher.recordedProcess("job", 3)).isEmpty();
+  }
+
+  @Test
+  void aDamagedProcessFileReadsAsNoRecord() throws IOException {
+    Files.createDirectories(files.jobDir("job"));
+    Files.writeString(files.processFile("job", 1), "4242");
+
+    assertThat(launcher.recordedProcess("job", 1)).isEmpty();
+  }
+
+  @Test
   void aNonZeroExitCodeIsReportedAndRecorded() throws IOException {
     RunningWorker worker = launch(aJob().command("/bin/sh", "-c", "exit 3"));
 

@@ -9,6 +9,9 @@ import io.gpuq.support.GpuqProcess;
 import io.gpuq.support.HttpApi;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,6 +36,9 @@ class CrashRecoveryTest {
     List<String> ids = new ArrayList<>();
     Map<String, Integer> expectedCode = new java.util.HashMap<>();
     String lost;
+    String unrecordedShort;
+    String unrecordedLong;
+    Map<String, Long> unrecordedPids = new java.util.HashMap<>();
 
     try (GpuqProcess first = GpuqProcess.start(dataDir, TOKEN, "--gpuq.scheduler.cpu-slots=24")) {
       HttpApi api = first.api(TOKEN);
@@ -49,15 +55,23 @@ class CrashRecoveryTest {
         expectedCode.put(id, code);
       }
       lost = api.submit(aJob().command("sleep", "300").json());
+      unrecordedShort = ids.get(0);
+      unrecordedLong = ids.get(1);
       await()
           .atMost(Duration.ofSeconds(60))
           .until(() -> running(api, ids) && api.state(lost).equals("RUNNING"));
       long lostPid = api.job(lost).get("attempts").get(0).get("pid").asLong();
+      for (String id : List.of(unrecordedShort, unrecordedLong)) {
+        unrecordedPids.put(id, api.job(id).get("attempts").get(0).get("pid").asLong());
+      }
 
       first.crash();
 
       // While gpuq is down, one worker dies without a trace: no exit file can be written.
       ProcessSignals.signalGroup(lostPid, ProcessSignals.SIGKILL);
+      // Two jobs look as if gpuq died between spawning their workers and writing their PIDs to
+      // the database: one that ends while gpuq is down, one that outlives the restart.
+      forgetPids(dataDir, List.of(unrecordedShort, unrecordedLong));
     }
 
     try (GpuqProcess second = GpuqProcess.start(dataDir, TOKEN, "--gpuq.scheduler.cpu-slots=24")) {
@@ -82,9 +96,33 @@ class CrashRecoveryTest {
       assertThat(runs.keySet()).containsExactlyInAnyOrderElementsOf(ids);
       assertThat(runs.values()).allMatch(count -> count == 1);
 
+      // Re-adopted (or its exit read) through the process file, and its PID recorded again.
+      unrecordedPids.forEach(
+          (id, pid) ->
+              assertThat(api.job(id).get("attempts").get(0).get("pid").asLong())
+                  .as(id)
+                  .isEqualTo(pid));
+
       JsonNode vanished = api.job(lost);
       assertThat(vanished.get("state").asString()).isEqualTo("FAILED");
       assertThat(vanished.get("failureReason").asString()).isEqualTo("LOST");
+    }
+  }
+
+  /** Erases these jobs' worker PIDs from gpuq's H2 database, which no gpuq has open now. */
+  private static void forgetPids(Path dataDir, List<String> jobIds) throws Exception {
+    String url =
+        "jdbc:h2:file:"
+            + dataDir.resolve("db/gpuq")
+            + ";MODE=PostgreSQL;DATABASE_TO_LOWER=TRUE;DEFAULT_NULL_ORDERING=HIGH";
+    try (Connection db = DriverManager.getConnection(url, "sa", "");
+        PreparedStatement forget =
+            db.prepareStatement(
+                "update job_attempts set pid = null, pid_start_ticks = null where job_id = ?")) {
+      for (String id : jobIds) {
+        forget.setString(1, id);
+        assertThat(forget.executeUpdate()).as(id).isEqualTo(1);
+      }
     }
   }
 
