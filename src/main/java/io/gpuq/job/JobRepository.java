@@ -90,9 +90,10 @@ public interface JobRepository
   List<Object[]> countByStateRaw();
 
   @Query(
-      "select a from JobAttempt a where a.node = :node"
-          + " and a.failureReason = io.gpuq.job.FailureReason.LOST and a.pid is not null")
-  List<JobAttempt> findLostAttemptsOn(@Param("node") String node);
+      "select new io.gpuq.job.LostAttempt(a.job.id, a.attempt, a.pid, a.pidStartTicks)"
+          + " from JobAttempt a where a.node = :node"
+          + " and a.failureReason = io.gpuq.job.FailureReason.LOST")
+  List<LostAttempt> findLostAttemptsOn(@Param("node") String node);
 
   @Query("select j from Job j where j.state = :state and j.node = :node")
   List<Job> findByStateAndNode(@Param("state") JobState state, @Param("node") String node);

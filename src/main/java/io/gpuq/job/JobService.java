@@ -396,7 +396,7 @@ public class JobService {
   }
 
   /** Attempts on this node that another node declared lost, and whose workers may still run. */
-  public List<JobAttempt> lostAttemptsOn(String node) {
+  public List<LostAttempt> lostAttemptsOn(String node) {
     return tx.execute(status -> jobs.findLostAttemptsOn(node));
   }
 

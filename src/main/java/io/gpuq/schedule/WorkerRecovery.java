@@ -1,10 +1,12 @@
 package io.gpuq.schedule;
 
 import io.gpuq.job.Job;
-import io.gpuq.job.JobAttempt;
 import io.gpuq.job.JobService;
+import io.gpuq.job.LostAttempt;
+import io.gpuq.launch.WorkerLauncher.RecordedProcess;
 import io.gpuq.launch.Workers;
 import java.util.List;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
@@ -63,13 +65,18 @@ public class WorkerRecovery implements SmartLifecycle {
    * their jobs run elsewhere now, so they are stopped instead of running twice.
    */
   private void stopStaleWorkers() {
-    for (JobAttempt attempt : jobs.lostAttemptsOn(node)) {
-      if (attempt.pidStartTicks() != null
-          && workers.stopOrphan(attempt.pid(), attempt.pidStartTicks())) {
+    for (LostAttempt attempt : jobs.lostAttemptsOn(node)) {
+      // The database may lack the process if gpuq died right after spawning it; its file has it.
+      Optional<RecordedProcess> process =
+          attempt.pid() != null && attempt.pidStartTicks() != null
+              ? Optional.of(new RecordedProcess(attempt.pid(), attempt.pidStartTicks()))
+              : workers.recordedProcess(attempt.jobId(), attempt.attempt());
+      if (process.isPresent()
+          && workers.stopOrphan(process.get().pid(), process.get().startTicks())) {
         log.warn(
             "stopped the stale worker (pid {}) of a job attempt declared lost while node {} was"
                 + " silent",
-            attempt.pid(),
+            process.get().pid(),
             node);
       }
     }

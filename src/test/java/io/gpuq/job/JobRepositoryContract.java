@@ -623,6 +623,24 @@ abstract class JobRepositoryContract {
         .containsExactlyInAnyOrder(mine.id(), alsoMine.id());
   }
 
+  @Test
+  void a_node_finds_its_attempts_declared_lost_with_or_without_their_process() {
+    Job withProcess = save(running(0, "node-1"));
+    Job withoutProcess = save(running(0, "node-1"));
+    save(running(0, "node-2"));
+    service
+        .recordWorkerProcesses(List.of(new WorkerProcess(withProcess.id(), 1, 4242, 987L)))
+        .join();
+
+    service.declareLostOn("node-1", "node node-1 stopped heartbeating");
+
+    assertThat(service.lostAttemptsOn("node-1"))
+        .containsExactlyInAnyOrder(
+            new LostAttempt(withProcess.id(), 1, 4242L, 987L),
+            new LostAttempt(withoutProcess.id(), 1, null, null));
+    assertThat(service.lostAttemptsOn("node-2")).isEmpty();
+  }
+
   // --- listing -----------------------------------------------------------------------------------
 
   /** Seven jobs: five of alice's with and without labels, two of bob's, oldest first. */

@@ -38,6 +38,8 @@ class CrashRecoveryTest {
     String lost;
     String unrecordedShort;
     String unrecordedLong;
+    String stale;
+    long stalePid;
     Map<String, Long> unrecordedPids = new java.util.HashMap<>();
 
     try (GpuqProcess first = GpuqProcess.start(dataDir, TOKEN, "--gpuq.scheduler.cpu-slots=24")) {
@@ -57,10 +59,16 @@ class CrashRecoveryTest {
       lost = api.submit(aJob().command("sleep", "300").json());
       unrecordedShort = ids.get(0);
       unrecordedLong = ids.get(1);
+      stale = api.submit(aJob().command("sleep", "300").json());
       await()
           .atMost(Duration.ofSeconds(60))
-          .until(() -> running(api, ids) && api.state(lost).equals("RUNNING"));
+          .until(
+              () ->
+                  running(api, ids)
+                      && api.state(lost).equals("RUNNING")
+                      && api.state(stale).equals("RUNNING"));
       long lostPid = api.job(lost).get("attempts").get(0).get("pid").asLong();
+      stalePid = api.job(stale).get("attempts").get(0).get("pid").asLong();
       for (String id : List.of(unrecordedShort, unrecordedLong)) {
         unrecordedPids.put(id, api.job(id).get("attempts").get(0).get("pid").asLong());
       }
@@ -71,7 +79,10 @@ class CrashRecoveryTest {
       ProcessSignals.signalGroup(lostPid, ProcessSignals.SIGKILL);
       // Two jobs look as if gpuq died between spawning their workers and writing their PIDs to
       // the database: one that ends while gpuq is down, one that outlives the restart.
-      forgetPids(dataDir, List.of(unrecordedShort, unrecordedLong));
+      forgetPids(dataDir, List.of(unrecordedShort, unrecordedLong, stale));
+      // And while this node was down, another node declared one of its jobs lost (and ran it
+      // elsewhere): that worker must not go on here.
+      declareLost(dataDir, stale);
     }
 
     try (GpuqProcess second = GpuqProcess.start(dataDir, TOKEN, "--gpuq.scheduler.cpu-slots=24")) {
@@ -103,6 +114,11 @@ class CrashRecoveryTest {
                   .as(id)
                   .isEqualTo(pid));
 
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .untilAsserted(() -> assertThat(ProcessHandle.of(stalePid)).as("stale worker").isEmpty());
+      assertThat(api.job(stale).get("failureReason").asString()).isEqualTo("LOST");
+
       JsonNode vanished = api.job(lost);
       assertThat(vanished.get("state").asString()).isEqualTo("FAILED");
       assertThat(vanished.get("failureReason").asString()).isEqualTo("LOST");
@@ -111,11 +127,7 @@ class CrashRecoveryTest {
 
   /** Erases these jobs' worker PIDs from gpuq's H2 database, which no gpuq has open now. */
   private static void forgetPids(Path dataDir, List<String> jobIds) throws Exception {
-    String url =
-        "jdbc:h2:file:"
-            + dataDir.resolve("db/gpuq")
-            + ";MODE=PostgreSQL;DATABASE_TO_LOWER=TRUE;DEFAULT_NULL_ORDERING=HIGH";
-    try (Connection db = DriverManager.getConnection(url, "sa", "");
+    try (Connection db = h2(dataDir);
         PreparedStatement forget =
             db.prepareStatement(
                 "update job_attempts set pid = null, pid_start_ticks = null where job_id = ?")) {
@@ -124,6 +136,32 @@ class CrashRecoveryTest {
         assertThat(forget.executeUpdate()).as(id).isEqualTo(1);
       }
     }
+  }
+
+  /** What another node's reaper writes for a job of a silent node with no attempts left. */
+  private static void declareLost(Path dataDir, String jobId) throws Exception {
+    try (Connection db = h2(dataDir);
+        PreparedStatement job =
+            db.prepareStatement(
+                "update jobs set state = 'FAILED', failure_reason = 'LOST' where id = ?");
+        PreparedStatement attempt =
+            db.prepareStatement(
+                "update job_attempts set outcome = 'FAILED', failure_reason = 'LOST'"
+                    + " where job_id = ?")) {
+      job.setString(1, jobId);
+      attempt.setString(1, jobId);
+      assertThat(job.executeUpdate()).isEqualTo(1);
+      assertThat(attempt.executeUpdate()).isEqualTo(1);
+    }
+  }
+
+  private static Connection h2(Path dataDir) throws Exception {
+    return DriverManager.getConnection(
+        "jdbc:h2:file:"
+            + dataDir.resolve("db/gpuq")
+            + ";MODE=PostgreSQL;DATABASE_TO_LOWER=TRUE;DEFAULT_NULL_ORDERING=HIGH",
+        "sa",
+        "");
   }
 
   private static boolean running(HttpApi api, List<String> ids) {
