@@ -22,28 +22,4 @@ public record ClaimedJob(
     Framework framework,
     Duration timeout,
     Instant createdAt,
-    Instant queuedAt) {
-
-  /** The columns as stored: the query that reads them calls this. */
-  ClaimedJob(
-      String id,
-      int attempt,
-      List<String> command,
-      String workingDir,
-      Map<String, String> env,
-      Framework framework,
-      Long timeoutMillis,
-      Instant createdAt,
-      Instant queuedAt) {
-    this(
-        id,
-        attempt,
-        command,
-        workingDir,
-        env,
-        framework,
-        timeoutMillis == null ? null : Duration.ofMillis(timeoutMillis),
-        createdAt,
-        queuedAt);
-  }
-}
+    Instant queuedAt) {}

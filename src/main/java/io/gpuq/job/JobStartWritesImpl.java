@@ -6,6 +6,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -91,13 +92,17 @@ class JobStartWritesImpl implements JobStartWrites {
                   row.getString("working_dir"),
                   ENV.convertToEntityAttribute(row.getString("env")),
                   Framework.valueOf(row.getString("framework")),
-                  row.getObject("timeout_millis", Long.class),
+                  timeout(row.getObject("timeout_millis", Long.class)),
                   instant(row, "created_at"),
                   instant(row, "queued_at")));
         }
       }
     }
     return locked;
+  }
+
+  private static Duration timeout(Long millis) {
+    return millis == null ? null : Duration.ofMillis(millis);
   }
 
   private static Instant instant(ResultSet row, String column) throws SQLException {
