@@ -1,7 +1,9 @@
 package io.gpuq.launch;
 
 import io.gpuq.job.JobPlacement;
+import io.gpuq.launch.WorkerLauncher.RecordedProcess;
 import io.gpuq.proc.ProcFs;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -171,12 +173,21 @@ public final class Workers {
 
   /** See {@link WorkerLauncher#recordProcess}. */
   public void recordProcess(String jobId, int attempt, long pid, long startTicks)
-      throws java.io.IOException {
+      throws IOException {
     launcher.recordProcess(jobId, attempt, pid, startTicks);
   }
 
-  public Optional<WorkerLauncher.RecordedProcess> recordedProcess(String jobId, int attempt) {
-    return launcher.recordedProcess(jobId, attempt);
+  /**
+   * An attempt's worker process: as the database has it ({@code pid} and {@code startTicks}, null
+   * if it never learned them), else as its process file has it, written at once when gpuq spawned
+   * it. Empty if neither knows a process with a start time.
+   */
+  public Optional<RecordedProcess> processOf(String jobId, int attempt, Long pid, Long startTicks) {
+    Optional<RecordedProcess> process =
+        pid != null && startTicks != null
+            ? Optional.of(new RecordedProcess(pid, startTicks))
+            : launcher.recordedProcess(jobId, attempt);
+    return process.filter(p -> p.startTicks() > 0);
   }
 
   public Optional<Integer> recordedExitCode(String jobId, int attempt) {

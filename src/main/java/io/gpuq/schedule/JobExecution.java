@@ -135,7 +135,8 @@ public class JobExecution {
   public boolean recover(Job job) {
     JobAttempt attempt = job.attempts().get(job.attempts().size() - 1);
     JobPlacement placement = job.placement();
-    Optional<RecordedProcess> process = processOf(job, attempt);
+    Optional<RecordedProcess> process =
+        workers.processOf(job.id(), job.attempt(), attempt.pid(), attempt.pidStartTicks());
     if (attempt.pid() == null && process.isPresent()) {
       // Only the process file had it: gpuq died before the database learned it.
       jobs.recordWorkerProcesses(
@@ -170,18 +171,6 @@ public class JobExecution {
         attempt.pid() != null ? attempt.pid() : process.map(RecordedProcess::pid).orElse(-1L);
     ended(new WorkerExit(job.id(), job.attempt(), pid, code, null), placement);
     return false;
-  }
-
-  /**
-   * The attempt's process as the database has it, else as the process file has it: gpuq writes that
-   * file at once, and the database a few milliseconds later.
-   */
-  private Optional<RecordedProcess> processOf(Job job, JobAttempt attempt) {
-    if (attempt.pid() != null && attempt.pidStartTicks() != null) {
-      return Optional.of(new RecordedProcess(attempt.pid(), attempt.pidStartTicks()))
-          .filter(p -> p.startTicks() > 0);
-    }
-    return workers.recordedProcess(job.id(), job.attempt()).filter(p -> p.startTicks() > 0);
   }
 
   private void attachGpus(RunningWorker worker, JobPlacement placement) {

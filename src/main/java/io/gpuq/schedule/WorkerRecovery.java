@@ -66,11 +66,9 @@ public class WorkerRecovery implements SmartLifecycle {
    */
   private void stopStaleWorkers() {
     for (LostAttempt attempt : jobs.lostAttemptsOn(node)) {
-      // The database may lack the process if gpuq died right after spawning it; its file has it.
       Optional<RecordedProcess> process =
-          attempt.pid() != null && attempt.pidStartTicks() != null
-              ? Optional.of(new RecordedProcess(attempt.pid(), attempt.pidStartTicks()))
-              : workers.recordedProcess(attempt.jobId(), attempt.attempt());
+          workers.processOf(
+              attempt.jobId(), attempt.attempt(), attempt.pid(), attempt.pidStartTicks());
       if (process.isPresent()
           && workers.stopOrphan(process.get().pid(), process.get().startTicks())) {
         log.warn(
