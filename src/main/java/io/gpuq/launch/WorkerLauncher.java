@@ -1,5 +1,6 @@
 package io.gpuq.launch;
 
+import io.gpuq.job.WorkerProcess;
 import io.gpuq.proc.ProcFs;
 import java.io.IOException;
 import java.io.InputStream;
@@ -204,23 +205,22 @@ public final class WorkerLauncher {
    *
    * @throws IOException when the file cannot be written; the caller decides what that costs
    */
-  public void recordProcess(String jobId, int attempt, long pid, long startTicks)
-      throws IOException {
-    Files.writeString(files.processFile(jobId, attempt), pid + " " + startTicks + "\n");
+  public void recordProcess(WorkerProcess process) throws IOException {
+    Files.writeString(
+        files.processFile(process.jobId(), process.attempt()),
+        process.pid() + " " + process.startTicks() + "\n");
   }
 
-  /** The PID and kernel start time recorded for an attempt's worker, if any. */
-  public Optional<RecordedProcess> recordedProcess(String jobId, int attempt) {
+  /** The worker process recorded for an attempt, if any. */
+  public Optional<WorkerProcess> recordedProcess(String jobId, int attempt) {
     try {
       String[] fields = Files.readString(files.processFile(jobId, attempt)).trim().split(" ");
-      return Optional.of(new RecordedProcess(Long.parseLong(fields[0]), Long.parseLong(fields[1])));
+      return Optional.of(
+          new WorkerProcess(jobId, attempt, Long.parseLong(fields[0]), Long.parseLong(fields[1])));
     } catch (IOException | RuntimeException e) {
       return Optional.empty();
     }
   }
-
-  /** A worker's PID and the kernel start time that tells it from a later process with that PID. */
-  public record RecordedProcess(long pid, long startTicks) {}
 
   /** The exit code the wrapper wrote for an attempt, if it got that far. */
   public Optional<Integer> recordedExitCode(String jobId, int attempt) {

@@ -1,7 +1,7 @@
 package io.gpuq.launch;
 
 import io.gpuq.job.JobPlacement;
-import io.gpuq.launch.WorkerLauncher.RecordedProcess;
+import io.gpuq.job.WorkerProcess;
 import io.gpuq.proc.ProcFs;
 import java.io.IOException;
 import java.time.Duration;
@@ -172,9 +172,8 @@ public final class Workers {
   }
 
   /** See {@link WorkerLauncher#recordProcess}. */
-  public void recordProcess(String jobId, int attempt, long pid, long startTicks)
-      throws IOException {
-    launcher.recordProcess(jobId, attempt, pid, startTicks);
+  public void recordProcess(WorkerProcess process) throws IOException {
+    launcher.recordProcess(process);
   }
 
   /**
@@ -182,10 +181,10 @@ public final class Workers {
    * if it never learned them), else as its process file has it, written at once when gpuq spawned
    * it. Empty if neither knows a process with a start time.
    */
-  public Optional<RecordedProcess> processOf(String jobId, int attempt, Long pid, Long startTicks) {
-    Optional<RecordedProcess> process =
+  public Optional<WorkerProcess> processOf(String jobId, int attempt, Long pid, Long startTicks) {
+    Optional<WorkerProcess> process =
         pid != null && startTicks != null
-            ? Optional.of(new RecordedProcess(pid, startTicks))
+            ? Optional.of(new WorkerProcess(jobId, attempt, pid, startTicks))
             : launcher.recordedProcess(jobId, attempt);
     return process.filter(p -> p.startTicks() > 0);
   }

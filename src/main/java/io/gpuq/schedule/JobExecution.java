@@ -21,7 +21,6 @@ import io.gpuq.launch.LogFiles;
 import io.gpuq.launch.RunningWorker;
 import io.gpuq.launch.WorkerExit;
 import io.gpuq.launch.WorkerLauncher;
-import io.gpuq.launch.WorkerLauncher.RecordedProcess;
 import io.gpuq.launch.Workers;
 import io.gpuq.proc.ProcFs;
 import io.gpuq.proc.ProcStat;
@@ -116,14 +115,15 @@ public class JobExecution {
     }
     attachGpus(worker, placement);
     long startTicks = procFs.stat(worker.pid()).map(ProcStat::startTimeTicks).orElse(0L);
+    WorkerProcess process = new WorkerProcess(job.id(), job.attempt(), worker.pid(), startTicks);
     try {
-      workers.recordProcess(job.id(), job.attempt(), worker.pid(), startTicks);
+      workers.recordProcess(process);
     } catch (IOException e) {
       // The database gets the process too, a few milliseconds later; only a gpuq killed in
       // between would miss it.
       log.warn("could not write the process file of job {}: {}", job.id(), e.toString());
     }
-    return Optional.of(new WorkerProcess(job.id(), job.attempt(), worker.pid(), startTicks));
+    return Optional.of(process);
   }
 
   /**
@@ -135,14 +135,11 @@ public class JobExecution {
   public boolean recover(Job job) {
     JobAttempt attempt = job.attempts().get(job.attempts().size() - 1);
     JobPlacement placement = job.placement();
-    Optional<RecordedProcess> process =
+    Optional<WorkerProcess> process =
         workers.processOf(job.id(), job.attempt(), attempt.pid(), attempt.pidStartTicks());
     if (attempt.pid() == null && process.isPresent()) {
       // Only the process file had it: gpuq died before the database learned it.
-      jobs.recordWorkerProcesses(
-          List.of(
-              new WorkerProcess(
-                  job.id(), job.attempt(), process.get().pid(), process.get().startTicks())));
+      jobs.recordWorkerProcesses(List.of(process.get()));
     }
     if (process.isPresent()) {
       Instant deadline = job.timeout() == null ? null : job.startedAt().plus(job.timeout());
@@ -167,8 +164,7 @@ public class JobExecution {
         "job {} ended while gpuq was down ({})",
         job.id(),
         code == null ? "no exit code: lost" : "exit code " + code);
-    long pid =
-        attempt.pid() != null ? attempt.pid() : process.map(RecordedProcess::pid).orElse(-1L);
+    long pid = attempt.pid() != null ? attempt.pid() : process.map(WorkerProcess::pid).orElse(-1L);
     ended(new WorkerExit(job.id(), job.attempt(), pid, code, null), placement);
     return false;
   }

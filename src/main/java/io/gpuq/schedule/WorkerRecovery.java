@@ -3,7 +3,7 @@ package io.gpuq.schedule;
 import io.gpuq.job.Job;
 import io.gpuq.job.JobService;
 import io.gpuq.job.LostAttempt;
-import io.gpuq.launch.WorkerLauncher.RecordedProcess;
+import io.gpuq.job.WorkerProcess;
 import io.gpuq.launch.Workers;
 import java.util.List;
 import java.util.Optional;
@@ -66,7 +66,7 @@ public class WorkerRecovery implements SmartLifecycle {
    */
   private void stopStaleWorkers() {
     for (LostAttempt attempt : jobs.lostAttemptsOn(node)) {
-      Optional<RecordedProcess> process =
+      Optional<WorkerProcess> process =
           workers.processOf(
               attempt.jobId(), attempt.attempt(), attempt.pid(), attempt.pidStartTicks());
       if (process.isPresent()

@@ -142,23 +142,10 @@ public final class ThroughputBench {
         (System.nanoTime() - t0) / 1e9);
 
     Path recording = settings.profiling() ? Files.createTempFile("gpuq-bench-", ".jfr") : null;
-    startProfile("true");
-    Batch trueBatch = batch("true", List.of("true"), settings.jobs);
-    stopProfile("true", recording);
-    trueBatch.printDetail();
-    Xargs trueXargs = Xargs.run("true", settings.jobs, settings.slots);
-    trueXargs.print();
-    Xargs trueWrapped = Xargs.runWrapped("true", settings.jobs, settings.slots);
-    trueWrapped.print();
-
-    startProfile("sleep");
-    Batch sleepBatch = batch("sleep 0.05", List.of("sleep", "0.05"), settings.jobs);
-    stopProfile("sleep", recording);
-    sleepBatch.printDetail();
-    Xargs sleepXargs = Xargs.run("sleep 0.05", settings.jobs, settings.slots);
-    sleepXargs.print();
-    Xargs sleepWrapped = Xargs.runWrapped("sleep 0.05", settings.jobs, settings.slots);
-    sleepWrapped.print();
+    List<Workload> workloads =
+        List.of(
+            workload("true", "true", 800, recording),
+            workload("sleep", "sleep 0.05", 150, recording));
 
     Latency latency = latency(settings.latencyJobs);
     latency.printDetail();
@@ -168,8 +155,27 @@ public final class ThroughputBench {
       JfrHotSpots.print(recording, 15);
       System.out.println("(recording kept at " + recording + ")");
     }
-    return new Report(
-        settings, trueBatch, trueXargs, trueWrapped, sleepBatch, sleepXargs, sleepWrapped, latency);
+    return new Report(settings, workloads, latency);
+  }
+
+  /** One workload's jobs through gpuq, then through xargs, plain and through gpuq's wrapper. */
+  record Workload(Batch batch, Xargs xargs, Xargs wrapped, int targetPerSecond) {}
+
+  /**
+   * @param phase what {@code profile=} calls it
+   * @param command the command line, split on spaces for gpuq's argv
+   */
+  private Workload workload(String phase, String command, int targetPerSecond, Path recording)
+      throws Exception {
+    startProfile(phase);
+    Batch batch = batch(command, List.of(command.split(" ")), settings.jobs);
+    stopProfile(phase, recording);
+    batch.printDetail();
+    Xargs xargs = Xargs.run(command, settings.jobs, settings.slots);
+    xargs.print();
+    Xargs wrapped = Xargs.runWrapped(command, settings.jobs, settings.slots);
+    wrapped.print();
+    return new Workload(batch, xargs, wrapped, targetPerSecond);
   }
 
   private void startProfile(String phase) throws Exception {
@@ -527,15 +533,7 @@ public final class ThroughputBench {
 
   // ---------------------------------------------------------------- the summary
 
-  record Report(
-      Settings settings,
-      Batch trueBatch,
-      Xargs trueXargs,
-      Xargs trueWrapped,
-      Batch sleepBatch,
-      Xargs sleepXargs,
-      Xargs sleepWrapped,
-      Latency latency) {
+  record Report(Settings settings, List<Workload> workloads, Latency latency) {
 
     void print(String loadAtStart, String loadAtEnd) {
       System.out.printf(
@@ -552,13 +550,10 @@ public final class ThroughputBench {
           "gpuq/xargs",
           "+wrapper",
           "gpuq/that");
-      for (Object[] w :
-          new Object[][] {
-            {trueBatch, trueXargs, trueWrapped, 800}, {sleepBatch, sleepXargs, sleepWrapped, 150}
-          }) {
-        Batch b = (Batch) w[0];
-        Xargs x = (Xargs) w[1];
-        Xargs wrapped = (Xargs) w[2];
+      for (Workload w : workloads) {
+        Batch b = w.batch();
+        Xargs x = w.xargs();
+        Xargs wrapped = w.wrapped();
         System.out.printf(
             row,
             b.name(),
@@ -574,7 +569,7 @@ public final class ThroughputBench {
             b.name(),
             "end-to-end jobs/s" + (b.allSucceeded() ? "" : " (NOT ALL SUCCEEDED)"),
             fmt(b.endToEndPerSecond()),
-            ">= " + w[3] + (b.name().startsWith("sleep") ? " (ideal 160)" : ""),
+            ">= " + w.targetPerSecond() + (b.name().startsWith("sleep") ? " (ideal 160)" : ""),
             fmt(x.perSecond()),
             String.format("%.2f", b.endToEndPerSecond() / x.perSecond()),
             fmt(wrapped.perSecond()),

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.gpuq.job.JobPlacement;
+import io.gpuq.job.WorkerProcess;
 import java.io.FileInputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -175,13 +176,13 @@ abstract class WorkerLauncherContract {
   void aWorkersProcessIsRecordedOnDiskPerAttemptAndReadBack() throws IOException {
     Files.createDirectories(files.jobDir("job"));
 
-    launcher.recordProcess("job", 1, 4242, 987_654);
-    launcher.recordProcess("job", 2, 4343, 987_700);
+    launcher.recordProcess(new WorkerProcess("job", 1, 4242, 987_654));
+    launcher.recordProcess(new WorkerProcess("job", 2, 4343, 987_700));
 
     assertThat(launcher.recordedProcess("job", 1))
-        .contains(new WorkerLauncher.RecordedProcess(4242, 987_654));
+        .contains(new WorkerProcess("job", 1, 4242, 987_654));
     assertThat(launcher.recordedProcess("job", 2))
-        .contains(new WorkerLauncher.RecordedProcess(4343, 987_700));
+        .contains(new WorkerProcess("job", 2, 4343, 987_700));
     assertThat(launcher.recordedProcess("job", 3)).isEmpty();
   }
 
