@@ -3,16 +3,22 @@
 # outcome reaches disk even when gpuq is not running.
 #   usage: worker-wrapper.sh EXIT_FILE PROGRAM [ARG...]
 # PROGRAM is an absolute path resolved by gpuq, and the arguments are passed as they are: no shell
-# ever interprets the user's command.
+# ever interprets the user's command. When the job runs as another account, PROGRAM is setpriv,
+# which drops to that account before the user's program runs: this wrapper stays gpuq's, so the job
+# can neither signal it nor forge what it writes.
 #
 # The traps keep this shell alive while its command handles SIGTERM (a training run may save a
 # checkpoint), and are reset to the defaults in the command itself. A trap with an empty action
 # would instead be inherited as "ignore".
 trap ':' TERM INT HUP
-exit_file=$1
+# Opened before the job runs, so nothing the job does later can make the write below block or go
+# elsewhere; the job itself never gets this descriptor (3>&- below).
+exec 3>"$1"
 shift
-"$@"
+# gpuq keeps its own files private (umask 077); the job's files get the usual default.
+umask 022
+"$@" 3>&-
 code=$?
-# One short write, with shell built-ins only: an external mv would cost a process per job.
-printf '%s\n' "$code" > "$exit_file"
+# One short write, with shell built-ins only: an external program would cost a process per job.
+printf '%s\n' "$code" >&3
 exit "$code"

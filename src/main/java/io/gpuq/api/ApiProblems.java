@@ -1,5 +1,6 @@
 package io.gpuq.api;
 
+import io.gpuq.fs.NotARegularFileException;
 import io.gpuq.job.FieldError;
 import io.gpuq.job.InvalidJobRequestException;
 import io.gpuq.job.JobAccessDeniedException;
@@ -43,6 +44,14 @@ public class ApiProblems extends ResponseEntityExceptionHandler {
         ProblemDetail.forStatusAndDetail(HttpStatus.UNPROCESSABLE_CONTENT, e.getMessage()),
         "Request can never fit on this node",
         List.of(new FieldError(e.field(), e.getMessage())));
+  }
+
+  @ExceptionHandler(NotARegularFileException.class)
+  ProblemDetail logNotAFile(NotARegularFileException e) {
+    return titled(
+        HttpStatus.CONFLICT,
+        "Log not readable",
+        "the job's log was replaced by " + e.kind() + ", which gpuq does not read");
   }
 
   @ExceptionHandler(JobNotFoundException.class)

@@ -21,6 +21,7 @@ import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
+import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -228,11 +229,13 @@ public class JobController {
           Integer tail,
       @Parameter(description = "keep streaming new lines until the job ends")
           @RequestParam(defaultValue = "false")
-          boolean follow) {
+          boolean follow)
+      throws IOException {
     if (tail != null && tail < 0) {
       throw new InvalidJobRequestException("tail", "must be 0 or more");
     }
     jobs.get(caller, id);
+    logs.checkReadable(id);
     return ResponseEntity.status(HttpStatus.OK)
         .contentType(new MediaType("text", "plain", StandardCharsets.UTF_8))
         .header("X-Content-Type-Options", "nosniff")

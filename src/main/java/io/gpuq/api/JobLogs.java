@@ -1,20 +1,23 @@
 package io.gpuq.api;
 
+import io.gpuq.fs.SafeFiles;
 import io.gpuq.job.JobService;
 import io.gpuq.launch.JobFiles;
 import io.gpuq.launch.LogFiles;
 import io.gpuq.security.Caller;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.RandomAccessFile;
-import java.nio.file.Files;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.springframework.web.servlet.mvc.method.annotation.StreamingResponseBody;
 
 /**
  * Streams a job's log: all of it or its last lines, and with {@code follow} the lines that come
- * until the job has ended and its log is read to the end.
+ * until the job has ended and its log is read to the end. The log is opened the safe way ({@link
+ * SafeFiles}) each time: a job sharing gpuq's account could replace it with a FIFO or a link.
  */
 public class JobLogs {
 
@@ -30,10 +33,23 @@ public class JobLogs {
     this.followPoll = followPoll;
   }
 
+  /**
+   * Fails before anything is streamed when the log is there but is no regular file.
+   *
+   * @throws io.gpuq.fs.NotARegularFileException then
+   */
+  public void checkReadable(String id) throws IOException {
+    try (FileChannel ignored = SafeFiles.openForReading(files.log(id))) {
+      // readable
+    } catch (NoSuchFileException e) {
+      // nothing written yet: an empty log
+    }
+  }
+
   public StreamingResponseBody stream(Caller caller, String id, Integer tail, boolean follow) {
     Path log = files.log(id);
     return out -> {
-      long offset = tail == null ? 0 : LogFiles.offsetOfLastLines(log, tail);
+      long offset = tail == null ? 0 : offsetOfLastLines(log, tail);
       offset = copyFrom(log, offset, out);
       if (!follow) {
         return;
@@ -52,20 +68,32 @@ public class JobLogs {
     };
   }
 
-  private static long copyFrom(Path log, long offset, OutputStream out) throws IOException {
-    if (!Files.exists(log)) {
-      return offset;
+  private static long offsetOfLastLines(Path log, int lines) throws IOException {
+    try (FileChannel file = SafeFiles.openForReading(log)) {
+      return LogFiles.offsetOfLastLines(file, lines);
+    } catch (NoSuchFileException e) {
+      return 0;
     }
-    try (RandomAccessFile raf = new RandomAccessFile(log.toFile(), "r")) {
-      raf.seek(offset);
-      byte[] buffer = new byte[BUFFER];
-      int n;
-      while ((n = raf.read(buffer)) > 0) {
-        out.write(buffer, 0, n);
+  }
+
+  /** Copies what the log holds past {@code offset} now; a log that grows meanwhile waits. */
+  private static long copyFrom(Path log, long offset, OutputStream out) throws IOException {
+    try (FileChannel file = SafeFiles.openForReading(log)) {
+      long end = file.size();
+      ByteBuffer buffer = ByteBuffer.allocate(BUFFER);
+      while (offset < end) {
+        buffer.clear().limit((int) Math.min(BUFFER, end - offset));
+        int n = file.read(buffer, offset);
+        if (n <= 0) {
+          break;
+        }
+        out.write(buffer.array(), 0, n);
         offset += n;
       }
+      return offset;
+    } catch (NoSuchFileException e) {
+      return offset;
     }
-    return offset;
   }
 
   private void sleep() throws IOException {

@@ -5,6 +5,8 @@ import io.gpuq.gpu.GpuInventory;
 import io.gpuq.gpu.GpuPoller;
 import io.gpuq.guard.ExitClassifier;
 import io.gpuq.guard.OomRecognizer;
+import io.gpuq.isolation.Account;
+import io.gpuq.isolation.Isolation;
 import io.gpuq.job.ClaimedJob;
 import io.gpuq.job.JobPlacement;
 import io.gpuq.job.JobService;
@@ -12,6 +14,7 @@ import io.gpuq.job.MemorySize;
 import io.gpuq.launch.JobFiles;
 import io.gpuq.launch.ProcessTreeStopper;
 import io.gpuq.launch.WorkerLauncher;
+import io.gpuq.launch.WorkerSetup;
 import io.gpuq.launch.Workers;
 import io.gpuq.launch.env.PlacedGpu;
 import io.gpuq.launch.env.PythonHook;
@@ -35,11 +38,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -111,12 +112,13 @@ public class CoreConfiguration {
       GpuBackend gpuBackend,
       GpuInventory inventory,
       WorkerEnvironment environment,
+      Isolation isolation,
       ProcFs procFs) {
     return new JobExecution(
         jobs,
         workers,
         files,
-        environmentOf(environment, files, inventory),
+        setupOf(environment, files, inventory, isolation),
         new ExitClassifier(new OomRecognizer()),
         properties.worker().logTailBytes(),
         gpuBackend,
@@ -128,9 +130,9 @@ public class CoreConfiguration {
   WorkerEnvironment workerEnvironment(GpuqProperties properties, JobFiles files) {
     Path dataDir = files.dataDir();
     try {
-      Path hookDir = PythonHook.extractTo(dataDir.resolve("python"));
+      Path hookDir = PythonHook.extractTo(files.layout().python());
       return new WorkerEnvironment(
-          WorkerEnvironmentSettings.defaults(dataDir.resolve("jax-cache"), hookDir)
+          WorkerEnvironmentSettings.defaults(files.layout().jaxCache(), hookDir)
               .withJaxCompilationCache(properties.worker().jaxCompilationCache())
               .withPreallocateJax(properties.worker().jaxPreallocate()));
     } catch (IOException e) {
@@ -138,9 +140,12 @@ public class CoreConfiguration {
     }
   }
 
-  /** The worker's environment: gpuq's own (minus its secrets), the job's, then gpuq's rules. */
-  private static BiFunction<ClaimedJob, JobPlacement, Map<String, String>> environmentOf(
-      WorkerEnvironment environment, JobFiles files, GpuInventory inventory) {
+  /**
+   * Who a worker runs as, and its environment: gpuq's own (minus its secrets), the job's, then
+   * gpuq's rules.
+   */
+  private static BiFunction<ClaimedJob, JobPlacement, WorkerSetup> setupOf(
+      WorkerEnvironment environment, JobFiles files, GpuInventory inventory, Isolation isolation) {
     return (job, placement) -> {
       List<PlacedGpu> gpus =
           placement.gpus().stream()
@@ -151,21 +156,19 @@ public class CoreConfiguration {
                           gpu.uuid(),
                           inventory.device(gpu.index()).orElseThrow().memoryTotalBytes()))
               .toList();
+      Account account = isolation.accountOf(job.owner());
       WorkerSpec spec =
           new WorkerSpec(
               job.id(),
               job.framework(),
               gpus,
               placement.budgetBytesPerGpu(),
-              files.jobDir(job.id()));
-      try {
-        for (Path dir : environment.directoriesToCreate(spec)) {
-          Files.createDirectories(dir);
-        }
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-      return environment.environment(spec, System.getenv(), job.env());
+              files.workDir(job.id()),
+              account);
+      return new WorkerSetup(
+          isolation.needsSwitch(account) ? account : null,
+          environment.environment(spec, System.getenv(), job.env()),
+          environment.directoriesToCreate(spec));
     };
   }
 

@@ -79,12 +79,18 @@ public record GpuqProperties(
    * @param jaxCompilationCache where JAX workers keep compiled programs (see
    *     docs/worker-environment.md)
    * @param jaxPreallocate whether jax jobs take their whole budget at start
+   * @param runAs the account jobs run as when their token names none: a user name or uid:gid;
+   *     unset, {@code nobody} where gpuq can switch accounts, else gpuq's own
+   * @param allowSharedAccount whether the jobs of several owners may run as one account, where each
+   *     can read and stop the others' jobs
    */
   public record Worker(
       @DefaultValue("10s") Duration killGrace,
       @DefaultValue("65536") int logTailBytes,
       @DefaultValue("PER_NODE") JaxCompilationCache jaxCompilationCache,
-      @DefaultValue("true") boolean jaxPreallocate) {}
+      @DefaultValue("true") boolean jaxPreallocate,
+      String runAs,
+      @DefaultValue("false") boolean allowSharedAccount) {}
 
   /**
    * @param policy STOP (the job fails OVER_BUDGET) or WARN (logged and counted only)
@@ -102,14 +108,24 @@ public record GpuqProperties(
   /**
    * @param tokens bearer tokens; when empty an admin token is generated into the data dir
    * @param publicActuator whether /actuator/health and /actuator/prometheus need no token
+   * @param minTokenLength gpuq refuses to start with a shorter token
    */
-  public record Auth(List<Token> tokens, @DefaultValue("true") boolean publicActuator) {
+  public record Auth(
+      List<Token> tokens,
+      @DefaultValue("true") boolean publicActuator,
+      @DefaultValue("16") int minTokenLength) {
 
     public Auth {
       tokens = tokens == null ? List.of() : List.copyOf(tokens);
     }
 
-    public record Token(String name, String token, @DefaultValue("SUBMITTER") Role role) {}
+    /**
+     * @param name the owner of the jobs it submits
+     * @param runAs the account those jobs run as (a user name or uid:gid); unset, {@code
+     *     gpuq.worker.run-as}
+     */
+    public record Token(
+        String name, String token, @DefaultValue("SUBMITTER") Role role, String runAs) {}
 
     public enum Role {
       SUBMITTER,

@@ -9,12 +9,14 @@ import java.util.Map;
  * A job this node has just claimed, with what launching its worker and reporting the start need:
  * read without the job's labels and attempts, which a claim has no use for.
  *
+ * @param owner whose job it is: that decides the account its worker runs as
  * @param attempt the attempt that the claim started
  * @param timeout null for none
  * @param queuedAt when this attempt joined the queue
  */
 public record ClaimedJob(
     String id,
+    String owner,
     int attempt,
     List<String> command,
     String workingDir,

@@ -45,7 +45,7 @@ class JobStartWritesImpl implements JobStartWrites {
           + ")";
 
   private static final String LOCK_TO_START =
-      "select id, attempt, command, working_dir, env, framework, timeout_millis, created_at,"
+      "select id, owner, attempt, command, working_dir, env, framework, timeout_millis, created_at,"
           + " queued_at from jobs where state in ("
           + String.join(", ", Collections.nCopies(SOURCES.size(), "?"))
           + ") and id in (%s) for update skip locked";
@@ -87,6 +87,7 @@ class JobStartWritesImpl implements JobStartWrites {
           locked.add(
               new ClaimedJob(
                   row.getString("id"),
+                  row.getString("owner"),
                   row.getInt("attempt"),
                   COMMAND.convertToEntityAttribute(row.getString("command")),
                   row.getString("working_dir"),

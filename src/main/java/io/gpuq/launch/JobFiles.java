@@ -1,12 +1,26 @@
 package io.gpuq.launch;
 
+import io.gpuq.fs.DataDirectory;
 import java.nio.file.Path;
 
-/** Where a job's files live under the data directory: {@code jobs/<id>/}. */
+/**
+ * Where a job's files live under the data directory ({@link DataDirectory}): what gpuq reads back
+ * under {@code jobs/<id>/}, where no job can reach it; what the job may write under {@code
+ * work/<id>/}, owned by the job's account.
+ */
 public record JobFiles(Path dataDir) {
 
+  public JobFiles {
+    dataDir = dataDir.toAbsolutePath().normalize();
+  }
+
+  public DataDirectory layout() {
+    return new DataDirectory(dataDir);
+  }
+
+  /** gpuq's own files of the job: log, exit and process files. */
   public Path jobDir(String jobId) {
-    return dataDir.resolve("jobs").resolve(jobId);
+    return layout().jobs().resolve(jobId);
   }
 
   /** stdout and stderr of every attempt, appended in order. */
@@ -14,8 +28,14 @@ public record JobFiles(Path dataDir) {
     return jobDir(jobId).resolve("output.log");
   }
 
+  /** The job's own directory: its working directory unless it names one, owned by its account. */
+  public Path workDir(String jobId) {
+    return layout().work().resolve(jobId);
+  }
+
+  /** The worker's {@code TMPDIR}, inside its work directory. */
   public Path tmpDir(String jobId) {
-    return jobDir(jobId).resolve("tmp");
+    return workDir(jobId).resolve("tmp");
   }
 
   /** Written by the worker wrapper when the attempt's command exits, even if gpuq is down. */
@@ -32,6 +52,6 @@ public record JobFiles(Path dataDir) {
   }
 
   public Path binDir() {
-    return dataDir.resolve("bin");
+    return layout().bin();
   }
 }

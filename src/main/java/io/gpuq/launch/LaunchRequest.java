@@ -1,5 +1,6 @@
 package io.gpuq.launch;
 
+import io.gpuq.isolation.Account;
 import io.gpuq.job.JobPlacement;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -9,8 +10,11 @@ import java.util.Map;
 /**
  * What the launcher needs to start one attempt of a job.
  *
- * @param workingDir the user's working directory, or null for the job's directory
+ * @param workingDir the user's working directory, or null for the job's work directory
  * @param environment the worker's complete environment (nothing else is inherited)
+ * @param switchTo the account the user's program drops to, or null to run it as gpuq's own
+ * @param accountDirectories directories named in the environment that must exist for the job (its
+ *     {@code TMPDIR}, its JAX cache), in creation order; created for {@code switchTo}
  * @param timeout null for none
  * @param placement where it runs; the worker holds this capacity until its process exits
  */
@@ -20,12 +24,14 @@ public record LaunchRequest(
     List<String> command,
     Path workingDir,
     Map<String, String> environment,
-    Path jobDir,
+    Account switchTo,
+    List<Path> accountDirectories,
     Duration timeout,
     JobPlacement placement) {
 
   public LaunchRequest {
     command = List.copyOf(command);
     environment = Map.copyOf(environment);
+    accountDirectories = List.copyOf(accountDirectories);
   }
 }

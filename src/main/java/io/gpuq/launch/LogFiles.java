@@ -1,10 +1,8 @@
 package io.gpuq.launch;
 
 import java.io.IOException;
-import java.io.RandomAccessFile;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 
 /** Reading the end of a job's log without reading all of it. */
 public final class LogFiles {
@@ -14,52 +12,37 @@ public final class LogFiles {
   private LogFiles() {}
 
   /** The byte offset at which the last {@code lines} lines of the file start. */
-  public static long offsetOfLastLines(Path file, int lines) throws IOException {
-    if (!Files.exists(file)) {
-      return 0;
+  public static long offsetOfLastLines(FileChannel file, int lines) throws IOException {
+    long end = file.size();
+    if (end == 0 || lines <= 0) {
+      return end;
     }
-    try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "r")) {
-      long end = raf.length();
-      if (end == 0 || lines <= 0) {
-        return end;
+    // A final newline ends the last line rather than starting an empty one.
+    long pos = end;
+    int newlines = 0;
+    ByteBuffer buffer = ByteBuffer.allocate(CHUNK);
+    boolean skipTrailing = true;
+    while (pos > 0) {
+      int len = (int) Math.min(CHUNK, pos);
+      pos -= len;
+      buffer.clear().limit(len);
+      while (buffer.hasRemaining() && file.read(buffer, pos + buffer.position()) > 0) {
+        // read on
       }
-      // A final newline ends the last line rather than starting an empty one.
-      long pos = end;
-      int newlines = 0;
-      byte[] buffer = new byte[CHUNK];
-      boolean skipTrailing = true;
-      while (pos > 0) {
-        int len = (int) Math.min(CHUNK, pos);
-        pos -= len;
-        raf.seek(pos);
-        raf.readFully(buffer, 0, len);
-        for (int i = len - 1; i >= 0; i--) {
-          if (buffer[i] == '\n') {
-            if (skipTrailing && pos + i == end - 1) {
-              continue;
-            }
-            newlines++;
-            if (newlines == lines) {
-              return pos + i + 1;
-            }
+      byte[] bytes = buffer.array();
+      for (int i = buffer.position() - 1; i >= 0; i--) {
+        if (bytes[i] == '\n') {
+          if (skipTrailing && pos + i == end - 1) {
+            continue;
+          }
+          newlines++;
+          if (newlines == lines) {
+            return pos + i + 1;
           }
         }
-        skipTrailing = false;
       }
-      return 0;
+      skipTrailing = false;
     }
-  }
-
-  /** The last {@code maxBytes} of the file as text (for recognising how a worker died). */
-  public static String tailBytes(Path file, int maxBytes) {
-    try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "r")) {
-      long start = Math.max(0, raf.length() - maxBytes);
-      byte[] bytes = new byte[(int) (raf.length() - start)];
-      raf.seek(start);
-      raf.readFully(bytes);
-      return new String(bytes, StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      return "";
-    }
+    return 0;
   }
 }

@@ -6,6 +6,7 @@ import com.sun.jna.Native;
 import com.sun.jna.NativeLibrary;
 import com.sun.jna.Platform;
 import com.sun.jna.Pointer;
+import io.gpuq.fs.Libc;
 import java.io.IOException;
 import java.nio.charset.Charset;
 import java.nio.file.Path;
@@ -45,13 +46,15 @@ final class PosixSpawn {
   private static final short POSIX_SPAWN_SETSIGMASK = 0x08;
   private static final short POSIX_SPAWN_SETSID = 0x80;
 
-  // <fcntl.h>: the generic Linux values. Alpha, SPARC, PA-RISC and MIPS differ, hence
-  // SUPPORTED_ARCHS.
-  private static final int O_RDONLY = 0;
-  private static final int O_WRONLY = 01;
-  private static final int O_CREAT = 0100;
-  private static final int O_APPEND = 02000;
-  private static final int LOG_MODE = 0644;
+  // <fcntl.h>: the generic Linux values (and arm64's O_NOFOLLOW). Alpha, SPARC, PA-RISC and MIPS
+  // differ, hence SUPPORTED_ARCHS.
+  private static final int O_RDONLY = Libc.O_RDONLY;
+  // A job in shared-account mode could have put a symbolic link or a FIFO where its log goes: the
+  // child then fails to start instead of writing elsewhere or blocking (and this thread with it,
+  // since posix_spawn waits for the child's exec).
+  private static final int LOG_FLAGS =
+      Libc.O_WRONLY | Libc.O_CREAT | Libc.O_APPEND | Libc.O_NOFOLLOW | Libc.O_NONBLOCK;
+  private static final int LOG_MODE = 0600;
 
   private static final int EINTR = 4;
   private static final Set<String> SUPPORTED_ARCHS = Set.of("x86-64", "aarch64", "riscv64");
@@ -147,7 +150,7 @@ final class PosixSpawn {
    * leader of a new session, with its signal mask empty and every signal at its default action.
    *
    * @param environment its whole environment; nothing is inherited
-   * @param output the file stdout is appended to (created with mode 0644); stderr goes there too
+   * @param output the file stdout is appended to (created with mode 0600); stderr goes there too
    * @return the child's pid
    * @throws IOException when the child could not be started, its failed exec included, with the
    *     error's text
@@ -219,11 +222,7 @@ final class PosixSpawn {
     check(
         "posix_spawn_file_actions_addopen " + output,
         libc.posix_spawn_file_actions_addopen(
-            fileActions,
-            1,
-            cString(output.toAbsolutePath().toString()),
-            O_WRONLY | O_CREAT | O_APPEND,
-            LOG_MODE));
+            fileActions, 1, cString(output.toAbsolutePath().toString()), LOG_FLAGS, LOG_MODE));
     check(
         "posix_spawn_file_actions_adddup2",
         libc.posix_spawn_file_actions_adddup2(fileActions, 1, 2));

@@ -1,14 +1,18 @@
 package io.gpuq.launch;
 
+import io.gpuq.fs.DataDirectory;
+import io.gpuq.fs.SafeFiles;
+import io.gpuq.isolation.Account;
 import io.gpuq.job.WorkerProcess;
 import io.gpuq.proc.ProcFs;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.time.Instant;
@@ -33,6 +37,11 @@ public final class WorkerLauncher {
 
   private static final Logger log = LoggerFactory.getLogger(WorkerLauncher.class);
   private static final String WRAPPER_RESOURCE = "/gpuq/worker-wrapper.sh";
+  private static final java.util.Set<java.nio.file.attribute.PosixFilePermission> WRAPPER_MODE =
+      PosixFilePermissions.fromString("rwx------");
+  private static final Path ROOT = Path.of("/");
+  private static final String SYSTEM_PATH = "/usr/bin:/bin:/usr/sbin:/sbin";
+  private static final int SMALL_FILE_BYTES = 256;
 
   /** Starts the line that opens each retried attempt's part of the log. */
   public static final String ATTEMPT_SEPARATOR = "=== gpuq: attempt ";
@@ -44,6 +53,8 @@ public final class WorkerLauncher {
   private final PosixSpawn posixSpawn;
   // Used by PROCESS_BUILDER only.
   private final Optional<Path> setsid;
+  // Needed only by jobs that run as another account than gpuq's.
+  private final Optional<Path> setpriv;
 
   /** Starts workers with posix_spawn where this system allows it, else with ProcessBuilder. */
   public WorkerLauncher(JobFiles files, Clock clock) {
@@ -63,8 +74,10 @@ public final class WorkerLauncher {
   private WorkerLauncher(JobFiles files, Clock clock, PosixSpawn posixSpawn) {
     this.files = files;
     this.clock = clock;
+    files.layout().prepare();
     this.wrapper = installWrapper(files.binDir());
     this.posixSpawn = posixSpawn;
+    this.setpriv = findOnPath("setpriv", SYSTEM_PATH + ":" + System.getenv("PATH"));
     if (posixSpawn != null) {
       this.setsid = Optional.empty();
       log.info("workers are started with posix_spawn ({})", posixSpawn.libcVersion());
@@ -85,12 +98,18 @@ public final class WorkerLauncher {
 
   public RunningWorker launch(LaunchRequest request) throws LaunchException {
     Path jobDir = files.jobDir(request.jobId());
-    Path workingDir = request.workingDir() == null ? jobDir : request.workingDir();
+    Account switchTo = request.switchTo();
     try {
-      Files.createDirectories(files.tmpDir(request.jobId()));
+      Files.createDirectories(jobDir);
+      createForTheJob(files.workDir(request.jobId()), switchTo);
+      for (Path dir : request.accountDirectories()) {
+        createForTheJob(dir, switchTo);
+      }
     } catch (IOException e) {
-      throw new LaunchException("cannot create the job directory " + jobDir + ": " + e, e);
+      throw new LaunchException("cannot create the job's directories: " + e, e);
     }
+    Path workingDir =
+        request.workingDir() == null ? files.workDir(request.jobId()) : request.workingDir();
     if (!Files.isDirectory(workingDir)) {
       throw new LaunchException("working directory " + workingDir + " does not exist");
     }
@@ -109,15 +128,26 @@ public final class WorkerLauncher {
     argv.add("/bin/sh");
     argv.add(wrapper.toString());
     argv.add(exitFile.toString());
-    argv.add(program.toString());
-    argv.addAll(request.command().subList(1, request.command().size()));
+    List<String> command = new ArrayList<>();
+    command.add(program.toString());
+    command.addAll(request.command().subList(1, request.command().size()));
+    Path spawnDir;
+    if (switchTo == null) {
+      argv.addAll(command);
+      spawnDir = workingDir;
+    } else {
+      argv.addAll(dropTo(switchTo, workingDir, command));
+      // The user's directory is entered only as the job's account: gpuq's own rights must not
+      // reach a directory the job could not reach itself.
+      spawnDir = ROOT;
+    }
     Instant now = clock.instant();
     Instant deadline = request.timeout() == null ? null : now.plus(request.timeout());
     try {
       Started started =
           posixSpawn != null
-              ? spawnDirectly(request, argv, workingDir, logFile)
-              : spawnWithProcessBuilder(request, argv, workingDir, logFile);
+              ? spawnDirectly(request, argv, spawnDir, logFile)
+              : spawnWithProcessBuilder(request, argv, spawnDir, logFile);
       return new RunningWorker(
           request.jobId(),
           request.attempt(),
@@ -128,6 +158,53 @@ public final class WorkerLauncher {
           request.placement());
     } catch (IOException e) {
       throw new LaunchException("cannot start " + program + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * The argv that runs {@code command} as {@code account} in {@code workingDir}: util-linux's
+   * setpriv sets the uid, gid and groups and forbids regaining privileges (no setuid programs);
+   * then a shell enters the directory and execs the command, its arguments passed as they are.
+   */
+  private List<String> dropTo(Account account, Path workingDir, List<String> command)
+      throws LaunchException {
+    Path setpriv =
+        this.setpriv.orElseThrow(
+            () ->
+                new LaunchException(
+                    "cannot run the job as "
+                        + account
+                        + ": 'setpriv' (util-linux) is not installed"));
+    List<String> argv = new ArrayList<>();
+    argv.add(setpriv.toString());
+    argv.add("--reuid=" + account.uid());
+    argv.add("--regid=" + account.gid());
+    // Supplementary groups as login would give them; an account only known by uid:gid gets none.
+    argv.add(account.inPasswd() ? "--init-groups" : "--clear-groups");
+    argv.add("--no-new-privs");
+    argv.add("--");
+    argv.add("/bin/sh");
+    argv.add("-c");
+    argv.add("cd \"$0\" && exec \"$@\"");
+    argv.add(workingDir.toString());
+    argv.addAll(command);
+    return argv;
+  }
+
+  /**
+   * Creates a directory for the job and gives it to the job's account, mode 0700. One that exists
+   * already is the job's (from an earlier attempt) and is left exactly as it is: gpuq changes the
+   * owner of nothing it did not just create, and never through a symbolic link.
+   */
+  private static void createForTheJob(Path dir, Account account) throws IOException {
+    try {
+      DataDirectory.createWithMode(dir, DataDirectory.PRIVATE_DIR);
+    } catch (FileAlreadyExistsException e) {
+      return;
+    }
+    if (account != null) {
+      Files.setAttribute(dir, "unix:gid", account.gid(), LinkOption.NOFOLLOW_LINKS);
+      Files.setAttribute(dir, "unix:uid", account.uid(), LinkOption.NOFOLLOW_LINKS);
     }
   }
 
@@ -201,33 +278,44 @@ public final class WorkerLauncher {
    * Writes a worker's PID and kernel start time next to its exit file. The database learns them a
    * few milliseconds later, with other workers' events: a gpuq killed in between would otherwise
    * find the job RUNNING with no process to re-adopt, declare it lost and run it again while its
-   * worker still runs.
+   * worker still runs. Written aside and renamed into place: a rename replaces whatever is there
+   * without following or opening it.
    *
    * @throws IOException when the file cannot be written; the caller decides what that costs
    */
   public void recordProcess(WorkerProcess process) throws IOException {
-    Files.writeString(
-        files.processFile(process.jobId(), process.attempt()),
-        process.pid() + " " + process.startTicks() + "\n");
+    Path target = files.processFile(process.jobId(), process.attempt());
+    Path tmp = Files.createTempFile(target.getParent(), ".pid", ".tmp");
+    try {
+      Files.writeString(tmp, process.pid() + " " + process.startTicks() + "\n");
+      Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    } finally {
+      Files.deleteIfExists(tmp);
+    }
   }
 
   /** The worker process recorded for an attempt, if any. */
   public Optional<WorkerProcess> recordedProcess(String jobId, int attempt) {
     try {
-      String[] fields = Files.readString(files.processFile(jobId, attempt)).trim().split(" ");
+      String[] fields =
+          SafeFiles.readSmall(files.processFile(jobId, attempt), SMALL_FILE_BYTES)
+              .orElse("")
+              .trim()
+              .split(" ");
       return Optional.of(
           new WorkerProcess(jobId, attempt, Long.parseLong(fields[0]), Long.parseLong(fields[1])));
-    } catch (IOException | RuntimeException e) {
+    } catch (RuntimeException e) {
       return Optional.empty();
     }
   }
 
   /** The exit code the wrapper wrote for an attempt, if it got that far. */
   public Optional<Integer> recordedExitCode(String jobId, int attempt) {
-    Path exitFile = files.exitFile(jobId, attempt);
     try {
-      return Optional.of(Integer.parseInt(Files.readString(exitFile).trim()));
-    } catch (IOException | NumberFormatException e) {
+      return SafeFiles.readSmall(files.exitFile(jobId, attempt), SMALL_FILE_BYTES)
+          .map(String::trim)
+          .map(Integer::parseInt);
+    } catch (NumberFormatException e) {
       return Optional.empty();
     }
   }
@@ -293,15 +381,9 @@ public final class WorkerLauncher {
 
   private static void appendLine(Path file, String line) throws LaunchException {
     try {
-      Files.createDirectories(file.getParent());
-      Files.writeString(
-          file,
-          line + "\n",
-          StandardCharsets.UTF_8,
-          StandardOpenOption.CREATE,
-          StandardOpenOption.APPEND);
+      SafeFiles.appendLine(file, line);
     } catch (IOException e) {
-      throw new LaunchException("cannot write the log " + file + ": " + e, e);
+      throw new LaunchException("cannot write the log " + file + ": " + e.getMessage(), e);
     }
   }
 
@@ -313,10 +395,14 @@ public final class WorkerLauncher {
       byte[] script = in.readAllBytes();
       Files.createDirectories(binDir);
       Path target = binDir.resolve("gpuq-worker-wrapper.sh");
-      if (!Files.exists(target) || !java.util.Arrays.equals(Files.readAllBytes(target), script)) {
+      // gpuq's alone: a job that could change it would run its code in every later job.
+      Files.setPosixFilePermissions(binDir, DataDirectory.PRIVATE_DIR);
+      if (!Files.isRegularFile(target, LinkOption.NOFOLLOW_LINKS)
+          || !java.util.Arrays.equals(Files.readAllBytes(target), script)
+          || !Files.getPosixFilePermissions(target).equals(WRAPPER_MODE)) {
         Path tmp = Files.createTempFile(binDir, "wrapper", ".tmp");
         Files.write(tmp, script);
-        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwx------"));
         Files.move(
             tmp,
             target,

@@ -1,5 +1,7 @@
 package io.gpuq.schedule;
 
+import io.gpuq.fs.NotARegularFileException;
+import io.gpuq.fs.SafeFiles;
 import io.gpuq.gpu.GpuBackend;
 import io.gpuq.gpu.GpuDevice;
 import io.gpuq.gpu.GpuInventory;
@@ -17,10 +19,10 @@ import io.gpuq.launch.AdoptRequest;
 import io.gpuq.launch.JobFiles;
 import io.gpuq.launch.LaunchException;
 import io.gpuq.launch.LaunchRequest;
-import io.gpuq.launch.LogFiles;
 import io.gpuq.launch.RunningWorker;
 import io.gpuq.launch.WorkerExit;
 import io.gpuq.launch.WorkerLauncher;
+import io.gpuq.launch.WorkerSetup;
 import io.gpuq.launch.Workers;
 import io.gpuq.proc.ProcFs;
 import io.gpuq.proc.ProcStat;
@@ -28,7 +30,6 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
@@ -46,7 +47,7 @@ public class JobExecution {
   private final JobService jobs;
   private final Workers workers;
   private final JobFiles files;
-  private final BiFunction<ClaimedJob, JobPlacement, Map<String, String>> environment;
+  private final BiFunction<ClaimedJob, JobPlacement, WorkerSetup> setup;
   private final ExitClassifier classifier;
   private final int logTailBytes;
   private final GpuBackend gpus;
@@ -58,7 +59,7 @@ public class JobExecution {
       JobService jobs,
       Workers workers,
       JobFiles files,
-      BiFunction<ClaimedJob, JobPlacement, Map<String, String>> environment,
+      BiFunction<ClaimedJob, JobPlacement, WorkerSetup> setup,
       ExitClassifier classifier,
       int logTailBytes,
       GpuBackend gpus,
@@ -67,7 +68,7 @@ public class JobExecution {
     this.jobs = jobs;
     this.workers = workers;
     this.files = files;
-    this.environment = environment;
+    this.setup = setup;
     this.classifier = classifier;
     this.logTailBytes = logTailBytes;
     this.gpus = gpus;
@@ -89,14 +90,16 @@ public class JobExecution {
   public Optional<WorkerProcess> launch(ClaimedJob job, JobPlacement placement) {
     RunningWorker worker;
     try {
+      WorkerSetup given = setup.apply(job, placement);
       LaunchRequest request =
           new LaunchRequest(
               job.id(),
               job.attempt(),
               job.command(),
               job.workingDir() == null ? null : Path.of(job.workingDir()),
-              environment.apply(job, placement),
-              files.jobDir(job.id()),
+              given.environment(),
+              given.switchTo(),
+              given.accountDirectories(),
               job.timeout(),
               placement);
       worker = workers.start(request, exit -> ended(exit, placement));
@@ -181,7 +184,7 @@ public class JobExecution {
     // hence a second wake-up for it.
     onCapacityFreed.accept(placement);
     gpus.detach(exit.pid());
-    AttemptOutcome outcome = classifier.classify(exit, logTailIfFailed(exit));
+    AttemptOutcome outcome = classify(exit);
     jobs.recordAttemptEndLater(exit.jobId(), exit.attempt(), outcome, growthCap(placement))
         .whenComplete(
             (state, failure) -> {
@@ -194,11 +197,26 @@ public class JobExecution {
   }
 
   /** Only a failure needs its log read (to recognise an out-of-memory death). */
-  private String logTailIfFailed(WorkerExit exit) {
+  private AttemptOutcome classify(WorkerExit exit) {
     if (exit.exitCode() != null && exit.exitCode() == 0) {
-      return "";
+      return classifier.classify(exit, "");
     }
-    return thisAttempt(LogFiles.tailBytes(files.log(exit.jobId()), logTailBytes));
+    Path log = files.log(exit.jobId());
+    try {
+      return classifier.classify(exit, thisAttempt(SafeFiles.readTail(log, logTailBytes)));
+    } catch (NotARegularFileException e) {
+      // Only a job that shares gpuq's account can get there; it fails alone, and says why.
+      AttemptOutcome outcome = classifier.classify(exit, "");
+      return new AttemptOutcome(
+          outcome.failureReason(),
+          outcome.message()
+              + "; its log was replaced by "
+              + e.kind()
+              + ", so it was not searched for an out-of-memory error",
+          outcome.exitCode());
+    } catch (IOException e) {
+      return classifier.classify(exit, "");
+    }
   }
 
   /** The part of a log tail that this attempt wrote: an earlier attempt's OOM is not this one's. */

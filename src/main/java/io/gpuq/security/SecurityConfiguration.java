@@ -11,7 +11,8 @@ public class SecurityConfiguration {
 
   @Bean
   TokenRegistry tokenRegistry(GpuqProperties properties) {
-    return new TokenRegistry(properties.auth().tokens(), properties.dataDir());
+    return new TokenRegistry(
+        properties.auth().tokens(), properties.dataDir(), properties.auth().minTokenLength());
   }
 
   @Bean

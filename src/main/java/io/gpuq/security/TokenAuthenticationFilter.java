@@ -4,8 +4,10 @@ import io.gpuq.api.ProblemResponses;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.security.Principal;
 import java.util.List;
 import java.util.Optional;
 import org.springframework.web.filter.OncePerRequestFilter;
@@ -40,7 +42,7 @@ public final class TokenAuthenticationFilter extends OncePerRequestFilter {
     Optional<Caller> caller = tokens.authenticate(bearerToken(request));
     if (caller.isPresent()) {
       request.setAttribute(CALLER, caller.get());
-      chain.doFilter(request, response);
+      chain.doFilter(new AuthenticatedRequest(request, caller.get()), response);
     } else if (isPublic(request.getRequestURI())) {
       chain.doFilter(request, response);
     } else {
@@ -54,6 +56,35 @@ public final class TokenAuthenticationFilter extends OncePerRequestFilter {
           HttpServletResponse.SC_UNAUTHORIZED,
           "Unauthorized",
           presented ? "the bearer token is not valid" : "send 'Authorization: Bearer <token>'");
+    }
+  }
+
+  /**
+   * Tells the servlet world who called: Actuator shows health details only to a principal in the
+   * ADMIN role ({@code management.endpoint.health.roles}).
+   */
+  private static final class AuthenticatedRequest extends HttpServletRequestWrapper {
+
+    private final Caller caller;
+
+    AuthenticatedRequest(HttpServletRequest request, Caller caller) {
+      super(request);
+      this.caller = caller;
+    }
+
+    @Override
+    public Principal getUserPrincipal() {
+      return caller::name;
+    }
+
+    @Override
+    public String getRemoteUser() {
+      return caller.name();
+    }
+
+    @Override
+    public boolean isUserInRole(String role) {
+      return caller.role().name().equals(role);
     }
   }
 

@@ -2,10 +2,12 @@ package io.gpuq.security;
 
 import io.gpuq.config.GpuqProperties;
 import io.gpuq.config.GpuqProperties.Auth.Role;
+import io.gpuq.fs.SafeFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -30,14 +32,25 @@ import org.slf4j.LoggerFactory;
 public final class TokenRegistry {
 
   private static final Logger log = LoggerFactory.getLogger(TokenRegistry.class);
-  static final String GENERATED_ADMIN = "admin";
+
+  /** The owner of the generated admin token. */
+  public static final String GENERATED_ADMIN = "admin";
 
   private final Map<String, Caller> byDigest = new HashMap<>();
 
-  public TokenRegistry(List<GpuqProperties.Auth.Token> tokens, Path dataDir) {
+  public TokenRegistry(List<GpuqProperties.Auth.Token> tokens, Path dataDir, int minLength) {
     if (tokens.isEmpty()) {
       Path file = dataDir.resolve("admin.token");
-      register(generatedAdminToken(file), new Caller(GENERATED_ADMIN, Role.ADMIN));
+      String generated = generatedAdminToken(file);
+      if (generated.length() < minLength) {
+        throw new IllegalArgumentException(
+            "the admin token in "
+                + file
+                + " is shorter than "
+                + minLength
+                + " characters: delete the file, and gpuq generates a new one at start");
+      }
+      register(generated, new Caller(GENERATED_ADMIN, Role.ADMIN));
       log.warn(
           "No API tokens configured (gpuq.auth.tokens): using the generated admin token in {}."
               + " Send it as 'Authorization: Bearer $(cat {})'.",
@@ -48,9 +61,14 @@ public final class TokenRegistry {
       if (token.name() == null || token.name().isBlank()) {
         throw new IllegalArgumentException("every gpuq.auth.tokens entry needs a name");
       }
-      if (token.token() == null || token.token().length() < 16) {
+      if (token.token() == null || token.token().length() < minLength) {
         throw new IllegalArgumentException(
-            "the token of '" + token.name() + "' must be at least 16 characters");
+            "the token of '"
+                + token.name()
+                + "' must be at least "
+                + minLength
+                + " characters (gpuq.auth.min-token-length): generate one with"
+                + " 'openssl rand -base64 32' and set it as gpuq.auth.tokens[N].token");
       }
       register(token.token(), new Caller(token.name(), token.role()));
     }
@@ -79,8 +97,12 @@ public final class TokenRegistry {
 
   private static String generatedAdminToken(Path file) {
     try {
-      if (Files.exists(file)) {
-        String existing = Files.readString(file, StandardCharsets.UTF_8).trim();
+      if (Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
+        if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
+          throw new IllegalStateException(
+              file + " is not a regular file: remove it, and gpuq generates a new token at start");
+        }
+        String existing = SafeFiles.readSmall(file, 4096).orElse("").trim();
         if (!existing.isEmpty()) {
           return existing;
         }

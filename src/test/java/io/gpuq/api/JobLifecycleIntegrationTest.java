@@ -58,12 +58,12 @@ class JobLifecycleIntegrationTest extends IntegrationTest {
 
     List<String> lines = alice.get("/api/v1/jobs/" + id + "/logs").body().lines().toList();
     String ownSession = Files.readString(Path.of("/proc/self/stat")).split(" ")[5];
-    Path jobDir = dataDir().resolve("jobs").resolve(id);
+    Path workDir = dataDir().resolve("work").resolve(id);
     assertThat(lines.get(0)).startsWith("sid=").isNotEqualTo("sid=" + ownSession);
-    assertThat(lines.get(1)).isEqualTo("tmp=" + jobDir.resolve("tmp"));
-    assertThat(lines.get(2)).isEqualTo("pwd=" + jobDir);
+    assertThat(lines.get(1)).isEqualTo("tmp=" + workDir.resolve("tmp"));
+    assertThat(lines.get(2)).isEqualTo("pwd=" + workDir);
     assertThat(lines.get(3)).isEqualTo("cuda=[]");
-    assertThat(Files.isDirectory(jobDir.resolve("tmp"))).isTrue();
+    assertThat(Files.isDirectory(workDir.resolve("tmp"))).isTrue();
   }
 
   @Test

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.gpuq.GpuqApplication;
 import io.gpuq.support.HttpApi;
+import io.gpuq.support.TestAccounts;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -82,7 +83,8 @@ class RestartIntegrationTest {
             "--gpuq.scheduler.cpu-slots=" + cpuSlots,
             "--gpuq.auth.tokens[0].name=restarter",
             "--gpuq.auth.tokens[0].token=" + TOKEN,
-            "--gpuq.auth.tokens[0].role=ADMIN");
+            "--gpuq.auth.tokens[0].role=ADMIN",
+            TestAccounts.runAsSelfArgument());
   }
 
   private static HttpApi api(ConfigurableApplicationContext context) {

@@ -60,7 +60,9 @@ public final class GpuqServer implements AutoCloseable {
             "--gpuq.gpu.backend=emulated",
             "--gpuq.auth.tokens[0].name=bench",
             "--gpuq.auth.tokens[0].token=" + TOKEN,
-            "--gpuq.auth.tokens[0].role=ADMIN"));
+            "--gpuq.auth.tokens[0].role=ADMIN",
+            // As before isolation, so that figures stay comparable: no account switch per job.
+            io.gpuq.support.TestAccounts.runAsSelfArgument()));
     long t0 = System.nanoTime();
     Process process =
         new ProcessBuilder(command)

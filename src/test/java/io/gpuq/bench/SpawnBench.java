@@ -160,6 +160,7 @@ public final class SpawnBench {
         null,
         Map.of("PATH", "/usr/bin:/bin"),
         null,
+        List.of(),
         null,
         JobPlacement.cpuOnly("bench"));
   }

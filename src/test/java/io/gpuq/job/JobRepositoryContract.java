@@ -435,6 +435,7 @@ abstract class JobRepositoryContract {
         .isEqualTo(
             new ClaimedJob(
                 job.id(),
+                job.owner(),
                 1,
                 List.of("python3", "train.py", "--lr", "3e-4"),
                 "/data/runs/r-1",
@@ -491,6 +492,7 @@ abstract class JobRepositoryContract {
   private static ClaimedJob claimedAsIfLocked(Job job) {
     return new ClaimedJob(
         job.id(),
+        job.owner(),
         job.attempt(),
         job.command(),
         job.workingDir(),

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.gpuq.isolation.Account;
 import io.gpuq.job.JobPlacement;
 import io.gpuq.job.WorkerProcess;
 import java.io.FileInputStream;
@@ -111,11 +112,11 @@ abstract class WorkerLauncherContract {
   }
 
   @Test
-  void withoutAWorkingDirectoryTheWorkerRunsInTheJobDirectory() {
+  void withoutAWorkingDirectoryTheWorkerRunsInItsWorkDirectory() {
     RunningWorker worker = launch(aJob().command("/usr/bin/readlink", "/proc/self/cwd"));
 
     assertThat(exitCodeOf(worker)).isZero();
-    assertThat(logLines()).containsExactly(realPath(files.jobDir("job")).toString());
+    assertThat(logLines()).containsExactly(realPath(files.workDir("job")).toString());
   }
 
   @Test
@@ -203,7 +204,7 @@ abstract class WorkerLauncherContract {
   }
 
   @Test
-  void deathBySigkillIs137AndLeavesNoExitFile() throws IOException {
+  void deathBySigkillIs137AndLeavesNoExitCode() throws IOException {
     Files.createDirectories(files.jobDir("job"));
     Files.writeString(files.exitFile("job", 1), "0\n"); // stale, from a crashed earlier gpuq
     RunningWorker worker = launch(aJob().command("/bin/sleep", "30"));
@@ -215,7 +216,7 @@ abstract class WorkerLauncherContract {
     assertThat(ProcessSignals.signalGroup(worker.pid(), ProcessSignals.SIGKILL)).isTrue();
 
     assertThat(exitCodeOf(worker)).isEqualTo(137);
-    assertThat(files.exitFile("job", 1)).doesNotExist();
+    assertThat(launcher.recordedExitCode("job", 1)).isEmpty();
   }
 
   @Test
@@ -375,6 +376,18 @@ abstract class WorkerLauncherContract {
     private Path workingDir;
     private Map<String, String> environment = Map.of("PATH", PATH);
     private Duration timeout;
+    private Account switchTo;
+    private List<Path> accountDirectories = List.of();
+
+    Launch runningAs(Account value) {
+      switchTo = value;
+      return this;
+    }
+
+    Launch accountDirectories(Path... value) {
+      accountDirectories = List.of(value);
+      return this;
+    }
 
     Launch jobId(String value) {
       jobId = value;
@@ -413,7 +426,8 @@ abstract class WorkerLauncherContract {
           command,
           workingDir,
           environment,
-          files.jobDir(jobId),
+          switchTo,
+          accountDirectories,
           timeout,
           JobPlacement.cpuOnly("node-1"));
     }

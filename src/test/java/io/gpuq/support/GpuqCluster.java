@@ -34,6 +34,7 @@ public final class GpuqCluster {
     args.add("--gpuq.auth.tokens[0].name=cluster");
     args.add("--gpuq.auth.tokens[0].token=" + TOKEN);
     args.add("--gpuq.auth.tokens[0].role=ADMIN");
+    args.add(TestAccounts.runAsSelfArgument());
     args.add("--gpuq.cluster.heartbeat-interval=500ms");
     args.add("--gpuq.cluster.node-timeout=3s");
     args.add("--gpuq.scheduler.safety-net-interval=500ms");

@@ -39,6 +39,9 @@ public final class GpuqProcess implements AutoCloseable {
     argv.add("--gpuq.auth.tokens[0].name=crash");
     argv.add("--gpuq.auth.tokens[0].token=" + token);
     argv.add("--gpuq.auth.tokens[0].role=ADMIN");
+    if (List.of(extraArgs).stream().noneMatch(arg -> arg.startsWith("--gpuq.worker.run-as="))) {
+      argv.add(TestAccounts.runAsSelfArgument());
+    }
     argv.addAll(List.of(extraArgs));
     Path log = dataDir.resolve("gpuq-" + System.nanoTime() + ".log");
     Process process =

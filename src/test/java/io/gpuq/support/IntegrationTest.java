@@ -47,9 +47,15 @@ public abstract class IntegrationTest {
   protected HttpApi bob;
   protected HttpApi admin;
 
+  /**
+   * Jobs run as the tests' own account, so that they can write where the tests read: the three
+   * owners share it, which needs saying. {@code io.gpuq.isolation} tests jobs under other accounts.
+   */
   @DynamicPropertySource
   static void dataDir(DynamicPropertyRegistry registry) {
     registry.add("gpuq.data-dir", DATA_DIR::toString);
+    registry.add("gpuq.worker.run-as", TestAccounts::self);
+    registry.add("gpuq.worker.allow-shared-account", () -> "true");
   }
 
   @BeforeEach

@@ -5,6 +5,7 @@ import java.io.File;
 import java.math.BigDecimal;
 import java.math.MathContext;
 import java.math.RoundingMode;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -37,6 +38,9 @@ public final class WorkerEnvironment {
   public static final String GPUQ_JOB_ID = "GPUQ_JOB_ID";
   public static final String GPUQ_GPU_MEMORY_BYTES = "GPUQ_GPU_MEMORY_BYTES";
   public static final String TMPDIR = "TMPDIR";
+  public static final String HOME = "HOME";
+  public static final String USER = "USER";
+  public static final String LOGNAME = "LOGNAME";
   public static final String XLA_PYTHON_CLIENT_MEM_FRACTION = "XLA_PYTHON_CLIENT_MEM_FRACTION";
   public static final String XLA_PYTHON_CLIENT_PREALLOCATE = "XLA_PYTHON_CLIENT_PREALLOCATE";
   public static final String JAX_COMPILATION_CACHE_DIR = "JAX_COMPILATION_CACHE_DIR";
@@ -160,11 +164,12 @@ public final class WorkerEnvironment {
 
   /**
    * The worker's complete environment: gpuq's own environment without its private variables, then
-   * the user's {@code env}, then the imposed variables; {@code PYTHONPATH} starts with gpuq's hook
-   * directory. Reserved names in the user's map are dropped (validation refuses them earlier; this
-   * is the second line). A pytorch worker that configures the torch allocator under either name,
-   * through its {@code env} or the inherited environment, keeps exactly that configuration;
-   * otherwise both names get {@link #DEFAULT_TORCH_ALLOC_CONF}.
+   * {@code HOME}, {@code USER} and {@code LOGNAME} of the worker's account, then the user's {@code
+   * env}, then the imposed variables; {@code PYTHONPATH} starts with gpuq's hook directory.
+   * Reserved names in the user's map are dropped (validation refuses them earlier; this is the
+   * second line). A pytorch worker that configures the torch allocator under either name, through
+   * its {@code env} or the inherited environment, keeps exactly that configuration; otherwise both
+   * names get {@link #DEFAULT_TORCH_ALLOC_CONF}.
    */
   public Map<String, String> environment(
       WorkerSpec spec, Map<String, String> baseEnvironment, Map<String, String> userEnvironment) {
@@ -175,6 +180,7 @@ public final class WorkerEnvironment {
             env.put(name, value);
           }
         });
+    env.putAll(accountVariables(spec));
     userEnvironment.forEach(
         (name, value) -> {
           if (!RESERVED.contains(name)) {
@@ -191,6 +197,19 @@ public final class WorkerEnvironment {
     env.putAll(imposedVariables(spec));
     env.put(PYTHONPATH, pythonPath(env.get(PYTHONPATH)));
     return Collections.unmodifiableMap(env);
+  }
+
+  /**
+   * Who the worker is: an account without a home directory (such as {@code nobody}) gets its work
+   * directory as {@code HOME}, where tools that keep caches under {@code ~} can write.
+   */
+  private static Map<String, String> accountVariables(WorkerSpec spec) {
+    Map<String, String> vars = new LinkedHashMap<>();
+    Path home = spec.account().home().filter(Files::isDirectory).orElse(spec.workDir());
+    vars.put(HOME, home.toString());
+    vars.put(USER, spec.account().name());
+    vars.put(LOGNAME, spec.account().name());
+    return vars;
   }
 
   /**
@@ -241,14 +260,16 @@ public final class WorkerEnvironment {
       return Optional.empty();
     }
     return switch (settings.jaxCompilationCache()) {
-      case PER_NODE -> Optional.of(settings.nodeJaxCacheDir());
-      case PER_JOB -> Optional.of(spec.jobDir().resolve("jax-cache"));
+      // One per account: a cache another owner could write would run that owner's code.
+      case PER_NODE ->
+          Optional.of(settings.nodeJaxCacheDir().resolve(Integer.toString(spec.account().uid())));
+      case PER_JOB -> Optional.of(spec.workDir().resolve("jax-cache"));
       case OFF -> Optional.empty();
     };
   }
 
   private static Path tmpDir(WorkerSpec spec) {
-    return spec.jobDir().resolve("tmp");
+    return spec.workDir().resolve("tmp");
   }
 
   private static String fractionText(long budgetBytes, long totalBytes) {

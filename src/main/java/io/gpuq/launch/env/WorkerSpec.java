@@ -1,5 +1,6 @@
 package io.gpuq.launch.env;
 
+import io.gpuq.isolation.Account;
 import io.gpuq.job.Framework;
 import java.nio.file.Path;
 import java.util.List;
@@ -13,10 +14,18 @@ import java.util.Objects;
  * @param gpus the placed GPUs in the order the worker will number them; empty for a CPU-only job
  * @param budgetBytesPerGpu the GPU-memory budget on each placed GPU; 0 exactly when there are no
  *     GPUs
- * @param jobDir the job's directory (absolute); its {@code tmp} becomes the worker's {@code TMPDIR}
+ * @param workDir the job's work directory (absolute); its {@code tmp} becomes the worker's {@code
+ *     TMPDIR}
+ * @param account the account the worker runs as: its {@code HOME}, {@code USER} and {@code
+ *     LOGNAME}, and its JAX compilation cache
  */
 public record WorkerSpec(
-    String jobId, Framework framework, List<PlacedGpu> gpus, long budgetBytesPerGpu, Path jobDir) {
+    String jobId,
+    Framework framework,
+    List<PlacedGpu> gpus,
+    long budgetBytesPerGpu,
+    Path workDir,
+    Account account) {
 
   public WorkerSpec {
     if (jobId == null || jobId.isBlank()) {
@@ -44,13 +53,15 @@ public record WorkerSpec(
                 + ")");
       }
     }
-    if (jobDir == null || !jobDir.isAbsolute()) {
-      throw new IllegalArgumentException("jobDir must be an absolute path: " + jobDir);
+    if (workDir == null || !workDir.isAbsolute()) {
+      throw new IllegalArgumentException("workDir must be an absolute path: " + workDir);
     }
+    Objects.requireNonNull(account, "account");
   }
 
   /** A worker that sees no GPU. */
-  public static WorkerSpec cpuOnly(String jobId, Framework framework, Path jobDir) {
-    return new WorkerSpec(jobId, framework, List.of(), 0, jobDir);
+  public static WorkerSpec cpuOnly(
+      String jobId, Framework framework, Path workDir, Account account) {
+    return new WorkerSpec(jobId, framework, List.of(), 0, workDir, account);
   }
 }

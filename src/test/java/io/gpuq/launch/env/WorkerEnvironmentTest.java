@@ -1,24 +1,28 @@
 package io.gpuq.launch.env;
 
 import static io.gpuq.launch.env.WorkerEnvironment.*;
+import static io.gpuq.launch.env.Workers.BOB;
 import static io.gpuq.launch.env.Workers.GIB;
 import static io.gpuq.launch.env.Workers.HOOK_DIR;
-import static io.gpuq.launch.env.Workers.JOB_DIR;
 import static io.gpuq.launch.env.Workers.NODE_CACHE;
+import static io.gpuq.launch.env.Workers.WORK_DIR;
 import static io.gpuq.launch.env.Workers.aGpu;
 import static io.gpuq.launch.env.Workers.aWorker;
 import static io.gpuq.launch.env.Workers.settings;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.gpuq.isolation.Account;
 import io.gpuq.job.Framework;
 import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -57,7 +61,7 @@ class WorkerEnvironmentTest {
       assertThat(vars)
           .containsEntry(GPUQ_JOB_ID, "01JOB")
           .containsEntry(GPUQ_GPU_MEMORY_BYTES, "6442450944")
-          .containsEntry(TMPDIR, JOB_DIR.resolve("tmp").toString());
+          .containsEntry(TMPDIR, WORK_DIR.resolve("tmp").toString());
     }
 
     @ParameterizedTest
@@ -134,10 +138,25 @@ class WorkerEnvironmentTest {
     }
 
     @Test
-    void sharesTheNodeCompilationCacheByDefault() {
+    void sharesTheNodeCompilationCacheOfItsAccountByDefault() {
       var vars = environment.imposedVariables(aWorker().framework(Framework.JAX).build());
 
-      assertThat(vars).containsEntry(JAX_COMPILATION_CACHE_DIR, NODE_CACHE.toString());
+      assertThat(vars)
+          .containsEntry(JAX_COMPILATION_CACHE_DIR, NODE_CACHE.resolve("1001").toString());
+    }
+
+    @Test
+    @DisplayName(
+        "never shares a compilation cache with another account, whose compiled programs it would run")
+    void accountsHaveTheirOwnCompilationCaches() {
+      var alices = environment.imposedVariables(aWorker().framework(Framework.JAX).build());
+      var bobs =
+          environment.imposedVariables(aWorker().framework(Framework.JAX).runningAs(BOB).build());
+
+      assertThat(alices.get(JAX_COMPILATION_CACHE_DIR))
+          .isNotEqualTo(bobs.get(JAX_COMPILATION_CACHE_DIR));
+      assertThat(bobs)
+          .containsEntry(JAX_COMPILATION_CACHE_DIR, NODE_CACHE.resolve("1002").toString());
     }
 
     @Test
@@ -148,7 +167,7 @@ class WorkerEnvironmentTest {
       var vars = perJob.imposedVariables(aWorker().framework(Framework.JAX).build());
 
       assertThat(vars)
-          .containsEntry(JAX_COMPILATION_CACHE_DIR, JOB_DIR.resolve("jax-cache").toString());
+          .containsEntry(JAX_COMPILATION_CACHE_DIR, WORK_DIR.resolve("jax-cache").toString());
     }
 
     @Test
@@ -175,7 +194,7 @@ class WorkerEnvironmentTest {
       assertThat(vars)
           .containsEntry(XLA_PYTHON_CLIENT_MEM_FRACTION, "0.2500")
           .containsEntry(XLA_PYTHON_CLIENT_PREALLOCATE, "false")
-          .containsEntry(JAX_COMPILATION_CACHE_DIR, NODE_CACHE.toString())
+          .containsEntry(JAX_COMPILATION_CACHE_DIR, NODE_CACHE.resolve("1001").toString())
           .doesNotContainKeys(GPUQ_TORCH_MEMORY_FRACTION, GPUQ_TF_MEMORY_LIMIT_MB);
     }
   }
@@ -337,7 +356,7 @@ class WorkerEnvironmentTest {
       var base =
           Map.of(
               "PATH", "/usr/bin",
-              "HOME", "/home/gpuq",
+              "LANG", "C.UTF-8",
               "GPUQ_AUTH_TOKENS_0_TOKEN", "s3cret",
               "SPRING_DATASOURCE_PASSWORD", "hunter2",
               "spring.datasource.password", "hunter2",
@@ -346,7 +365,7 @@ class WorkerEnvironmentTest {
 
       var env = environment.environment(spec, base, Map.of());
 
-      assertThat(env).containsEntry("PATH", "/usr/bin").containsEntry("HOME", "/home/gpuq");
+      assertThat(env).containsEntry("PATH", "/usr/bin").containsEntry("LANG", "C.UTF-8");
       assertThat(env).doesNotContainKey("JAVA_TOOL_OPTIONS");
       assertThat(env.keySet())
           .noneMatch(name -> name.toUpperCase().startsWith("SPRING"))
@@ -376,7 +395,7 @@ class WorkerEnvironmentTest {
 
       assertThat(env)
           .containsEntry(CUDA_VISIBLE_DEVICES, "GPU-0-5e0c")
-          .containsEntry(TMPDIR, JOB_DIR.resolve("tmp").toString())
+          .containsEntry(TMPDIR, WORK_DIR.resolve("tmp").toString())
           .containsEntry(XLA_PYTHON_CLIENT_MEM_FRACTION, "0.3750");
     }
 
@@ -445,9 +464,50 @@ class WorkerEnvironmentTest {
           new WorkerEnvironment(settings().withJaxCompilationCache(JaxCompilationCache.PER_JOB));
 
       assertThat(perJob.directoriesToCreate(aWorker().framework(Framework.JAX).build()))
-          .containsExactly(JOB_DIR.resolve("tmp"), JOB_DIR.resolve("jax-cache"));
+          .containsExactly(WORK_DIR.resolve("tmp"), WORK_DIR.resolve("jax-cache"));
       assertThat(perJob.directoriesToCreate(aWorker().framework(Framework.PYTORCH).build()))
-          .containsExactly(JOB_DIR.resolve("tmp"));
+          .containsExactly(WORK_DIR.resolve("tmp"));
+      assertThat(environment.directoriesToCreate(aWorker().framework(Framework.JAX).build()))
+          .containsExactly(WORK_DIR.resolve("tmp"), NODE_CACHE.resolve("1001"));
+    }
+  }
+
+  @Nested
+  @DisplayName("account")
+  class AccountVariables {
+
+    @Test
+    @DisplayName("HOME, USER and LOGNAME are the worker's account's, not gpuq's")
+    void followTheAccount(@TempDir Path home) {
+      Account carol = new Account("carol", 1003, 1003, Optional.of(home), true);
+
+      var env =
+          environment.environment(
+              aWorker().runningAs(carol).build(),
+              Map.of("HOME", "/root", "USER", "root", "LOGNAME", "root"),
+              Map.of());
+
+      assertThat(env)
+          .containsEntry("HOME", home.toString())
+          .containsEntry("USER", "carol")
+          .containsEntry("LOGNAME", "carol");
+    }
+
+    @Test
+    @DisplayName("an account without a home directory gets its work directory as HOME")
+    void homeless() {
+      var env = environment.environment(aWorker().build(), Map.of("HOME", "/root"), Map.of());
+
+      assertThat(env).containsEntry("HOME", WORK_DIR.toString()).containsEntry("USER", "alice");
+    }
+
+    @Test
+    @DisplayName("the job's own env may still set HOME")
+    void theJobMaySetHome() {
+      var env =
+          environment.environment(aWorker().build(), Map.of(), Map.of("HOME", "/scratch/alice"));
+
+      assertThat(env).containsEntry("HOME", "/scratch/alice");
     }
   }
 
@@ -502,7 +562,7 @@ class WorkerEnvironmentTest {
 
     @Test
     void refusesARelativeJobDirectory() {
-      assertThatThrownBy(() -> aWorker().jobDir(Path.of("jobs/1")).build())
+      assertThatThrownBy(() -> aWorker().workDir(Path.of("work/1")).build())
           .isInstanceOf(IllegalArgumentException.class);
     }
 

@@ -1,15 +1,21 @@
 package io.gpuq.launch.env;
 
+import io.gpuq.isolation.Account;
 import io.gpuq.job.Framework;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /** Test-data builders for worker specs and settings. */
 final class Workers {
 
   static final long GIB = 1L << 30;
-  static final Path JOB_DIR = Path.of("/var/lib/gpuq/jobs/01JD5Q8Z6Y3M");
+  static final Path WORK_DIR = Path.of("/var/lib/gpuq/work/01JD5Q8Z6Y3M");
+  static final Account ALICE =
+      new Account("alice", 1001, 1001, Optional.of(Path.of("/nonexistent/home/alice")), true);
+  static final Account BOB =
+      new Account("bob", 1002, 1002, Optional.of(Path.of("/nonexistent/home/bob")), true);
   static final Path NODE_CACHE = Path.of("/var/lib/gpuq/jax-cache");
   static final Path HOOK_DIR = Path.of("/var/lib/gpuq/python");
 
@@ -32,7 +38,8 @@ final class Workers {
     private Framework framework = Framework.GENERIC;
     private final List<PlacedGpu> gpus = new ArrayList<>(List.of(aGpu(0, 16 * GIB)));
     private long budget = 6 * GIB;
-    private Path jobDir = JOB_DIR;
+    private Path workDir = WORK_DIR;
+    private Account account = ALICE;
 
     Builder framework(Framework framework) {
       this.framework = framework;
@@ -61,13 +68,18 @@ final class Workers {
       return this;
     }
 
-    Builder jobDir(Path dir) {
-      this.jobDir = dir;
+    Builder workDir(Path dir) {
+      this.workDir = dir;
+      return this;
+    }
+
+    Builder runningAs(Account account) {
+      this.account = account;
       return this;
     }
 
     WorkerSpec build() {
-      return new WorkerSpec(jobId, framework, gpus, budget, jobDir);
+      return new WorkerSpec(jobId, framework, gpus, budget, workDir, account);
     }
   }
 }

@@ -1,0 +1,36 @@
+package io.gpuq.fs;
+
+import com.sun.jna.Library;
+import com.sun.jna.Native;
+import com.sun.jna.Platform;
+
+/** The few libc calls that Java's file API lacks: {@code open(2)} with any flags, and umask. */
+public final class Libc {
+
+  // <fcntl.h>. O_NOFOLLOW differs between the generic Linux ABI (x86-64, riscv64) and arm64.
+  public static final int O_RDONLY = 0;
+  public static final int O_WRONLY = 01;
+  public static final int O_CREAT = 0100;
+  public static final int O_APPEND = 02000;
+  public static final int O_NONBLOCK = 04000;
+  public static final int O_CLOEXEC = 02000000;
+  public static final int O_NOFOLLOW = Platform.ARCH.equals("aarch64") ? 0100000 : 0400000;
+
+  static final int ENOENT = 2;
+  static final int ENXIO = 6;
+  static final int ELOOP = 40;
+
+  interface C extends Library {
+    int open(String path, int flags, int mode);
+
+    int close(int fd);
+
+    int umask(int mask);
+
+    String strerror(int errno);
+  }
+
+  static final C C = Native.load("c", C.class);
+
+  private Libc() {}
+}

@@ -1,0 +1,160 @@
+package io.gpuq.fs;
+
+import com.sun.jna.Native;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Opens files a job could have replaced (its log, exit and process files in shared-account mode,
+ * its metrics) the only way that cannot be turned against gpuq: {@code O_NOFOLLOW}, so a symbolic
+ * link to {@code /dev/zero} or to gpuq's database is refused; {@code O_NONBLOCK}, so a FIFO cannot
+ * hold a gpuq thread forever in {@code open(2)}; then checked to be a regular file on the opened
+ * descriptor itself, so nothing can be swapped in between the check and the read. Reads are bounded
+ * by the caller.
+ *
+ * <p>The checked descriptor is reopened through {@code /proc/self/fd}, which names that very inode,
+ * to hand the caller an ordinary {@link FileChannel}.
+ */
+public final class SafeFiles {
+
+  // <sys/stat.h>
+  private static final int S_IFMT = 0170000;
+  private static final int S_IFREG = 0100000;
+
+  private SafeFiles() {}
+
+  /**
+   * Opens a regular file for reading.
+   *
+   * @throws NoSuchFileException when nothing is there
+   * @throws NotARegularFileException when something other than a regular file is there
+   */
+  public static FileChannel openForReading(Path path) throws IOException {
+    int fd = open(path, Libc.O_RDONLY, 0);
+    try {
+      return reopen(path, fd, Set.of(StandardOpenOption.READ));
+    } finally {
+      Libc.C.close(fd);
+    }
+  }
+
+  /**
+   * Opens a file for appending, creating it with mode 0600 if it is missing.
+   *
+   * @throws NotARegularFileException when something other than a regular file is there
+   */
+  public static FileChannel openForAppending(Path path) throws IOException {
+    int fd = open(path, Libc.O_WRONLY | Libc.O_APPEND | Libc.O_CREAT, 0600);
+    try {
+      return reopen(path, fd, Set.of(StandardOpenOption.WRITE, StandardOpenOption.APPEND));
+    } finally {
+      Libc.C.close(fd);
+    }
+  }
+
+  /** Appends one line (a newline is added); see {@link #openForAppending}. */
+  public static void appendLine(Path path, String line) throws IOException {
+    try (FileChannel channel = openForAppending(path)) {
+      ByteBuffer bytes = ByteBuffer.wrap((line + "\n").getBytes(StandardCharsets.UTF_8));
+      while (bytes.hasRemaining()) {
+        channel.write(bytes);
+      }
+    }
+  }
+
+  /**
+   * The whole of a small file as text, or empty when it is missing, not a regular file, or larger
+   * than {@code maxBytes}.
+   */
+  public static Optional<String> readSmall(Path path, int maxBytes) {
+    try (FileChannel channel = openForReading(path)) {
+      if (channel.size() > maxBytes) {
+        return Optional.empty();
+      }
+      return Optional.of(read(channel, 0, (int) channel.size()));
+    } catch (IOException e) {
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * The last {@code maxBytes} of a file as text.
+   *
+   * @throws NoSuchFileException when nothing is there
+   * @throws NotARegularFileException when something other than a regular file is there
+   */
+  public static String readTail(Path path, int maxBytes) throws IOException {
+    try (FileChannel channel = openForReading(path)) {
+      long size = channel.size();
+      long start = Math.max(0, size - maxBytes);
+      return read(channel, start, (int) (size - start));
+    }
+  }
+
+  /** Reads up to {@code length} bytes from {@code position}; a file that shrank gives fewer. */
+  static String read(FileChannel channel, long position, int length) throws IOException {
+    ByteBuffer buffer = ByteBuffer.allocate(length);
+    long at = position;
+    while (buffer.hasRemaining()) {
+      int n = channel.read(buffer, at);
+      if (n < 0) {
+        break;
+      }
+      at += n;
+    }
+    return new String(buffer.array(), 0, buffer.position(), StandardCharsets.UTF_8);
+  }
+
+  /** Sets this process's file-creation mask, returning the one it had. */
+  public static int umask(int mask) {
+    return Libc.C.umask(mask);
+  }
+
+  private static int open(Path path, int flags, int mode) throws IOException {
+    int fd =
+        Libc.C.open(
+            path.toString(), flags | Libc.O_NOFOLLOW | Libc.O_NONBLOCK | Libc.O_CLOEXEC, mode);
+    if (fd >= 0) {
+      return fd;
+    }
+    int errno = Native.getLastError();
+    switch (errno) {
+      case Libc.ENOENT -> throw new NoSuchFileException(path.toString());
+      case Libc.ELOOP -> throw new NotARegularFileException(path, "a symbolic link");
+      // A FIFO opened for writing without a reader.
+      case Libc.ENXIO -> throw new NotARegularFileException(path, "a FIFO");
+      default ->
+          throw new IOException(path + ": " + Libc.C.strerror(errno) + " (errno " + errno + ")");
+    }
+  }
+
+  private static FileChannel reopen(Path path, int fd, Set<StandardOpenOption> options)
+      throws IOException {
+    Path opened = Path.of("/proc/self/fd/" + fd);
+    int type = (Integer) Files.getAttribute(opened, "unix:mode") & S_IFMT;
+    if (type != S_IFREG) {
+      throw new NotARegularFileException(path, kindOf(type));
+    }
+    return FileChannel.open(opened, options);
+  }
+
+  private static String kindOf(int type) {
+    return switch (type) {
+      case 0010000 -> "a FIFO";
+      case 0020000 -> "a character device";
+      case 0040000 -> "a directory";
+      case 0060000 -> "a block device";
+      case 0120000 -> "a symbolic link";
+      case 0140000 -> "a socket";
+      default -> "of file type " + Integer.toOctalString(type);
+    };
+  }
+}

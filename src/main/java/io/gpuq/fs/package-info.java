@@ -1,0 +1,5 @@
+/**
+ * Reading and writing files that a job may have tampered with: never following a symbolic link,
+ * never blocking on a FIFO, never reading more than a bound. Plain Java (JNA for {@code open(2)}).
+ */
+package io.gpuq.fs;

@@ -1,0 +1,83 @@
+package io.gpuq.isolation;
+
+import io.gpuq.config.GpuqProperties;
+import io.gpuq.fs.DataDirectory;
+import io.gpuq.security.TokenRegistry;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+
+/** Decides at start which account each owner's jobs run as; refuses to start if it cannot. */
+@Configuration(proxyBeanMethods = false)
+public class IsolationConfiguration {
+
+  private static final Logger log = LoggerFactory.getLogger(IsolationConfiguration.class);
+
+  /**
+   * Lays out the data directory and tightens its modes before anything opens a file in it: the
+   * database opens while singletons are created, after every bean factory post-processor has run.
+   */
+  @Bean
+  static BeanFactoryPostProcessor dataDirectoryPreparation(Environment environment) {
+    return beanFactory -> {
+      Path dataDir =
+          Binder.get(environment).bind("gpuq.data-dir", Path.class).orElse(Path.of("./data"));
+      new DataDirectory(dataDir).prepare();
+    };
+  }
+
+  @Bean
+  Isolation isolation(GpuqProperties properties) {
+    Map<String, Optional<String>> owners = new LinkedHashMap<>();
+    if (properties.auth().tokens().isEmpty()) {
+      owners.put(TokenRegistry.GENERATED_ADMIN, Optional.empty());
+    }
+    for (GpuqProperties.Auth.Token token : properties.auth().tokens()) {
+      Optional<String> runAs = Optional.ofNullable(token.runAs()).filter(s -> !s.isBlank());
+      Optional<String> earlier = owners.putIfAbsent(token.name(), runAs);
+      if (earlier != null && !earlier.equals(runAs)) {
+        throw new IllegalStateException(
+            "the tokens of '" + token.name() + "' name different run-as accounts");
+      }
+    }
+    IsolationPlanner.Plan plan =
+        new IsolationPlanner(new SystemAccounts())
+            .plan(
+                Privileges.current(),
+                Optional.ofNullable(properties.worker().runAs()).filter(s -> !s.isBlank()),
+                owners,
+                properties.worker().allowSharedAccount());
+    plan.warnings().forEach(warning -> log.warn("{}", warning));
+    Isolation isolation = plan.isolation();
+    log.info(
+        "isolation: {}; gpuq runs as {}; jobs run as {}",
+        isolation.mode(),
+        isolation.gpuq(),
+        isolation.byOwner().isEmpty() ? isolation.fallback() : isolation.byOwner());
+    return isolation;
+  }
+
+  /** Shown to admins only, as every health detail. */
+  @Bean
+  HealthIndicator isolationHealth(Isolation isolation) {
+    Map<String, String> accounts = new LinkedHashMap<>();
+    isolation.byOwner().forEach((owner, account) -> accounts.put(owner, account.toString()));
+    return () ->
+        Health.up()
+            .withDetail("isolation", isolation.mode().toString())
+            .withDetail("gpuqAccount", isolation.gpuq().toString())
+            .withDetail("defaultJobAccount", isolation.fallback().toString())
+            .withDetail("jobAccounts", accounts)
+            .build();
+  }
+}

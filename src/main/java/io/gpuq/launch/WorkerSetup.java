@@ -1,0 +1,22 @@
+package io.gpuq.launch;
+
+import io.gpuq.isolation.Account;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Who a worker runs as and what it is given, decided for one claimed job before its launch.
+ *
+ * @param switchTo the account its program drops to, or null to run as gpuq's own
+ * @param environment its complete environment
+ * @param accountDirectories directories its environment names, to create for its account
+ */
+public record WorkerSetup(
+    Account switchTo, Map<String, String> environment, List<Path> accountDirectories) {
+
+  public WorkerSetup {
+    environment = Map.copyOf(environment);
+    accountDirectories = List.copyOf(accountDirectories);
+  }
+}
