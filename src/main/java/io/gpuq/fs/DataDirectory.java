@@ -140,9 +140,21 @@ public record DataDirectory(Path root) {
     Files.setPosixFilePermissions(dir, mode);
   }
 
-  /** Sets exactly {@code mode} if the path has any other, and says what it was. */
+  /**
+   * Makes the path gpuq's own with exactly {@code mode}, saying what it was. An earlier gpuq may
+   * have run as another user (the image's uid 10001 before jobs got accounts of their own): gpuq
+   * takes its files back first, since without CAP_FOWNER it can change the mode of its own only.
+   */
   private static void enforce(Path path, Set<PosixFilePermission> mode, List<String> fixed)
       throws IOException {
+    int owner = (Integer) Files.getAttribute(path, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+    int self = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+    if (owner != self) {
+      int group = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:gid");
+      Files.setAttribute(path, "unix:gid", group, LinkOption.NOFOLLOW_LINKS);
+      Files.setAttribute(path, "unix:uid", self, LinkOption.NOFOLLOW_LINKS);
+      fixed.add("took back " + path + " from uid " + owner + " (now gpuq's, uid " + self + ")");
+    }
     Set<PosixFilePermission> actual = Files.getPosixFilePermissions(path);
     if (!actual.equals(mode)) {
       Files.setPosixFilePermissions(path, mode);

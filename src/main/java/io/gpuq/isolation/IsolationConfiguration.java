@@ -67,9 +67,9 @@ public class IsolationConfiguration {
     return isolation;
   }
 
-  /** Shown to admins only, as every health detail. */
+  /** Named "isolation" in /actuator/health; shown to admins only, as every health detail. */
   @Bean
-  HealthIndicator isolationHealth(Isolation isolation) {
+  HealthIndicator isolationHealthIndicator(Isolation isolation) {
     Map<String, String> accounts = new LinkedHashMap<>();
     isolation.byOwner().forEach((owner, account) -> accounts.put(owner, account.toString()));
     return () ->
