@@ -59,12 +59,39 @@ public class IsolationConfiguration {
                 properties.worker().allowSharedAccount());
     plan.warnings().forEach(warning -> log.warn("{}", warning));
     Isolation isolation = plan.isolation();
+    requireReachableWork(isolation, new DataDirectory(properties.dataDir()).work());
     log.info(
         "isolation: {}; gpuq runs as {}; jobs run as {}",
         isolation.mode(),
         isolation.gpuq(),
         isolation.byOwner().isEmpty() ? isolation.fallback() : isolation.byOwner());
     return isolation;
+  }
+
+  /** Refuses to start where every job of some owner would fail to enter its work directory. */
+  private static void requireReachableWork(Isolation isolation, Path work) {
+    for (Account account : new java.util.LinkedHashSet<>(isolation.byOwner().values())) {
+      if (!isolation.needsSwitch(account)) {
+        continue;
+      }
+      try {
+        Reachability.blocker(work, account)
+            .ifPresent(
+                blocker -> {
+                  throw new IllegalStateException(
+                      "jobs run as "
+                          + account
+                          + " cannot reach their work directories under "
+                          + work
+                          + ": "
+                          + blocker
+                          + " is closed to them. Put gpuq.data-dir where every account may pass"
+                          + " through (for example /var/lib/gpuq), or run gpuq as yourself");
+                });
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }
   }
 
   /** Named "isolation" in /actuator/health; shown to admins only, as every health detail. */

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.gpuq.isolation.Account;
 import io.gpuq.job.JobPlacement;
+import io.gpuq.support.OsAccounts;
 import io.gpuq.job.WorkerProcess;
 import java.io.FileInputStream;
 import java.io.IOException;
@@ -29,6 +30,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIf;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -117,6 +119,39 @@ abstract class WorkerLauncherContract {
 
     assertThat(exitCodeOf(worker)).isZero();
     assertThat(logLines()).containsExactly(realPath(files.workDir("job")).toString());
+  }
+
+  @Test
+  @EnabledIf(value = "io.gpuq.support.OsAccounts#canCreate", disabledReason = OsAccounts.SKIPPED)
+  void aWorkerOfAnotherAccountRunsItsProgramAsThatAccountWhileItsWrapperStaysGpuqs()
+      throws IOException {
+    int uid = OsAccounts.ensure("gpuq-it-alice");
+    int gid = OsAccounts.gid("gpuq-it-alice");
+    Account alice = new Account("gpuq-it-alice", uid, gid, java.util.Optional.empty(), true);
+    Path cache = newDir("jax-cache").resolve(Integer.toString(uid));
+    Files.setPosixFilePermissions(
+        dataDir, java.nio.file.attribute.PosixFilePermissions.fromString("rwx--x--x"));
+
+    RunningWorker worker =
+        launch(
+            aJob()
+                .command(
+                    "/bin/sh",
+                    "-c",
+                    "echo $(id -u):$(id -g) $(pwd) $(awk '/^Uid:/{print $2}' /proc/$PPID/status);"
+                        + " touch tmp/mine")
+                .runningAs(alice)
+                .accountDirectories(files.tmpDir("job"), cache));
+
+    assertThat(exitCodeOf(worker)).isZero();
+    assertThat(logLines())
+        .containsExactly(uid + ":" + gid + " " + realPath(files.workDir("job")) + " 0");
+    for (Path dir : List.of(files.workDir("job"), files.tmpDir("job"), cache)) {
+      assertThat(Files.getAttribute(dir, "unix:uid")).as("owner of %s", dir).isEqualTo(uid);
+      assertThat(Files.getPosixFilePermissions(dir))
+          .isEqualTo(java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+    }
+    assertThat(Files.getAttribute(files.exitFile("job", 1), "unix:uid")).isEqualTo(0);
   }
 
   @Test

@@ -88,6 +88,19 @@ class ComposeStackTest {
 
   @ParameterizedTest
   @ValueSource(strings = {GPU, CPU})
+  void runsGpuqAsRootWithOnlyTheCapabilitiesItNeedsToRunJobsAsAnotherAccount(String file) {
+    Map<String, Object> gpuq = service(file, "gpuq");
+
+    assertThat(gpuq)
+        .as("the image's USER (root): added capabilities need it")
+        .doesNotContainKey("user");
+    assertThat(list(gpuq, "cap_drop")).containsExactly("ALL");
+    assertThat(list(gpuq, "cap_add")).containsExactlyInAnyOrderElementsOf(Privileges.CAPABILITIES);
+    assertThat(list(gpuq, "security_opt")).contains("no-new-privileges:true");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {GPU, CPU})
   void pointsGpuqAtThePostgresqlOfTheStack(String file) {
     Map<String, String> gpuq = environment(service(file, "gpuq"));
     Map<String, String> postgres = environment(service(file, "postgres"));

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -44,12 +45,48 @@ class DockerImageTest {
   }
 
   @Test
-  void runsOnAJava17RuntimeAsANonRootUser() {
+  void runsOnAJava17RuntimeAsRootSoThatItCanRunJobsAsOtherAccounts() {
     assertThat(runtime.from()).isEqualTo("eclipse-temurin:17-jre");
     List<String> users = runtime.arguments("USER");
-    assertThat(users).isNotEmpty();
-    String user = users.get(users.size() - 1);
-    assertThat(user.split(":")[0]).isNotIn("root", "0");
+    String user = users.isEmpty() ? "root" : users.get(users.size() - 1);
+    // A non-root USER could not use the capabilities that --cap-add grants.
+    assertThat(user.split(":")[0]).isIn("root", "0");
+  }
+
+  @Test
+  void createsAnUnprivilegedAccountForJobsAndRunsThemAsIt() {
+    String runs = String.join(" ", runtime.arguments("RUN"));
+    String env = String.join(" ", runtime.arguments("ENV"));
+
+    assertThat(runs)
+        .contains("groupadd --gid " + Privileges.JOB_UID + " " + Privileges.JOB_ACCOUNT);
+    Matcher useradd = Pattern.compile("useradd ([^&;|]*)").matcher(runs);
+    assertThat(useradd.find()).isTrue();
+    assertThat(useradd.group(1).strip())
+        .endsWith(" " + Privileges.JOB_ACCOUNT)
+        .contains("--uid " + Privileges.JOB_UID)
+        .contains("--gid " + Privileges.JOB_ACCOUNT)
+        .contains("--home-dir /home/" + Privileges.JOB_ACCOUNT)
+        .contains("--create-home")
+        .contains("--shell /usr/sbin/nologin");
+    assertThat(runs).contains("chmod 0700 /home/" + Privileges.JOB_ACCOUNT);
+    assertThat(env).contains("GPUQ_WORKER_RUN_AS=" + Privileges.JOB_ACCOUNT);
+  }
+
+  @Test
+  @DisplayName(
+      "the docker run commands (Dockerfile, docs/deploy.md) keep only the five capabilities")
+  void dockerRunCommandsDropEveryCapabilityButTheFiveGpuqNeeds() {
+    List<String> commands = new ArrayList<>(dockerRunCommands(Repo.read("Dockerfile")));
+    commands.addAll(dockerRunCommands(Repo.read("docs/deploy.md")));
+
+    assertThat(commands).hasSizeGreaterThanOrEqualTo(2);
+    for (String command : commands) {
+      assertThat(flagValues(command, "--cap-drop")).as(command).containsExactly("ALL");
+      assertThat(flagValues(command, "--cap-add"))
+          .as(command)
+          .containsExactlyInAnyOrderElementsOf(Privileges.CAPABILITIES);
+    }
   }
 
   @Test
@@ -78,7 +115,7 @@ class DockerImageTest {
   }
 
   @Test
-  void installsSetsidAndWhatTheHealthcheckCalls() {
+  void installsSetprivSetsidAndWhatTheHealthcheckCalls() {
     String installs = String.join(" ", runtime.arguments("RUN"));
     String healthcheck = String.join(" ", runtime.arguments("HEALTHCHECK"));
 
@@ -113,6 +150,35 @@ class DockerImageTest {
     for (String local : List.of("target", "data", ".git", "helm", "clients")) {
       assertThat(sentToDocker(patterns, local)).as(local).isFalse();
     }
+  }
+
+  /** Each "docker run" of a text, continued lines joined, comment marks ("# ") dropped. */
+  private static List<String> dockerRunCommands(String text) {
+    List<String> commands = new ArrayList<>();
+    String[] lines = text.split("\n");
+    for (int i = 0; i < lines.length; i++) {
+      String line = lines[i].replaceFirst("^#\\s*", "").strip();
+      if (!line.startsWith("docker run")) {
+        continue;
+      }
+      StringBuilder command = new StringBuilder();
+      while (line.endsWith("\\") && i + 1 < lines.length) {
+        command.append(line, 0, line.length() - 1).append(' ');
+        line = lines[++i].replaceFirst("^#\\s*", "").strip();
+      }
+      commands.add(command.append(line).toString());
+    }
+    return commands;
+  }
+
+  /** The values of every {@code --flag VALUE} and {@code --flag=VALUE} in a command. */
+  private static List<String> flagValues(String command, String flag) {
+    List<String> values = new ArrayList<>();
+    Matcher matcher = Pattern.compile(Pattern.quote(flag) + "[ =](\\S+)").matcher(command);
+    while (matcher.find()) {
+      values.add(matcher.group(1));
+    }
+    return values;
   }
 
   /** Docker's rule: the last pattern that matches decides; '!' re-includes. */

@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.marcnuri.helm.Helm;
 import com.marcnuri.helm.LintResult;
+import com.marcnuri.helm.TemplateCommand;
 import java.io.IOException;
 import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
@@ -18,6 +19,7 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
@@ -107,16 +109,30 @@ class HelmChartTest {
     }
 
     @Test
-    void keepsTheDataDirInAHostPathOfTheNodeWritableByGpuqsUser() {
+    void keepsTheDataDirInAHostPathOfTheNode() {
       assertThat(chart.env("GPUQ_DATA_DIR")).containsEntry("value", "/var/lib/gpuq");
       assertThat(list(chart.container(), "volumeMounts"))
           .contains(Map.of("name", "data", "mountPath", "/var/lib/gpuq"));
       Map<String, Object> data = volume(chart, "data");
       assertThat(map(data, "hostPath"))
           .isEqualTo(Map.of("path", "/var/lib/gpuq", "type", "DirectoryOrCreate"));
-      Map<String, Object> chown = map(chart.podSpec(), "initContainers", 0);
-      assertThat(list(chown, "command")).containsExactly("chown", "10001:10001", "/var/lib/gpuq");
-      assertThat(at(chart.podSpec(), "securityContext", "runAsUser")).isEqualTo(10001);
+      // kubelet creates it owned by root, gpuq's own user: nothing to chown beforehand.
+      assertThat(chart.podSpec()).doesNotContainKey("initContainers");
+    }
+
+    @Test
+    void runsGpuqAsRootWithOnlyTheCapabilitiesItNeedsToRunJobsAsAnotherAccount() {
+      Map<String, Object> security = map(chart.container(), "securityContext");
+
+      assertThat(security).containsEntry("runAsUser", 0).containsEntry("runAsNonRoot", false);
+      assertThat(security).containsEntry("allowPrivilegeEscalation", false);
+      assertThat(list(security, "capabilities", "drop")).containsExactly("ALL");
+      assertThat(list(security, "capabilities", "add"))
+          .containsExactlyInAnyOrderElementsOf(Privileges.CAPABILITIES);
+      assertThat(chart.podSpec().get("securityContext"))
+          .as("nothing at the pod level overrides it, no fsGroup relabels the job directories")
+          .isNull();
+      assertThat(chart.env("GPUQ_WORKER_RUN_AS")).containsEntry("value", Privileges.JOB_ACCOUNT);
     }
 
     @Test
@@ -209,6 +225,15 @@ class HelmChartTest {
     }
 
     @Test
+    void runsJobsAsTheConfiguredAccountOrAsTheirTokensOwn() {
+      assertThat(chart.env("GPUQ_WORKER_RUN_AS")).containsEntry("value", "training");
+      assertThat(chart.envEntry("GPUQ_AUTH_TOKENS_0_RUN_AS")).isEmpty();
+      assertThat(chart.env("GPUQ_AUTH_TOKENS_1_RUN_AS")).containsEntry("value", "alice");
+      assertThat(list(chart.container(), "securityContext", "capabilities", "add"))
+          .containsExactlyInAnyOrderElementsOf(Privileges.CAPABILITIES);
+    }
+
+    @Test
     void givesEachPodItsOwnClaimAndMountsTheExtraVolumes() {
       Map<String, Object> template = map(volume(chart, "data"), "ephemeral", "volumeClaimTemplate");
 
@@ -263,6 +288,14 @@ class HelmChartTest {
   }
 
   @Test
+  @DisplayName("an empty worker.runAs leaves the jobs' account to the image (GPUQ_WORKER_RUN_AS)")
+  void emptyWorkerRunAsLeavesTheImagesAccount() {
+    RenderedChart chart = RenderedChart.render(t -> t.set("worker.runAs", ""));
+
+    assertThat(chart.envEntry("GPUQ_WORKER_RUN_AS")).isEmpty();
+  }
+
+  @Test
   @DisplayName("tokens given in the values go into the chart's Secret, which the container reads")
   void givenTokensAreStoredInASecretThatTheContainerReads() {
     RenderedChart chart =
@@ -272,7 +305,8 @@ class HelmChartTest {
                     .set("auth.tokens[0].role", "ADMIN")
                     .set("auth.tokens[0].token", "admin-token-0123456789")
                     .set("auth.tokens[1].name", "alice")
-                    .set("auth.tokens[1].token", "alice-token-0123456789"));
+                    .set("auth.tokens[1].token", "alice-token-0123456789")
+                    .set("auth.tokens[1].runAs", "alice"));
 
     Map<String, Object> secret = chart.one("Secret", "gpuq-tokens");
     assertThat(decode(string(secret, "data", "admin"))).isEqualTo("admin-token-0123456789");
@@ -286,6 +320,28 @@ class HelmChartTest {
         .containsEntry("value", "SUBMITTER");
     assertThat(at(chart.env("GPUQ_AUTH_TOKENS_1_TOKEN"), "valueFrom", "secretKeyRef"))
         .isEqualTo(Map.of("name", "gpuq-tokens", "key", "alice"));
+    assertThat(chart.envEntry("GPUQ_AUTH_TOKENS_0_RUN_AS")).isEmpty();
+    assertThat(chart.env("GPUQ_AUTH_TOKENS_1_RUN_AS")).containsEntry("value", "alice");
+  }
+
+  @Test
+  @DisplayName("tokens whose jobs would share an account fail the install, as gpuq would at start")
+  void tokensSharingAnAccountFailRenderingUnlessAllowed() {
+    UnaryOperator<TemplateCommand> aliceAndBobShare =
+        t ->
+            t.set("auth.existingSecret", "tokens")
+                .set("auth.tokens[0].name", "alice")
+                .set("auth.tokens[1].name", "bob")
+                .set("auth.tokens[2].name", "carol")
+                .set("auth.tokens[2].runAs", "carol");
+
+    assertThatThrownBy(() -> RenderedChart.render(aliceAndBobShare))
+        .hasMessageContaining("alice and bob would both run their jobs as gpuq-job")
+        .hasMessageContaining("worker.allowSharedAccount");
+    RenderedChart allowed =
+        RenderedChart.render(t -> aliceAndBobShare.apply(t).set("worker.allowSharedAccount", true));
+    assertThat(allowed.env("GPUQ_WORKER_ALLOW_SHARED_ACCOUNT")).containsEntry("value", "true");
+    assertThat(RenderedChart.withDefaults().envEntry("GPUQ_WORKER_ALLOW_SHARED_ACCOUNT")).isEmpty();
   }
 
   @Test

@@ -1,0 +1,47 @@
+package io.gpuq.isolation;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Whether an account may pass through every directory down to one: a job whose account cannot
+ * reach its work directory would fail at once, every time, so gpuq checks at start instead.
+ * Supplementary groups are not considered; a directory passable only through one reads as blocked.
+ */
+public final class Reachability {
+
+  private Reachability() {}
+
+  /**
+   * The first directory on the way from {@code /} to {@code dir} that {@code account} may not pass
+   * through, described, or empty when it may reach {@code dir}.
+   */
+  public static Optional<String> blocker(Path dir, Account account) throws IOException {
+    if (account.isRoot()) {
+      return Optional.empty();
+    }
+    Path absolute = dir.toAbsolutePath().normalize();
+    for (int i = 0; i <= absolute.getNameCount(); i++) {
+      Path step = i == 0 ? absolute.getRoot() : absolute.getRoot().resolve(absolute.subpath(0, i));
+      int uid = (Integer) Files.getAttribute(step, "unix:uid");
+      int gid = (Integer) Files.getAttribute(step, "unix:gid");
+      Set<PosixFilePermission> mode = Files.getPosixFilePermissions(step);
+      PosixFilePermission needed =
+          uid == account.uid()
+              ? PosixFilePermission.OWNER_EXECUTE
+              : gid == account.gid()
+                  ? PosixFilePermission.GROUP_EXECUTE
+                  : PosixFilePermission.OTHERS_EXECUTE;
+      if (!mode.contains(needed)) {
+        return Optional.of(
+            step + " (" + PosixFilePermissions.toString(mode) + ", owner uid " + uid + ")");
+      }
+    }
+    return Optional.empty();
+  }
+}
