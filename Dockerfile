@@ -1,10 +1,22 @@
 # gpuq: a GPU job scheduler for training runs.
 #
 #   docker build -t gpuq .
-#   docker run --gpus all --pid=host -p 8080:8080 -v gpuq-data:/var/lib/gpuq gpuq
+#   docker run --gpus all --pid=host -p 8080:8080 -v gpuq-data:/var/lib/gpuq \
+#     --cap-drop ALL --cap-add CHOWN --cap-add DAC_OVERRIDE --cap-add KILL \
+#     --cap-add SETUID --cap-add SETGID --security-opt no-new-privileges gpuq
 #
 # --pid=host matters: NVML reports host PIDs, and gpuq recognises its workers' GPU memory by
 # matching those PIDs against its own process trees (docs/deploy.md, "Why the host PID namespace").
+#
+# gpuq runs as root with exactly five capabilities (docs/deploy.md, "Privileges"), because it
+# runs each job as another account (gpuq-job below, or the account the job's token names):
+#   CHOWN         gives each job's work directory to the job's account;
+#   DAC_OVERRIDE  reads and deletes inside those job-owned 0700 directories (logs, cleanup);
+#   KILL          signals worker process trees that run as other uids (cancel, timeout, budget);
+#   SETUID/SETGID the worker wrapper's setpriv --reuid/--regid/--init-groups, which drops the
+#                 user's program to the job's account before it starts.
+# Without --cap-drop ALL, root keeps Docker's default set (FOWNER, MKNOD, NET_RAW, ...) as well.
+# no-new-privileges stays: it does not stop a process holding CAP_SETUID from lowering its uid.
 
 # ---- build: the same Maven command CI runs (.ci/run) --------------------------------------------
 FROM eclipse-temurin:17-jdk AS build
@@ -19,18 +31,24 @@ RUN --mount=type=cache,target=/root/.m2 \
 # ---- runtime -----------------------------------------------------------------------------------
 FROM eclipse-temurin:17-jre
 
-# util-linux: setsid puts every worker in its own session so a cancel stops its whole tree.
+# util-linux: setpriv drops each worker to its job's account; setsid puts every worker in its own
+# session so a cancel stops its whole tree.
 # tini: reaps orphaned grandchildren of workers when gpuq runs as PID 1 (no --pid=host).
 # curl: the HEALTHCHECK below.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends util-linux tini curl ca-certificates \
  && rm -rf /var/lib/apt/lists/*
 
-# A fixed uid, so that a hostPath or bind-mounted data dir can be chowned to it in advance.
-RUN groupadd --system --gid 10001 gpuq \
- && useradd --system --uid 10001 --gid gpuq --home-dir /var/lib/gpuq --shell /usr/sbin/nologin gpuq \
+# The account jobs run as (GPUQ_WORKER_RUN_AS below): unprivileged, its own group, no login shell,
+# a private home for the caches of pip, Hugging Face & co. Fixed ids, so that files it writes to
+# mounted volumes have an owner you can plan for. The data dir belongs to root, gpuq's own user;
+# gpuq sets its modes at start (0711: jobs reach their own directories inside, nothing else).
+RUN groupadd --gid 10002 gpuq-job \
+ && useradd --no-log-init --uid 10002 --gid gpuq-job --home-dir /home/gpuq-job --create-home \
+      --shell /usr/sbin/nologin gpuq-job \
+ && chmod 0700 /home/gpuq-job \
  && mkdir -p /var/lib/gpuq /opt/gpuq \
- && chown gpuq:gpuq /var/lib/gpuq
+ && chmod 0711 /var/lib/gpuq
 
 COPY --from=build /gpuq.jar /opt/gpuq/gpuq.jar
 
@@ -39,12 +57,16 @@ COPY --from=build /gpuq.jar /opt/gpuq/gpuq.jar
 ENV NVIDIA_VISIBLE_DEVICES=all \
     NVIDIA_DRIVER_CAPABILITIES=compute,utility \
     GPUQ_DATA_DIR=/var/lib/gpuq \
+    GPUQ_WORKER_RUN_AS=gpuq-job \
     SERVER_PORT=8080
 
 # H2 database (unless PostgreSQL is configured), job directories and logs, generated admin.token.
 VOLUME ["/var/lib/gpuq"]
 WORKDIR /var/lib/gpuq
-USER gpuq:gpuq
+# root, not a non-root USER: a non-root process cannot use capabilities added with --cap-add (they
+# stay out of its effective set), and gpuq needs the five above to run jobs as other accounts.
+# Jobs never run as root: each is dropped to GPUQ_WORKER_RUN_AS (or its token's account).
+USER root
 EXPOSE 8080
 
 HEALTHCHECK --interval=30s --timeout=5s --start-period=90s --retries=3 \

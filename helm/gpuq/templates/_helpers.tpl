@@ -47,6 +47,24 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- if .Values.database.existingSecret }}{{ .Values.database.existingSecretPasswordKey }}{{ else }}password{{ end }}
 {{- end }}
 
+{{/*
+Fails, as gpuq would at start, when the jobs of several tokens would run as one account (their
+runAs, else worker.runAs) without worker.allowSharedAccount. Compares the names as written: it
+cannot tell that a name and a uid:gid are the same account, gpuq still does.
+*/}}
+{{- define "gpuq.validateAccounts" -}}
+{{- if not .Values.worker.allowSharedAccount }}
+{{- $owners := dict }}
+{{- range $i, $t := .Values.auth.tokens }}
+{{- $account := toString (default (default "(the image's GPUQ_WORKER_RUN_AS)" $.Values.worker.runAs) $t.runAs) }}
+{{- if hasKey $owners $account }}
+{{- fail (printf "auth.tokens %s and %s would both run their jobs as %s, so each could read and stop the other's: give each token its own runAs, or set worker.allowSharedAccount=true" (get $owners $account) (toString $t.name) $account) }}
+{{- end }}
+{{- $_ := set $owners $account (toString $t.name) }}
+{{- end }}
+{{- end }}
+{{- end }}
+
 {{/* Fails on token entries gpuq would refuse at start, so that helm says it instead. */}}
 {{- define "gpuq.validateTokens" -}}
 {{- range $i, $t := .Values.auth.tokens }}

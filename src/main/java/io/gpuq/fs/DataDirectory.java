@@ -88,12 +88,14 @@ public record DataDirectory(Path root) {
    * @return what it changed, one line each
    */
   public List<String> prepare() {
-    SafeFiles.umask(UMASK);
     List<String> fixed = new ArrayList<>();
     try {
+      // With the operator's umask: these are the operator's directories, which every job's
+      // account must pass through.
       if (root.getParent() != null) {
         Files.createDirectories(root.getParent());
       }
+      SafeFiles.umask(UMASK);
       directory(root, PASS_THROUGH, fixed);
       for (Path dir : List.of(database(), bin(), jobs())) {
         directory(dir, PRIVATE_DIR, fixed);

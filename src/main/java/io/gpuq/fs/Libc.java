@@ -18,6 +18,7 @@ public final class Libc {
 
   static final int ENOENT = 2;
   static final int ENXIO = 6;
+  static final int EISDIR = 21;
   static final int ELOOP = 40;
 
   interface C extends Library {

@@ -129,6 +129,7 @@ public final class SafeFiles {
     switch (errno) {
       case Libc.ENOENT -> throw new NoSuchFileException(path.toString());
       case Libc.ELOOP -> throw new NotARegularFileException(path, "a symbolic link");
+      case Libc.EISDIR -> throw new NotARegularFileException(path, "a directory");
       // A FIFO opened for writing without a reader.
       case Libc.ENXIO -> throw new NotARegularFileException(path, "a FIFO");
       default ->

@@ -45,14 +45,23 @@ public final class IsolationPlanner {
       Optional<String> defaultRunAs,
       Map<String, Optional<String>> ownersRunAs,
       boolean allowSharedAccount) {
+    // The process's own gid, which need not be its passwd entry's (docker run --user 1234:5678).
     Account gpuq =
         accounts
             .byUid(privileges.effectiveUid())
+            .map(
+                known ->
+                    new Account(
+                        known.name(),
+                        known.uid(),
+                        privileges.effectiveGid(),
+                        known.home(),
+                        known.inPasswd()))
             .orElse(
                 new Account(
                     Integer.toString(privileges.effectiveUid()),
                     privileges.effectiveUid(),
-                    privileges.effectiveUid(),
+                    privileges.effectiveGid(),
                     Optional.empty(),
                     false));
     List<String> warnings = new ArrayList<>();

@@ -14,13 +14,18 @@ import java.util.List;
  * capabilities across those execs, a non-root one only its ambient capabilities. So root needs
  * {@code CAP_SETUID} and {@code CAP_SETGID} in its effective set, anyone else in its ambient set.
  */
-public record Privileges(int effectiveUid, long effectiveCaps, long ambientCaps) {
+public record Privileges(int effectiveUid, int effectiveGid, long effectiveCaps, long ambientCaps) {
 
   public static final int CAP_CHOWN = 0;
   public static final int CAP_DAC_OVERRIDE = 1;
   public static final int CAP_KILL = 5;
   public static final int CAP_SETGID = 6;
   public static final int CAP_SETUID = 7;
+
+  /** Privileges of a process whose group id equals its user id, as most accounts' do. */
+  public Privileges(int effectiveUid, long effectiveCaps, long ambientCaps) {
+    this(effectiveUid, effectiveUid, effectiveCaps, ambientCaps);
+  }
 
   /** This process's privileges. */
   public static Privileges current() {
@@ -31,15 +36,19 @@ public record Privileges(int effectiveUid, long effectiveCaps, long ambientCaps)
     }
   }
 
-  /** Reads the {@code Uid}, {@code CapEff} and {@code CapAmb} lines of a status file. */
+  /**
+   * Reads the {@code Uid}, {@code Gid}, {@code CapEff} and {@code CapAmb} lines of a status file.
+   */
   public static Privileges parse(String status) {
     int euid = -1;
+    int egid = -1;
     long effective = 0;
     long ambient = 0;
     for (String line : status.split("\n")) {
       String[] fields = line.trim().split("\\s+");
       switch (fields[0]) {
         case "Uid:" -> euid = Integer.parseInt(fields[2]);
+        case "Gid:" -> egid = Integer.parseInt(fields[2]);
         case "CapEff:" -> effective = Long.parseUnsignedLong(fields[1], 16);
         case "CapAmb:" -> ambient = Long.parseUnsignedLong(fields[1], 16);
         default -> {}
@@ -48,7 +57,7 @@ public record Privileges(int effectiveUid, long effectiveCaps, long ambientCaps)
     if (euid < 0) {
       throw new IllegalArgumentException("no Uid line in the process status");
     }
-    return new Privileges(euid, effective, ambient);
+    return new Privileges(euid, egid < 0 ? euid : egid, effective, ambient);
   }
 
   /** Whether the workers gpuq starts may drop to another account. */

@@ -9,9 +9,9 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Whether an account may pass through every directory down to one: a job whose account cannot
- * reach its work directory would fail at once, every time, so gpuq checks at start instead.
- * Supplementary groups are not considered; a directory passable only through one reads as blocked.
+ * Whether an account may pass through every directory down to one: a job whose account cannot reach
+ * its work directory would fail at once, every time, so gpuq checks at start instead. Supplementary
+ * groups are not considered; a directory passable only through one reads as blocked.
  */
 public final class Reachability {
 

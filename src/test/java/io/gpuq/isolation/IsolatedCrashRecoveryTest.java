@@ -68,7 +68,8 @@ class IsolatedCrashRecoveryTest {
         .until(
             () ->
                 expectedCode.keySet().stream()
-                    .allMatch(id -> Files.exists(dataDir.resolve("jobs/" + id + "/attempt-1.pid"))));
+                    .allMatch(
+                        id -> Files.exists(dataDir.resolve("jobs/" + id + "/attempt-1.pid"))));
 
     try (GpuqProcess second = GpuqProcess.start(dataDir, ALICE_TOKEN, args)) {
       HttpApi admin = second.api(ALICE_TOKEN);
@@ -85,7 +86,9 @@ class IsolatedCrashRecoveryTest {
         String id = expected.getKey();
         JsonNode job = admin.job(id);
         assertThat(job.get("attempts").size()).as("attempts of %s", id).isEqualTo(1);
-        assertThat(job.get("exitCode").asInt()).as("exit code of %s", id).isEqualTo(expected.getValue());
+        assertThat(job.get("exitCode").asInt())
+            .as("exit code of %s", id)
+            .isEqualTo(expected.getValue());
         assertThat(admin.get("/api/v1/jobs/" + id + "/logs").body().lines().toList())
             .as("log of %s", id)
             .containsExactly("ran as " + expectedUid.get(id));

@@ -151,8 +151,7 @@ class IsolationIntegrationTest {
                 .json());
 
     awaitEnd(alice, id);
-    List<String> expected =
-        new java.util.ArrayList<>(List.of("NOT LISTED " + dataDir));
+    List<String> expected = new java.util.ArrayList<>(List.of("NOT LISTED " + dataDir));
     secrets.forEach(secret -> expected.add("DENIED " + secret));
     assertThat(logOf(alice, id)).containsExactlyElementsOf(expected);
   }
@@ -181,7 +180,8 @@ class IsolationIntegrationTest {
     assertThat(job.get("exitCode").asInt()).isEqualTo(3);
     assertThat(logOf(alice, id))
         .contains("done")
-        .noneMatch(line -> line.equals("CHANGED") || line.equals("FORGED") || line.equals("SIGNALLED"));
+        .noneMatch(
+            line -> line.equals("CHANGED") || line.equals("FORGED") || line.equals("SIGNALLED"));
     assertThat(Files.readAllBytes(wrapper)).isEqualTo(resource("/gpuq/worker-wrapper.sh"));
   }
 
@@ -311,7 +311,8 @@ class IsolationIntegrationTest {
     assertMode(work.resolve(id), "rwx------", aliceUid);
     assertMode(work.resolve(id).resolve("tmp"), "rwx------", aliceUid);
     assertMode(dataDir.resolve("jax-cache"), "rwx--x--x", gpuq);
-    assertMode(dataDir.resolve("jax-cache").resolve(Integer.toString(aliceUid)), "rwx------", aliceUid);
+    assertMode(
+        dataDir.resolve("jax-cache").resolve(Integer.toString(aliceUid)), "rwx------", aliceUid);
     assertMode(dataDir.resolve("python"), "rwxr-xr-x", gpuq);
     assertMode(dataDir.resolve("python").resolve("sitecustomize.py"), "rw-r--r--", gpuq);
   }
@@ -368,8 +369,7 @@ class IsolationIntegrationTest {
     JsonNode details = health.get("components").get("isolation").get("details");
     assertThat(details.get("isolation").asString()).isEqualTo("per-account");
     assertThat(details.get("jobAccounts").get("alice").asString()).startsWith(ALICE + " (");
-    assertThat(new HttpApi(port, null).get("/actuator/health").json().has("components"))
-        .isFalse();
+    assertThat(new HttpApi(port, null).get("/actuator/health").json().has("components")).isFalse();
   }
 
   // --- helpers -----------------------------------------------------------------------------
@@ -377,9 +377,7 @@ class IsolationIntegrationTest {
   private static JsonNode awaitEnd(HttpApi api, String id) {
     await()
         .atMost(SOON)
-        .until(
-            () ->
-                List.of("SUCCEEDED", "FAILED", "CANCELLED").contains(api.state(id)));
+        .until(() -> List.of("SUCCEEDED", "FAILED", "CANCELLED").contains(api.state(id)));
     return api.job(id);
   }
 
@@ -432,7 +430,9 @@ class IsolationIntegrationTest {
 
   private static void assertMode(Path path, String mode, int owner) {
     try {
-      assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(path, LinkOption.NOFOLLOW_LINKS)))
+      assertThat(
+              PosixFilePermissions.toString(
+                  Files.getPosixFilePermissions(path, LinkOption.NOFOLLOW_LINKS)))
           .as("mode of %s", path)
           .isEqualTo(mode);
       assertThat(Files.getAttribute(path, "unix:uid", LinkOption.NOFOLLOW_LINKS))
@@ -449,7 +449,8 @@ class IsolationIntegrationTest {
     }
   }
 
-  private static String[] argv(String first, String second, String third, String fourth, String... rest) {
+  private static String[] argv(
+      String first, String second, String third, String fourth, String... rest) {
     String[] all = new String[4 + rest.length];
     all[0] = first;
     all[1] = second;

@@ -6,8 +6,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.gpuq.isolation.Account;
 import io.gpuq.job.JobPlacement;
-import io.gpuq.support.OsAccounts;
 import io.gpuq.job.WorkerProcess;
+import io.gpuq.support.OsAccounts;
 import java.io.FileInputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;

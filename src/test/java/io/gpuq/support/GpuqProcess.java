@@ -2,10 +2,12 @@ package io.gpuq.support;
 
 import java.io.IOException;
 import java.net.ServerSocket;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /** gpuq as a real separate JVM, for tests that crash it with SIGKILL. */
 public final class GpuqProcess implements AutoCloseable {
@@ -20,13 +22,56 @@ public final class GpuqProcess implements AutoCloseable {
     this.log = log;
   }
 
+  /** How a gpuq that was expected to refuse to start ended. */
+  public record Exited(int exitCode, String output) {}
+
   /** Starts gpuq on a free port and waits until its health endpoint answers. */
   public static GpuqProcess start(Path dataDir, String token, String... extraArgs)
       throws IOException, InterruptedException {
+    return start(List.of(), dataDir, token, extraArgs);
+  }
+
+  /**
+   * Starts gpuq with {@code commandPrefix} before {@code java} (such as {@code setpriv ... --}) and
+   * waits until its health endpoint answers.
+   */
+  public static GpuqProcess start(
+      List<String> commandPrefix, Path dataDir, String token, String... extraArgs)
+      throws IOException, InterruptedException {
+    GpuqProcess gpuq = launch(commandPrefix, dataDir, token, extraArgs);
+    try {
+      gpuq.awaitHealthy(Duration.ofSeconds(120));
+    } catch (RuntimeException | InterruptedException | IOException e) {
+      gpuq.crash();
+      throw e;
+    }
+    return gpuq;
+  }
+
+  /**
+   * Runs a gpuq that is expected to refuse to start, and waits until it has exited.
+   *
+   * @throws AssertionError when it still runs after {@code timeout} (it is then killed)
+   */
+  public static Exited runToExit(
+      List<String> commandPrefix, Path dataDir, String token, Duration timeout, String... extraArgs)
+      throws IOException, InterruptedException {
+    GpuqProcess gpuq = launch(commandPrefix, dataDir, token, extraArgs);
+    if (!gpuq.process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+      gpuq.crash();
+      throw new AssertionError(
+          "gpuq was expected to exit but still ran after " + timeout + ":\n" + gpuq.output());
+    }
+    return new Exited(gpuq.process.exitValue(), gpuq.output());
+  }
+
+  private static GpuqProcess launch(
+      List<String> commandPrefix, Path dataDir, String token, String... extraArgs)
+      throws IOException {
     int port = freePort();
     String classpath =
         System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-    List<String> argv = new ArrayList<>();
+    List<String> argv = new ArrayList<>(commandPrefix);
     argv.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     argv.add("-Xmx512m");
     argv.add("-XX:TieredStopAtLevel=1");
@@ -43,23 +88,28 @@ public final class GpuqProcess implements AutoCloseable {
       argv.add(TestAccounts.runAsSelfArgument());
     }
     argv.addAll(List.of(extraArgs));
+    Files.createDirectories(dataDir);
     Path log = dataDir.resolve("gpuq-" + System.nanoTime() + ".log");
     Process process =
         new ProcessBuilder(argv)
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
             .start();
-    GpuqProcess gpuq = new GpuqProcess(process, port, log);
-    gpuq.awaitHealthy(Duration.ofSeconds(120));
-    return gpuq;
+    return new GpuqProcess(process, port, log);
   }
 
   public HttpApi api(String token) {
     return new HttpApi(port, token);
   }
 
+  /** The JVM's pid (a command prefix such as {@code setpriv} execs it, keeping the pid). */
   public long pid() {
     return process.pid();
+  }
+
+  /** What gpuq has printed so far (stdout and stderr). */
+  public String output() throws IOException {
+    return Files.readString(log);
   }
 
   /** Kills the JVM with SIGKILL: no shutdown hook, no graceful anything. */

@@ -77,6 +77,29 @@ public final class HttpApi {
     return job(id).get("state").asString();
   }
 
+  /**
+   * GETs {@code path} but reads at most {@code maxBodyBytes} of the body, then hangs up: for
+   * answers that could be endless (a log that might be {@code /dev/zero}).
+   */
+  public Response getBounded(String path, int maxBodyBytes) {
+    try {
+      HttpResponse<InputStream> response =
+          client.send(request(path).GET().build(), HttpResponse.BodyHandlers.ofInputStream());
+      try (InputStream body = response.body()) {
+        byte[] head = body.readNBytes(maxBodyBytes);
+        return new Response(
+            response.statusCode(),
+            response.headers(),
+            new String(head, java.nio.charset.StandardCharsets.UTF_8));
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
   /** Reads a streamed response line by line while it is still open. */
   public List<String> streamLines(String path, int maxLines, Duration timeout) {
     HttpRequest req = request(path).timeout(timeout).GET().build();
