@@ -60,6 +60,28 @@ public final class SafeFiles {
     }
   }
 
+  /** What is done with a safely opened file, named by its descriptor. */
+  @FunctionalInterface
+  public interface WithOpened<T> {
+    T apply(Path opened) throws IOException;
+  }
+
+  /**
+   * Opens a file for appending as {@link #openForAppending} does and hands {@code use} its {@code
+   * /proc/self/fd} name while it is open: for code that insists on opening a file by name, such as
+   * {@link ProcessBuilder}'s redirects.
+   */
+  public static <T> T withAppendable(Path path, WithOpened<T> use) throws IOException {
+    int fd = open(path, Libc.O_WRONLY | Libc.O_APPEND | Libc.O_CREAT, 0600);
+    try {
+      Path opened = Path.of("/proc/self/fd/" + fd);
+      requireRegular(path, opened);
+      return use.apply(opened);
+    } finally {
+      Libc.C.close(fd);
+    }
+  }
+
   /** Appends one line (a newline is added); see {@link #openForAppending}. */
   public static void appendLine(Path path, String line) throws IOException {
     try (FileChannel channel = openForAppending(path)) {
@@ -140,11 +162,15 @@ public final class SafeFiles {
   private static FileChannel reopen(Path path, int fd, Set<StandardOpenOption> options)
       throws IOException {
     Path opened = Path.of("/proc/self/fd/" + fd);
+    requireRegular(path, opened);
+    return FileChannel.open(opened, options);
+  }
+
+  private static void requireRegular(Path path, Path opened) throws IOException {
     int type = (Integer) Files.getAttribute(opened, "unix:mode") & S_IFMT;
     if (type != S_IFREG) {
       throw new NotARegularFileException(path, kindOf(type));
     }
-    return FileChannel.open(opened, options);
   }
 
   private static String kindOf(int type) {

@@ -94,6 +94,11 @@ public final class IsolationPlanner {
                   "jobs of '" + owner + "' run as root, as configured: they can do anything");
             }
           });
+      if (fallback.isRoot()) {
+        warnings.add(
+            RUN_AS
+                + " is root, as configured: jobs of tokens without their own run-as can do anything");
+      }
       if (!privileges.canOverrideFilePermissions()) {
         warnings.add(
             "gpuq lacks CAP_DAC_OVERRIDE: it cannot clean up what jobs leave in their own"

@@ -234,16 +234,24 @@ public final class WorkerLauncher {
     List<String> command = new ArrayList<>();
     setsid.ifPresent(p -> command.add(p.toString()));
     command.addAll(argv);
-    ProcessBuilder builder =
-        new ProcessBuilder(command)
-            .directory(workingDir.toFile())
-            .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
-            .redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
-    Map<String, String> env = builder.environment();
-    env.clear();
-    env.putAll(request.environment());
-    Process process = builder.start();
+    Map<String, String> environment = request.environment();
+    // The JDK opens a redirect's file by name; it gets the descriptor's /proc/self/fd name, so that
+    // it opens the very file checked not to be a link or a FIFO.
+    Process process =
+        SafeFiles.withAppendable(
+            logFile,
+            opened -> {
+              ProcessBuilder builder =
+                  new ProcessBuilder(command)
+                      .directory(workingDir.toFile())
+                      .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                      .redirectErrorStream(true)
+                      .redirectOutput(ProcessBuilder.Redirect.appendTo(opened.toFile()));
+              Map<String, String> env = builder.environment();
+              env.clear();
+              env.putAll(environment);
+              return builder.start();
+            });
     return new Started(process.toHandle(), process.onExit().thenApply(Process::exitValue));
   }
 

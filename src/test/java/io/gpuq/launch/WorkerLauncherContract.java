@@ -3,6 +3,7 @@ package io.gpuq.launch;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.gpuq.isolation.Account;
 import io.gpuq.job.JobPlacement;
@@ -304,7 +305,33 @@ abstract class WorkerLauncherContract {
     assertThatThrownBy(() -> launcher.launch(aJob().command("/bin/true").build()))
         .isInstanceOf(LaunchException.class)
         .hasMessageStartingWith("cannot start /bin/true: ")
-        .hasMessageContaining("Is a directory");
+        .hasMessageContaining("directory");
+  }
+
+  @Test
+  void aFifoInPlaceOfTheLogFailsTheLaunchInsteadOfBlockingIt() throws Exception {
+    Files.createDirectories(files.jobDir("job"));
+    assertThat(new ProcessBuilder("mkfifo", files.log("job").toString()).start().waitFor())
+        .isZero();
+
+    // A deadline against hanging forever in open(2), not a measure of speed.
+    assertTimeoutPreemptively(
+        Duration.ofSeconds(60),
+        () ->
+            assertThatThrownBy(() -> launcher.launch(aJob().command("/bin/true").build()))
+                .isInstanceOf(LaunchException.class)
+                .hasMessageStartingWith("cannot start /bin/true: "));
+  }
+
+  @Test
+  void aLinkInPlaceOfTheLogFailsTheLaunchAndItsTargetIsUntouched() throws IOException {
+    Path elsewhere = Files.writeString(dataDir.resolve("not-a-log"), "untouched\n");
+    Files.createDirectories(files.jobDir("job"));
+    Files.createSymbolicLink(files.log("job"), elsewhere);
+
+    assertThatThrownBy(() -> launcher.launch(aJob().command("/bin/echo", "written").build()))
+        .isInstanceOf(LaunchException.class);
+    assertThat(Files.readString(elsewhere)).isEqualTo("untouched\n");
   }
 
   @Test

@@ -8,8 +8,8 @@ import java.util.Objects;
  *
  * @param jaxCompilationCache where JAX workers keep compiled programs; see {@link
  *     JaxCompilationCache} for why each choice exists
- * @param nodeJaxCacheDir the shared cache for {@link JaxCompilationCache#PER_NODE}; ignored
- *     otherwise (may then be null)
+ * @param nodeJaxCacheDir where {@link JaxCompilationCache#PER_NODE} keeps one cache per account (a
+ *     directory named by its uid); ignored otherwise (may then be null)
  * @param pythonHookDir the directory holding gpuq's {@code sitecustomize.py} (see {@link
  *     PythonHook}); it is put first on every worker's {@code PYTHONPATH}
  * @param preallocateJax {@code XLA_PYTHON_CLIENT_PREALLOCATE} for {@code jax} jobs. True (the
