@@ -11,7 +11,7 @@
 # gpuq runs as root with exactly five capabilities (docs/deploy.md, "Privileges"), because it
 # runs each job as another account (gpuq-job below, or the account the job's token names):
 #   CHOWN         gives each job's work directory to the job's account;
-#   DAC_OVERRIDE  reads and deletes inside those job-owned 0700 directories (logs, cleanup);
+#   DAC_OVERRIDE  enters each job's own 0700 work directory to start the job there;
 #   KILL          signals worker process trees that run as other uids (cancel, timeout, budget);
 #   SETUID/SETGID the worker wrapper's setpriv --reuid/--regid/--init-groups, which drops the
 #                 user's program to the job's account before it starts.
@@ -33,7 +33,7 @@ FROM eclipse-temurin:17-jre
 
 # util-linux: setpriv drops each worker to its job's account; setsid puts every worker in its own
 # session so a cancel stops its whole tree.
-# tini: reaps orphaned grandchildren of workers when gpuq runs as PID 1 (no --pid=host).
+# tini: reaps orphaned grandchildren of workers (as PID 1, or as a subreaper with --pid=host).
 # curl: the HEALTHCHECK below.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends util-linux tini curl ca-certificates \
@@ -79,4 +79,6 @@ ENV JDK_JAVA_OPTIONS="-XX:TieredStopAtLevel=1"
 
 # Further JVM options go in JAVA_TOOL_OPTIONS (the JVM reads it itself); Spring properties as
 # environment variables (GPUQ_*, SPRING_*) or as arguments (--gpuq.gpu.backend=emulated).
-ENTRYPOINT ["/usr/bin/tini", "--", "java", "-jar", "/opt/gpuq/gpuq.jar"]
+# -s: with --pid=host (or Kubernetes' hostPID) tini is not PID 1, and reaps orphaned grandchildren
+# of workers only as a registered subreaper.
+ENTRYPOINT ["/usr/bin/tini", "-s", "--", "java", "-jar", "/opt/gpuq/gpuq.jar"]

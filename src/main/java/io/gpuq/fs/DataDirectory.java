@@ -104,6 +104,7 @@ public record DataDirectory(Path root) {
         directory(dir, PASS_THROUGH, fixed);
       }
       directory(python(), PUBLIC_DIR, fixed);
+      refuseLink(adminToken());
       if (Files.isRegularFile(adminToken(), LinkOption.NOFOLLOW_LINKS)) {
         enforce(adminToken(), PRIVATE_FILE, fixed);
       }
@@ -124,10 +125,24 @@ public record DataDirectory(Path root) {
   /** Creates the directory with exactly {@code mode}, or enforces it on the one already there. */
   private static void directory(Path dir, Set<PosixFilePermission> mode, List<String> fixed)
       throws IOException {
+    refuseLink(dir);
     if (Files.isDirectory(dir)) {
       enforce(dir, mode, fixed);
     } else {
       createWithMode(dir, mode);
+    }
+  }
+
+  /**
+   * gpuq's own paths are never links: a job of an earlier version (which ran as gpuq's account) may
+   * have left one to make gpuq, now root, change the owner and mode of what it points to.
+   */
+  private static void refuseLink(Path path) {
+    if (Files.isSymbolicLink(path)) {
+      throw new IllegalStateException(
+          path
+              + " is a symbolic link; gpuq does not follow links in its data directory: remove it"
+              + " (and check where it points) before starting gpuq");
     }
   }
 

@@ -108,6 +108,22 @@ public final class SafeFiles {
   }
 
   /**
+   * The whole of a small file as text.
+   *
+   * @throws NoSuchFileException when nothing is there
+   * @throws NotARegularFileException when something other than a regular file is there
+   * @throws IOException when it is larger than {@code maxBytes} or cannot be read
+   */
+  public static String read(Path path, int maxBytes) throws IOException {
+    try (FileChannel channel = openForReading(path)) {
+      if (channel.size() > maxBytes) {
+        throw new IOException(path + " is larger than " + maxBytes + " bytes");
+      }
+      return read(channel, 0, (int) channel.size());
+    }
+  }
+
+  /**
    * The last {@code maxBytes} of a file as text.
    *
    * @throws NoSuchFileException when nothing is there

@@ -64,6 +64,13 @@ public final class IsolationPlanner {
                     privileges.effectiveGid(),
                     Optional.empty(),
                     false));
+    if (privileges.hasAmbientCapabilities()) {
+      throw new IllegalStateException(
+          "gpuq holds ambient capabilities (CapAmb "
+              + Long.toHexString(privileges.ambientCaps())
+              + "), which every job it starts would inherit: start it without them (systemd:"
+              + " no AmbientCapabilities=), as root, or as an ordinary user");
+    }
     List<String> warnings = new ArrayList<>();
     Map<String, Account> byOwner = new TreeMap<>();
     Account fallback;
@@ -74,8 +81,8 @@ public final class IsolationPlanner {
         throw new IllegalStateException(
             "gpuq can switch accounts but lacks "
                 + String.join(", ", missing)
-                + ", which it needs to give a job its directory and to stop it; add them, or"
-                + " run gpuq as an ordinary user (jobs then run as gpuq's own account)");
+                + ", which it needs to give a job its directory, enter it and stop the job; add"
+                + " them, or run gpuq as an ordinary user (jobs then run as gpuq's own account)");
       }
       mode = Isolation.Mode.PER_ACCOUNT;
       fallback = resolveDefault(defaultRunAs, warnings);
@@ -99,11 +106,6 @@ public final class IsolationPlanner {
             RUN_AS
                 + " is root, as configured: jobs of tokens without their own run-as can do anything");
       }
-      if (!privileges.canOverrideFilePermissions()) {
-        warnings.add(
-            "gpuq lacks CAP_DAC_OVERRIDE: it cannot clean up what jobs leave in their own"
-                + " directories");
-      }
     } else {
       mode = Isolation.Mode.SHARED_ACCOUNT;
       fallback = gpuq;
@@ -124,13 +126,14 @@ public final class IsolationPlanner {
                 + " CAP_SETGID); run it as root, or remove these settings");
       }
       warnings.add(
-          "gpuq cannot switch accounts (neither root nor CAP_SETUID and CAP_SETGID): every job runs"
+          "gpuq cannot switch accounts (not root with CAP_SETUID and CAP_SETGID): every job runs"
               + " as gpuq's own account "
               + gpuq
               + " and can read gpuq's database, tokens and other jobs (isolation: shared-account)");
     }
     refuseSharedAccounts(byOwner, allowSharedAccount, warnings);
-    return new Plan(new Isolation(mode, gpuq, fallback, byOwner), List.copyOf(warnings));
+    return new Plan(
+        new Isolation(mode, gpuq, fallback, byOwner, allowSharedAccount), List.copyOf(warnings));
   }
 
   private Account resolveDefault(Optional<String> defaultRunAs, List<String> warnings) {

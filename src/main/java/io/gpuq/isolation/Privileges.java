@@ -10,9 +10,10 @@ import java.util.List;
  * What gpuq's own process may do, from {@code /proc/self/status}: its effective uid and its
  * capabilities.
  *
- * <p>Workers are started through {@code /bin/sh} and {@code setpriv}: a root process keeps its
- * capabilities across those execs, a non-root one only its ambient capabilities. So root needs
- * {@code CAP_SETUID} and {@code CAP_SETGID} in its effective set, anyone else in its ambient set.
+ * <p>Only root switches accounts. Its capabilities survive the execs of the wrapper and {@code
+ * setpriv}, and the kernel clears them all when {@code setpriv} leaves uid 0 for the job's account.
+ * A non-root gpuq could hold {@code CAP_SETUID} only as an ambient capability, which a change
+ * between two non-root uids keeps: every job would inherit it, and could become root.
  */
 public record Privileges(int effectiveUid, int effectiveGid, long effectiveCaps, long ambientCaps) {
 
@@ -62,35 +63,34 @@ public record Privileges(int effectiveUid, int effectiveGid, long effectiveCaps,
 
   /** Whether the workers gpuq starts may drop to another account. */
   public boolean canSwitchAccounts() {
-    return inherited(CAP_SETUID) && inherited(CAP_SETGID);
+    return effectiveUid == 0 && has(effectiveCaps, CAP_SETUID) && has(effectiveCaps, CAP_SETGID);
+  }
+
+  /** Capabilities every process gpuq starts would inherit as they are. */
+  public boolean hasAmbientCapabilities() {
+    return ambientCaps != 0;
   }
 
   /** The capabilities workers of other accounts need gpuq to have, and that it lacks. */
   public List<String> missingForOtherAccounts() {
     List<String> missing = new ArrayList<>();
-    if (!inherited(CAP_SETUID)) {
+    if (!has(effectiveCaps, CAP_SETUID)) {
       missing.add("CAP_SETUID");
     }
-    if (!inherited(CAP_SETGID)) {
+    if (!has(effectiveCaps, CAP_SETGID)) {
       missing.add("CAP_SETGID");
     }
-    // gpuq's own JVM signals and chowns; these need not survive exec.
     if (!has(effectiveCaps, CAP_KILL)) {
       missing.add("CAP_KILL");
     }
     if (!has(effectiveCaps, CAP_CHOWN)) {
       missing.add("CAP_CHOWN");
     }
+    // Each job's work directory is its account's, mode 0700: gpuq enters it to start the job.
+    if (!has(effectiveCaps, CAP_DAC_OVERRIDE)) {
+      missing.add("CAP_DAC_OVERRIDE");
+    }
     return missing;
-  }
-
-  /** Whether gpuq can read and clean up inside directories its jobs' accounts own. */
-  public boolean canOverrideFilePermissions() {
-    return has(effectiveCaps, CAP_DAC_OVERRIDE);
-  }
-
-  private boolean inherited(int cap) {
-    return effectiveUid == 0 ? has(effectiveCaps, cap) : has(ambientCaps, cap);
   }
 
   private static boolean has(long set, int cap) {

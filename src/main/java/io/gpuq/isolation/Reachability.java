@@ -44,4 +44,39 @@ public final class Reachability {
     }
     return Optional.empty();
   }
+
+  /** Whether {@code account} may enter {@code dir}: it is a directory, reachable all the way. */
+  public static boolean canEnter(Path dir, Account account) {
+    try {
+      return Files.isDirectory(dir) && blocker(dir, account).isEmpty();
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  /** Whether {@code account} may run {@code file}: reachable, regular, executable to it. */
+  public static boolean canExecute(Path file, Account account) {
+    try {
+      Path absolute = file.toAbsolutePath().normalize();
+      if (!Files.isRegularFile(absolute)
+          || absolute.getParent() == null
+          || blocker(absolute.getParent(), account).isPresent()) {
+        return false;
+      }
+      if (account.isRoot()) {
+        return Files.isExecutable(absolute);
+      }
+      int uid = (Integer) Files.getAttribute(absolute, "unix:uid");
+      int gid = (Integer) Files.getAttribute(absolute, "unix:gid");
+      Set<PosixFilePermission> mode = Files.getPosixFilePermissions(absolute);
+      return mode.contains(
+          uid == account.uid()
+              ? PosixFilePermission.OWNER_EXECUTE
+              : gid == account.gid()
+                  ? PosixFilePermission.GROUP_EXECUTE
+                  : PosixFilePermission.OTHERS_EXECUTE);
+    } catch (IOException e) {
+      return false;
+    }
+  }
 }

@@ -3,6 +3,7 @@ package io.gpuq.launch;
 import io.gpuq.fs.DataDirectory;
 import io.gpuq.fs.SafeFiles;
 import io.gpuq.isolation.Account;
+import io.gpuq.isolation.Reachability;
 import io.gpuq.job.WorkerProcess;
 import io.gpuq.proc.ProcFs;
 import java.io.IOException;
@@ -101,19 +102,30 @@ public final class WorkerLauncher {
     Account switchTo = request.switchTo();
     try {
       Files.createDirectories(jobDir);
-      createForTheJob(files.workDir(request.jobId()), switchTo);
-      for (Path dir : request.accountDirectories()) {
-        createForTheJob(dir, switchTo);
-      }
+      prepareDirectories(files.workDir(request.jobId()), request.accountDirectories(), switchTo);
     } catch (IOException e) {
       throw new LaunchException("cannot create the job's directories: " + e, e);
     }
     Path workingDir =
         request.workingDir() == null ? files.workDir(request.jobId()) : request.workingDir();
-    if (!Files.isDirectory(workingDir)) {
-      throw new LaunchException("working directory " + workingDir + " does not exist");
+    Path program;
+    if (switchTo == null) {
+      if (!Files.isDirectory(workingDir)) {
+        throw new LaunchException("working directory " + workingDir + " does not exist");
+      }
+      program = resolveProgram(request.command().get(0), request.environment(), workingDir);
+    } else {
+      // One answer for "missing" and "closed to the job": gpuq's own rights must not tell.
+      if (!Reachability.canEnter(workingDir, switchTo)) {
+        throw new LaunchException(
+            "working directory "
+                + workingDir
+                + " does not exist or is closed to the job's account "
+                + switchTo.name());
+      }
+      program =
+          resolveProgramFor(switchTo, request.command().get(0), request.environment(), workingDir);
     }
-    Path program = resolveProgram(request.command().get(0), request.environment(), workingDir);
     Path logFile = files.log(request.jobId());
     if (request.attempt() > 1) {
       appendLine(logFile, ATTEMPT_SEPARATOR + request.attempt() + " ===");
@@ -132,31 +144,39 @@ public final class WorkerLauncher {
     command.add(program.toString());
     command.addAll(request.command().subList(1, request.command().size()));
     Path spawnDir;
+    Map<String, String> environment = request.environment();
     if (switchTo == null) {
       argv.addAll(command);
       spawnDir = workingDir;
-    } else if (request.workingDir() == null) {
-      // The job's own work directory, which gpuq made and the job cannot replace (it lies in
-      // gpuq's work/): entering it first costs the job nothing, and saves a shell per start.
-      argv.addAll(dropTo(switchTo, command));
-      spawnDir = workingDir;
     } else {
-      // A directory the user named is entered only as the job's account: gpuq's own rights must
-      // not reach a directory the job could not reach itself.
-      List<String> enterThenRun =
-          new ArrayList<>(List.of("/bin/sh", "-c", "cd \"$0\" && exec \"$@\""));
-      enterThenRun.add(workingDir.toString());
-      enterThenRun.addAll(command);
-      argv.addAll(dropTo(switchTo, enterThenRun));
-      spawnDir = ROOT;
+      DeferredEnvironment split = DeferredEnvironment.of(environment);
+      environment = split.environment();
+      if (request.workingDir() == null && split.deferred().isEmpty()) {
+        // The job's own work directory, which gpuq made and the job cannot replace (it lies in
+        // gpuq's work/): entering it first costs the job nothing, and saves a shell per start.
+        argv.addAll(dropTo(switchTo, command));
+        spawnDir = workingDir;
+      } else {
+        // A directory the user named is entered only as the job's account: gpuq's own rights must
+        // not reach a directory the job could not reach itself. The same shell restores what
+        // had to wait until after the drop.
+        List<String> restoreThenRun = new ArrayList<>();
+        restoreThenRun.add("/bin/sh");
+        restoreThenRun.add("-c");
+        restoreThenRun.add(DeferredEnvironment.RESTORE_SCRIPT);
+        restoreThenRun.add(request.workingDir() == null ? "" : workingDir.toString());
+        restoreThenRun.addAll(command);
+        argv.addAll(dropTo(switchTo, restoreThenRun));
+        spawnDir = request.workingDir() == null ? workingDir : ROOT;
+      }
     }
     Instant now = clock.instant();
     Instant deadline = request.timeout() == null ? null : now.plus(request.timeout());
     try {
       Started started =
           posixSpawn != null
-              ? spawnDirectly(request, argv, spawnDir, logFile)
-              : spawnWithProcessBuilder(request, argv, spawnDir, logFile);
+              ? spawnDirectly(request, argv, environment, spawnDir, logFile)
+              : spawnWithProcessBuilder(request, argv, environment, spawnDir, logFile);
       return new RunningWorker(
           request.jobId(),
           request.attempt(),
@@ -189,22 +209,48 @@ public final class WorkerLauncher {
     // Supplementary groups as login would give them; an account only known by uid:gid gets none.
     argv.add(account.inPasswd() ? "--init-groups" : "--clear-groups");
     argv.add("--no-new-privs");
+    // Leaving uid 0 clears the other capability sets; nothing inheritable may stay either.
+    argv.add("--inh-caps=-all");
     argv.add("--");
     argv.addAll(command);
     return argv;
   }
 
   /**
-   * Creates a directory for the job and gives it to the job's account, mode 0700. One that exists
-   * already is the job's (from an earlier attempt) and is left exactly as it is: gpuq changes the
-   * owner of nothing it did not just create, and never through a symbolic link.
+   * Creates the job's directories, mode 0700, and gives them to its account. Those inside its work
+   * directory are made only with it, while it is still gpuq's: once the job's account owns it, a
+   * process of that account could swap a link in between gpuq's mkdir and chown. A work directory
+   * that exists is the job's (from an earlier attempt) and is left exactly as it is. Those outside
+   * it (the account's JAX cache) lie in directories only gpuq may write.
    */
-  private static void createForTheJob(Path dir, Account account) throws IOException {
-    try {
-      DataDirectory.createWithMode(dir, DataDirectory.PRIVATE_DIR);
-    } catch (FileAlreadyExistsException e) {
-      return;
+  private static void prepareDirectories(Path work, List<Path> forTheJob, Account account)
+      throws IOException {
+    if (createPrivate(work)) {
+      for (Path dir : forTheJob) {
+        if (dir.startsWith(work) && createPrivate(dir)) {
+          give(dir, account);
+        }
+      }
+      give(work, account);
     }
+    for (Path dir : forTheJob) {
+      if (!dir.startsWith(work) && createPrivate(dir)) {
+        give(dir, account);
+      }
+    }
+  }
+
+  /** Makes a directory mode 0700 (umask permitting less); false if anything is there already. */
+  private static boolean createPrivate(Path dir) throws IOException {
+    try {
+      Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(DataDirectory.PRIVATE_DIR));
+      return true;
+    } catch (FileAlreadyExistsException e) {
+      return false;
+    }
+  }
+
+  private static void give(Path dir, Account account) throws IOException {
     if (account != null) {
       Files.setAttribute(dir, "unix:gid", account.gid(), LinkOption.NOFOLLOW_LINKS);
       Files.setAttribute(dir, "unix:uid", account.uid(), LinkOption.NOFOLLOW_LINKS);
@@ -214,8 +260,13 @@ public final class WorkerLauncher {
   private record Started(ProcessHandle handle, CompletableFuture<Integer> exitCode) {}
 
   private Started spawnDirectly(
-      LaunchRequest request, List<String> argv, Path workingDir, Path logFile) throws IOException {
-    int pid = posixSpawn.spawn(argv, request.environment(), workingDir, logFile);
+      LaunchRequest request,
+      List<String> argv,
+      Map<String, String> environment,
+      Path workingDir,
+      Path logFile)
+      throws IOException {
+    int pid = posixSpawn.spawn(argv, environment, workingDir, logFile);
     // Before the reaper starts: until it reaps the child, the pid cannot name another process.
     Optional<ProcessHandle> handle = ProcessHandle.of(pid);
     CompletableFuture<Integer> exitCode =
@@ -233,11 +284,15 @@ public final class WorkerLauncher {
   }
 
   private Started spawnWithProcessBuilder(
-      LaunchRequest request, List<String> argv, Path workingDir, Path logFile) throws IOException {
+      LaunchRequest request,
+      List<String> argv,
+      Map<String, String> environment,
+      Path workingDir,
+      Path logFile)
+      throws IOException {
     List<String> command = new ArrayList<>();
     setsid.ifPresent(p -> command.add(p.toString()));
     command.addAll(argv);
-    Map<String, String> environment = request.environment();
     // The JDK opens a redirect's file by name; it gets the descriptor's /proc/self/fd name, so that
     // it opens the very file checked not to be a link or a FIFO.
     Process process =
@@ -355,6 +410,37 @@ public final class WorkerLauncher {
                         + program
                         + "\" not found on the worker's PATH "
                         + env.get("PATH")));
+  }
+
+  /** As {@link #resolveProgram}, with the rights of the account the job runs as. */
+  private static Path resolveProgramFor(
+      Account account, String program, Map<String, String> env, Path workingDir)
+      throws LaunchException {
+    String missing =
+        "program \""
+            + program
+            + "\" does not exist or is not executable by the job's account "
+            + account.name();
+    if (program.contains("/")) {
+      Path path = workingDir.resolve(program).normalize();
+      if (!Reachability.canExecute(path, account)) {
+        throw new LaunchException(missing);
+      }
+      return path;
+    }
+    String pathVariable = env.get("PATH");
+    if (pathVariable != null) {
+      for (String dir : pathVariable.split(":")) {
+        if (dir.isEmpty()) {
+          continue;
+        }
+        Path candidate = Path.of(dir).resolve(program);
+        if (Reachability.canExecute(candidate, account)) {
+          return candidate.toAbsolutePath();
+        }
+      }
+    }
+    throw new LaunchException(missing + " on the worker's PATH");
   }
 
   private static PosixSpawn bindPosixSpawn() {

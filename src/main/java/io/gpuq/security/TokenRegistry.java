@@ -7,7 +7,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -97,15 +97,22 @@ public final class TokenRegistry {
 
   private static String generatedAdminToken(Path file) {
     try {
-      if (Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
-        if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
-          throw new IllegalStateException(
-              file + " is not a regular file: remove it, and gpuq generates a new token at start");
-        }
-        String existing = SafeFiles.readSmall(file, 4096).orElse("").trim();
+      try {
+        String existing = SafeFiles.read(file, 4096).trim();
         if (!existing.isEmpty()) {
           return existing;
         }
+      } catch (NoSuchFileException e) {
+        // first start: generate one below
+      } catch (IOException e) {
+        // Unreadable is not missing: a new token would lock out whoever holds the old one.
+        throw new IllegalStateException(
+            "cannot read the admin token "
+                + file
+                + " ("
+                + e.getMessage()
+                + "): fix it, or remove it and gpuq generates a new one at start",
+            e);
       }
       Files.createDirectories(file.getParent());
       byte[] random = new byte[32];

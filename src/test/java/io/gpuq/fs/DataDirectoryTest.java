@@ -160,6 +160,21 @@ class DataDirectoryTest {
     }
 
     @Test
+    @DisplayName("refuses to start where one of its own paths is a link, following none of them")
+    void refusesLinks() throws Exception {
+      var data = new DataDirectory(temp.resolve("data"));
+      Path elsewhere = Files.createDirectories(temp.resolve("etc"));
+      Files.setPosixFilePermissions(elsewhere, mode("rwxr-xr-x"));
+      Files.createDirectories(data.root());
+      Files.createSymbolicLink(data.database(), elsewhere);
+
+      assertThatThrownBy(data::prepare)
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining(data.database() + " is a symbolic link");
+      assertThat(modeOf(elsewhere)).isEqualTo("rwxr-xr-x");
+    }
+
+    @Test
     @DisplayName("creates missing parents that job accounts can pass through to work/ and python/")
     void missingParentsArePassable() throws Exception {
       var data = new DataDirectory(temp.resolve("srv/gpuq/data"));

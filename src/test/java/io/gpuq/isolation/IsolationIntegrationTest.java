@@ -347,19 +347,85 @@ class IsolationIntegrationTest {
       throws IOException {
     Path open = Files.createTempDirectory(Path.of("/tmp"), "gpuq-shared-project-");
     Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rwxr-xr-x"));
-    Path closed = Files.createTempDirectory(Path.of("/tmp"), "gpuq-roots-own-");
 
     String entered = alice.submit(aJob().command("pwd").workingDir(open.toString()).json());
-    String refused = alice.submit(aJob().command("pwd").workingDir(closed.toString()).json());
 
     assertThat(awaitEnd(alice, entered).get("state").asString()).isEqualTo("SUCCEEDED");
     assertThat(logOf(alice, entered)).containsExactly(open.toString());
-    JsonNode failed = awaitEnd(alice, refused);
-    assertThat(failed.get("state").asString()).isEqualTo("FAILED");
-    assertThat(String.join("\n", logOf(alice, refused))).contains("can't cd to " + closed);
-    for (Path dir : List.of(open, closed)) {
-      assertThat(Files.getAttribute(dir, "unix:uid", LinkOption.NOFOLLOW_LINKS)).isEqualTo(0);
-    }
+    assertThat(Files.getAttribute(open, "unix:uid", LinkOption.NOFOLLOW_LINKS)).isEqualTo(0);
+  }
+
+  @Test
+  void gpuq_tells_a_job_nothing_about_files_its_account_cannot_see() throws IOException {
+    Path closed = Files.createTempDirectory(Path.of("/tmp"), "gpuq-roots-own-");
+    Path program = Files.writeString(closed.resolve("tool"), "#!/bin/sh\necho ran\n");
+    Files.setPosixFilePermissions(program, PosixFilePermissions.fromString("rwxr-xr-x"));
+
+    String closedDir = alice.submit(aJob().command("pwd").workingDir(closed.toString()).json());
+    String missingDir =
+        alice.submit(aJob().command("pwd").workingDir(closed + "/no-such-dir").json());
+    String closedProgram = alice.submit(aJob().command(program.toString()).json());
+    String missingProgram = alice.submit(aJob().command(closed + "/no-such-tool").json());
+
+    assertThat(launchErrorOf(closedDir))
+        .isEqualTo(
+            "working directory "
+                + closed
+                + " does not exist or is closed to the job's account "
+                + ALICE);
+    assertThat(launchErrorOf(missingDir))
+        .isEqualTo(
+            "working directory "
+                + closed
+                + "/no-such-dir does not exist or is closed to the"
+                + " job's account "
+                + ALICE);
+    assertThat(launchErrorOf(closedProgram))
+        .isEqualTo(
+            "program \""
+                + program
+                + "\" does not exist or is not executable by the job's account "
+                + ALICE);
+    assertThat(launchErrorOf(missingProgram))
+        .isEqualTo(
+            "program \""
+                + closed
+                + "/no-such-tool\" does not exist or is not executable by the"
+                + " job's account "
+                + ALICE);
+    assertThat(Files.getAttribute(closed, "unix:uid", LinkOption.NOFOLLOW_LINKS)).isEqualTo(0);
+  }
+
+  @Test
+  void a_loader_variable_of_the_job_reaches_its_program_and_never_gpuqs_processes()
+      throws Exception {
+    Path dir = Files.createTempDirectory(Path.of("/tmp"), "gpuq-preload-");
+    Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+    Path source =
+        Files.writeString(
+            dir.resolve("tell.c"),
+            "#include <stdio.h>\n#include <unistd.h>\n"
+                + "__attribute__((constructor)) static void tell(void) {\n"
+                + "  fprintf(stderr, \"preloaded as uid %d\\n\", (int) getuid());\n}\n");
+    Path library = dir.resolve("tell.so");
+    Process gcc =
+        new ProcessBuilder("gcc", "-shared", "-fPIC", "-o", library.toString(), source.toString())
+            .inheritIO()
+            .start();
+    assertThat(gcc.waitFor()).isZero();
+    Files.setPosixFilePermissions(library, PosixFilePermissions.fromString("rwxr-xr-x"));
+
+    String id =
+        alice.submit(
+            aJob()
+                .command("/bin/echo", "program ran")
+                .env("LD_PRELOAD", library.toString())
+                .env("GCONV_PATH", "/nonexistent/gconv")
+                .json());
+
+    assertThat(awaitEnd(alice, id).get("state").asString()).isEqualTo("SUCCEEDED");
+    assertThat(logOf(alice, id))
+        .containsExactly("preloaded as uid " + OsAccounts.uid(ALICE), "program ran");
   }
 
   @Test
@@ -373,6 +439,12 @@ class IsolationIntegrationTest {
   }
 
   // --- helpers -----------------------------------------------------------------------------
+
+  private String launchErrorOf(String id) {
+    JsonNode job = awaitEnd(alice, id);
+    assertThat(job.get("failureReason").asString()).isEqualTo("LAUNCH_ERROR");
+    return job.get("failureMessage").asString();
+  }
 
   private static JsonNode awaitEnd(HttpApi api, String id) {
     await()

@@ -168,8 +168,28 @@ class IsolationPlannerTest {
 
       var isolation = plan.isolation();
       assertThat(isolation.accountOf("alice").name()).isEqualTo("gpuq-job");
-      assertThat(isolation.accountOf("a-token-since-removed").name()).isEqualTo("gpuq-job");
       assertThat(plan.warnings()).noneSatisfy(w -> assertThat(w).contains("is not set"));
+    }
+
+    @Test
+    @DisplayName(
+        "an owner no token names (a token since removed) has no account, unless sharing is allowed")
+    void unknownOwners() {
+      var strict = aPlan().as(ROOT).runAs("gpuq-job").owner("alice").plan().isolation();
+      var sharing =
+          aPlan()
+              .as(ROOT)
+              .runAs("gpuq-job")
+              .owner("alice")
+              .allowingSharedAccount()
+              .plan()
+              .isolation();
+
+      assertThatThrownBy(() -> strict.accountOf("a-token-since-removed"))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("'a-token-since-removed'")
+          .hasMessageContaining("gpuq.worker.allow-shared-account=true");
+      assertThat(sharing.accountOf("a-token-since-removed").name()).isEqualTo("gpuq-job");
     }
 
     @Test
@@ -305,18 +325,22 @@ class IsolationPlannerTest {
     }
 
     @Test
-    @DisplayName("gpuq lacking CAP_DAC_OVERRIDE starts, with a warning")
+    @DisplayName(
+        "gpuq lacking CAP_DAC_OVERRIDE, which it needs to enter a job's directory, is refused")
     void lackingDacOverride() {
       var withoutDacOverride =
           new Privileges(0, ALL_CAPS & ~(1L << Privileges.CAP_DAC_OVERRIDE), 0);
 
-      var plan = aPlan().as(withoutDacOverride).runAs("gpuq-job").owner("alice").plan();
+      var planning = aPlan().as(withoutDacOverride).runAs("gpuq-job").owner("alice");
 
-      assertThat(plan.warnings()).anySatisfy(w -> assertThat(w).contains("CAP_DAC_OVERRIDE"));
+      assertThatThrownBy(planning::plan)
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("CAP_DAC_OVERRIDE");
     }
 
     @Test
-    @DisplayName("a non-root gpuq with ambient CAP_SETUID and CAP_SETGID switches accounts")
+    @DisplayName(
+        "a non-root gpuq with ambient capabilities is refused: every job would inherit them")
     void nonRootWithAmbientCapabilities() {
       long caps =
           (1L << Privileges.CAP_SETUID)
@@ -329,10 +353,10 @@ class IsolationPlannerTest {
       var planning =
           aPlan().as(new Privileges(GPUQ_UID, caps, ambient)).runAs("gpuq-job").owner("alice");
 
-      var isolation = planning.plan().isolation();
-      assertThat(isolation.mode()).isEqualTo(Isolation.Mode.PER_ACCOUNT);
-      assertThat(isolation.gpuq()).isEqualTo(GPUQ);
-      assertThat(isolation.accountOf("alice").name()).isEqualTo("gpuq-job");
+      assertThatThrownBy(planning::plan)
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("ambient capabilities")
+          .hasMessageContaining("inherit");
     }
 
     @Test
@@ -358,7 +382,6 @@ class IsolationPlannerTest {
       assertThat(isolation.mode()).isEqualTo(Isolation.Mode.SHARED_ACCOUNT);
       assertThat(isolation.gpuq()).isEqualTo(GPUQ);
       assertThat(isolation.accountOf("alice")).isEqualTo(GPUQ);
-      assertThat(isolation.accountOf("a-token-since-removed")).isEqualTo(GPUQ);
       assertThat(plan.warnings())
           .anySatisfy(
               warning ->

@@ -253,37 +253,27 @@ class PrivilegesTest {
 
       assertThat(privileges.canSwitchAccounts()).isFalse();
       assertThat(privileges.missingForOtherAccounts())
-          .containsExactly("CAP_SETUID", "CAP_SETGID", "CAP_KILL", "CAP_CHOWN");
+          .containsExactly("CAP_SETUID", "CAP_SETGID", "CAP_KILL", "CAP_CHOWN", "CAP_DAC_OVERRIDE");
     }
 
     @Test
     @DisplayName(
-        "a non-root user with CAP_SETUID and CAP_SETGID only in its effective set cannot switch:"
-            + " they do not survive the exec of the worker")
-    void nonRootWithEffectiveCapabilitiesOnly() {
-      var privileges =
-          aStatus()
-              .uid(1000)
-              .effective(caps(CAP_SETUID, CAP_SETGID, CAP_KILL, CAP_CHOWN))
-              .ambient(NO_CAPS)
-              .parse();
-
-      assertThat(privileges.canSwitchAccounts()).isFalse();
-      assertThat(privileges.missingForOtherAccounts()).containsExactly("CAP_SETUID", "CAP_SETGID");
-    }
-
-    @Test
-    @DisplayName("a non-root user with CAP_SETUID and CAP_SETGID in its ambient set can switch")
-    void nonRootWithAmbientCapabilities() {
-      var privileges =
+        "a non-root user with CAP_SETUID and CAP_SETGID cannot switch, whichever set holds them:"
+            + " only leaving uid 0 clears a job's capabilities")
+    void nonRootNeverSwitches() {
+      var effective =
+          aStatus().uid(1000).effective(caps(CAP_SETUID, CAP_SETGID, CAP_KILL, CAP_CHOWN)).parse();
+      var ambient =
           aStatus()
               .uid(1000)
               .effective(caps(CAP_SETUID, CAP_SETGID, CAP_KILL, CAP_CHOWN))
               .ambient(caps(CAP_SETUID, CAP_SETGID))
               .parse();
 
-      assertThat(privileges.canSwitchAccounts()).isTrue();
-      assertThat(privileges.missingForOtherAccounts()).isEmpty();
+      assertThat(effective.canSwitchAccounts()).isFalse();
+      assertThat(ambient.canSwitchAccounts()).isFalse();
+      assertThat(ambient.hasAmbientCapabilities()).isTrue();
+      assertThat(effective.hasAmbientCapabilities()).isFalse();
     }
   }
 
@@ -309,50 +299,11 @@ class PrivilegesTest {
     }
 
     @Test
-    @DisplayName("CAP_KILL and CAP_CHOWN count in the effective set, even when not ambient")
-    void killAndChownNeedNotBeAmbient() {
-      var privileges =
-          aStatus()
-              .uid(1000)
-              .effective(caps(CAP_SETUID, CAP_SETGID, CAP_KILL, CAP_CHOWN))
-              .ambient(caps(CAP_SETUID, CAP_SETGID))
-              .parse();
-
-      assertThat(privileges.missingForOtherAccounts()).doesNotContain("CAP_KILL", "CAP_CHOWN");
-    }
-  }
-
-  @Nested
-  @DisplayName("overriding file permissions")
-  class OverridingFilePermissions {
-
-    @Test
-    @DisplayName("root with Docker's default set can (it has CAP_DAC_OVERRIDE)")
-    void rootInDocker() {
-      assertThat(aStatus().uid(0).effective(DOCKER_DEFAULT).parse().canOverrideFilePermissions())
-          .isTrue();
-    }
-
-    @Test
-    @DisplayName("root without CAP_DAC_OVERRIDE cannot")
-    void rootWithoutDacOverride() {
+    @DisplayName("CAP_DAC_OVERRIDE is listed: gpuq enters each job's 0700 work directory")
+    void dacOverride() {
       var privileges = aStatus().uid(0).bounding(without(ALL_CAPS, CAP_DAC_OVERRIDE)).parse();
 
-      assertThat(privileges.canOverrideFilePermissions()).isFalse();
-    }
-
-    @Test
-    @DisplayName("an ordinary user cannot")
-    void ordinaryUser() {
-      assertThat(aStatus().uid(1000).parse().canOverrideFilePermissions()).isFalse();
-    }
-
-    @Test
-    @DisplayName("a non-root user with CAP_DAC_OVERRIDE in its effective set can")
-    void nonRootWithDacOverride() {
-      var privileges = aStatus().uid(1000).effective(caps(CAP_DAC_OVERRIDE)).parse();
-
-      assertThat(privileges.canOverrideFilePermissions()).isTrue();
+      assertThat(privileges.missingForOtherAccounts()).containsExactly("CAP_DAC_OVERRIDE");
     }
   }
 }

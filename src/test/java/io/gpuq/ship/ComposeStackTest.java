@@ -101,6 +101,17 @@ class ComposeStackTest {
 
   @ParameterizedTest
   @ValueSource(strings = {GPU, CPU})
+  @DisplayName("uses only top-level keys that Compose v1.29 accepts too (no `name:`)")
+  void usesOnlyTopLevelKeysComposeV1Accepts(String file) {
+    assertThat(((Map<?, ?>) Repo.yaml(file)).keySet())
+        .allSatisfy(
+            key ->
+                assertThat(key.toString())
+                    .matches("services|volumes|networks|configs|secrets|x-.*"));
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {GPU, CPU})
   void pointsGpuqAtThePostgresqlOfTheStack(String file) {
     Map<String, String> gpuq = environment(service(file, "gpuq"));
     Map<String, String> postgres = environment(service(file, "postgres"));

@@ -193,4 +193,11 @@ class DockerImageTest {
     }
     return included;
   }
+
+  @Test
+  void tiniReapsOrphanedWorkersEvenWhenItIsNotPid1() {
+    // With --pid=host (GPU mode) or hostPID, tini is not PID 1 and reaps only as a subreaper.
+    List<String> entrypoint = runtime.arguments("ENTRYPOINT");
+    assertThat(String.join(" ", entrypoint)).contains("\"/usr/bin/tini\", \"-s\", \"--\"");
+  }
 }

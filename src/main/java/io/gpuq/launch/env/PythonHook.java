@@ -6,6 +6,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -36,10 +37,13 @@ public final class PythonHook {
    */
   public static Path extractTo(Path dir) throws IOException {
     Files.createDirectories(dir);
+    // Compiled copies are Python's, written by whoever ran first; every worker loads them. None
+    // is kept from before this start, when an account other than gpuq's may have planted one.
+    deleteTree(dir.resolve("__pycache__"));
     for (String name : FILES) {
       byte[] content = resource(name);
       Path target = dir.resolve(name);
-      if (Files.isRegularFile(target) && Arrays.equals(Files.readAllBytes(target), content)) {
+      if (isGpuqsOwn(target) && Arrays.equals(Files.readAllBytes(target), content)) {
         continue;
       }
       Path temp = Files.createTempFile(dir, "." + name + ".", ".tmp");
@@ -54,6 +58,30 @@ public final class PythonHook {
       deleteCompiled(dir, name);
     }
     return dir;
+  }
+
+  /** A regular file, not a link, owned by gpuq and writable by nobody else. */
+  private static boolean isGpuqsOwn(Path file) throws IOException {
+    if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
+      return false;
+    }
+    int owner = (Integer) Files.getAttribute(file, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+    int self = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+    return owner == self
+        && Files.getPosixFilePermissions(file, LinkOption.NOFOLLOW_LINKS)
+            .equals(PosixFilePermissions.fromString("rw-r--r--"));
+  }
+
+  private static void deleteTree(Path root) throws IOException {
+    if (!Files.exists(root, LinkOption.NOFOLLOW_LINKS)) {
+      return;
+    }
+    // Files.walk does not follow links: a link inside is deleted, not what it points to.
+    try (var paths = Files.walk(root)) {
+      for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(path);
+      }
+    }
   }
 
   /** The hook's source as shipped, for tests and diagnostics. */

@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
@@ -447,6 +448,22 @@ public class PythonHookTest {
       PythonHook.extractTo(hookDir);
 
       assertThat(Files.getLastModifiedTime(file)).isEqualTo(longAgo);
+    }
+
+    @Test
+    @DisplayName(
+        "forgets compiled code and rewrites a hook that is writable by others, even when unchanged")
+    void trustsNothingItFindsThere() throws IOException {
+      Path file = hookDir.resolve("sitecustomize.py");
+      Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-rw-rw-"));
+      Path planted = write(hookDir.resolve("__pycache__/sitecustomize.cpython-311.pyc"), "planted");
+
+      PythonHook.extractTo(hookDir);
+
+      assertThat(file).hasBinaryContent(PythonHook.resource("sitecustomize.py"));
+      assertThat(Files.getPosixFilePermissions(file))
+          .isEqualTo(PosixFilePermissions.fromString("rw-r--r--"));
+      assertThat(planted).doesNotExist();
     }
 
     @Test
