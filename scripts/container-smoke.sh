@@ -31,6 +31,16 @@ compose_up=false
 stop_dockerd=false
 
 log() { echo "container-smoke: $*" >&2; }
+
+# Debian's client where Debian's engine runs (stand-ins.sh installs both): a newer client elsewhere
+# on PATH wants the buildx plugin for BuildKit, which Debian's engine does not need.
+docker() {
+  if [ -x /usr/bin/docker ]; then
+    /usr/bin/docker "$@"
+  else
+    command docker "$@"
+  fi
+}
 fail() {
   log "FAILED: $*"
   exit 1
@@ -38,7 +48,7 @@ fail() {
 
 compose() {
   if command -v docker-compose >/dev/null 2>&1; then
-    docker-compose -p "$PROJECT" "$@"
+    DOCKER_HOST=${DOCKER_HOST:-unix:///var/run/docker.sock} docker-compose -p "$PROJECT" "$@"
   else
     docker compose -p "$PROJECT" "$@"
   fi

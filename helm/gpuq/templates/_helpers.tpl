@@ -79,3 +79,26 @@ cannot tell that a name and a uid:gid are the same account, gpuq still does.
 {{- end }}
 {{- end }}
 {{- end }}
+
+{{/*
+Fails without database.url unless gpuq is pinned to one node. Without a shared PostgreSQL each
+gpuq keeps its own queue (H2 in its data dir), and the Service spreads requests over every pod, so
+a GET for a job could land on a node that never saw it (404). A DaemonSet cannot know how many
+nodes it will match, so the chart cannot allow H2 on "a single node" other than by naming it.
+*/}}
+{{- define "gpuq.validateTopology" -}}
+{{- if and (not .Values.database.url) (not .Values.singleNode.hostname) }}
+{{- fail "database.url is empty: each gpuq would keep its own queue (an H2 database in its data dir), and the Service in front of several nodes would send a request for a job to a node that never saw it (404). Set database.url to a PostgreSQL that every node shares, or singleNode.hostname to the one node gpuq runs on (its kubernetes.io/hostname label)" }}
+{{- end }}
+{{- end }}
+
+{{/* nodeSelector, with the singleNode.hostname pin added. */}}
+{{- define "gpuq.nodeSelector" -}}
+{{- $selector := deepCopy (default dict .Values.nodeSelector) }}
+{{- with .Values.singleNode.hostname }}
+{{- $_ := set $selector "kubernetes.io/hostname" . }}
+{{- end }}
+{{- with $selector }}
+{{- toYaml . }}
+{{- end }}
+{{- end }}

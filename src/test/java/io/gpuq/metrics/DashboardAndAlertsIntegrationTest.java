@@ -110,7 +110,10 @@ class DashboardAndAlertsIntegrationTest extends MetricsIntegrationSupport {
             "gpuq_gpu_poll_errors_total",
             "gpuq_job_cpu_usage_ratio",
             "gpuq_job_resident_memory_bytes");
-    assertThat(dashboardExpressions()).contains("gpuq_jobs{state=\"QUEUED\"}");
+    // gpuq_jobs counts the shared database on every node: one node's value, not their sum
+    // (DashboardOnSeveralNodesTest evaluates these over two nodes).
+    assertThat(dashboardExpressions())
+        .contains("max by (state) (gpuq_jobs)", "max(gpuq_jobs{state=\"QUEUED\"})");
   }
 
   @Test

@@ -4,6 +4,7 @@ import static io.gpuq.ship.Tree.at;
 import static io.gpuq.ship.Tree.list;
 import static io.gpuq.ship.Tree.map;
 import static io.gpuq.ship.Tree.string;
+import static org.assertj.core.api.Assertions.as;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -21,10 +22,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.yaml.snakeyaml.DumperOptions;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
@@ -38,6 +42,7 @@ import org.yaml.snakeyaml.nodes.ScalarNode;
 class HelmChartTest {
 
   private static final String FULL_VALUES = "helm/gpuq/ci/full-values.yaml";
+  private static final String SCHEMA = "helm/gpuq/values.schema.json";
 
   @Nested
   @DisplayName("helm lint --strict")
@@ -52,23 +57,256 @@ class HelmChartTest {
 
     @Test
     void passesWithNonDefaultValues(@TempDir Path copy) throws IOException {
-      // helm lint reads only the chart's own values.yaml: lint a copy whose values.yaml is the
-      // defaults overlaid with ci/full-values.yaml.
+      LintResult result = lintWith(FULL_VALUES, copy);
+
+      assertThat(result.isFailed()).as(String.join("\n", result.getMessages())).isFalse();
+    }
+
+    @Test
+    void passesWithTheDefaultValuesOnOneNamedNode(@TempDir Path copy) throws IOException {
+      // helm lint takes a template's fail for information only, so the bare defaults (which fail
+      // for want of database.url or singleNode.hostname) pass without rendering the DaemonSet:
+      // this lints them with the one value they lack.
+      LintResult result = lintWith(RenderedChart.SINGLE_NODE_VALUES, copy);
+
+      assertThat(result.isFailed()).as(String.join("\n", result.getMessages())).isFalse();
+    }
+
+    @Test
+    void failsOnAValueTheSchemaRefuses(@TempDir Path copy) throws IOException {
       copyTree(RenderedChart.CHART, copy);
-      Map<String, Object> values = Tree.map(Repo.yaml("helm/gpuq/values.yaml"));
-      deepMerge(values, Tree.map(Repo.yaml(FULL_VALUES)));
-      DumperOptions block = new DumperOptions();
-      block.setDefaultFlowStyle(DumperOptions.FlowStyle.BLOCK);
-      Files.writeString(copy.resolve("values.yaml"), new Yaml(block).dump(values));
+      Files.writeString(
+          copy.resolve("values.yaml"),
+          Repo.read("helm/gpuq/values.yaml").replace("backend: nvml", "backend: cuda"));
 
       LintResult result = new Helm(copy).lint().strict().call();
 
-      assertThat(result.isFailed()).as(String.join("\n", result.getMessages())).isFalse();
+      assertThat(result.isFailed()).isTrue();
+      assertThat(String.join("\n", result.getMessages())).contains("/gpu/backend");
+    }
+
+    /**
+     * helm lint reads only the chart's own values.yaml: lints a copy whose values.yaml is the
+     * defaults overlaid with {@code valuesFile}.
+     */
+    private static LintResult lintWith(String valuesFile, Path copy) throws IOException {
+      copyTree(RenderedChart.CHART, copy);
+      Map<String, Object> values = Tree.map(Repo.yaml("helm/gpuq/values.yaml"));
+      deepMerge(values, Tree.map(Repo.yaml(valuesFile)));
+      DumperOptions block = new DumperOptions();
+      block.setDefaultFlowStyle(DumperOptions.FlowStyle.BLOCK);
+      Files.writeString(copy.resolve("values.yaml"), new Yaml(block).dump(values));
+      return new Helm(copy).lint().strict().call();
     }
   }
 
   @Nested
-  @DisplayName("with the default values")
+  @DisplayName("values.schema.json")
+  class ValuesSchema {
+
+    @Test
+    void describesEveryValueOfValuesYaml() {
+      Map<String, Object> schema = Tree.map(Repo.yaml(SCHEMA));
+
+      assertThat(Tree.string(schema, "$schema"))
+          .isEqualTo("http://json-schema.org/draft-07/schema#");
+      assertThat(undescribed(Repo.yaml("helm/gpuq/values.yaml"), schema, schema, "")).isEmpty();
+    }
+
+    @Test
+    void acceptsTheDefaultAndTheCiValues() {
+      assertThat(RenderedChart.withDefaults().all("DaemonSet")).hasSize(1);
+      assertThat(RenderedChart.withValuesFile(FULL_VALUES).all("DaemonSet")).hasSize(1);
+      assertThat(RenderedChart.withValuesFile(RenderedChart.SINGLE_NODE_VALUES).all("DaemonSet"))
+          .hasSize(1);
+    }
+
+    @ParameterizedTest(name = "{0}={1}")
+    @CsvSource(
+        delimiter = '|',
+        value = {
+          "gpu.count           | two                | at '/gpu/count': got string, want integer",
+          "gpu.cuont           | 2                  | at '/gpu': additional properties 'cuont'",
+          "databse.url         | jdbc:postgresql:db | additional properties 'databse'",
+          "gpu.backend         | cuda               | at '/gpu/backend': value must be one of",
+          "auth.tokens[0].role | OWNER              | at '/auth/tokens/0/role': value must be one of",
+          "database.url        | postgres://db/gpuq | at '/database/url'",
+          "service.port        | http               | at '/service/port'",
+          "image.pullPolicy    | Sometimes          | at '/image/pullPolicy'",
+          "persistence.type    | nfs                | at '/persistence/type'",
+          "persistence.ephemeral.size | lots        | at '/persistence/ephemeral/size'",
+          "serviceMonitor.interval | 15 seconds     | at '/serviceMonitor/interval'",
+          "hostPID             | yes                | at '/hostPID'",
+        })
+    void refusesABadValueNamingIt(String key, String value, String message) {
+      assertThatThrownBy(() -> RenderedChart.render(t -> t.set(key, value)))
+          .hasMessageContaining("values don't meet the specifications of the schema")
+          .hasMessageContaining(message);
+    }
+  }
+
+  @Nested
+  @DisplayName("rendered manifests against the Kubernetes and Prometheus Operator schemas")
+  class ManifestSchemas {
+
+    @Test
+    void everyManifestOfTheDefaultsIsValidWithEveryOptionalObjectOn() {
+      RenderedChart chart =
+          RenderedChart.render(
+              t ->
+                  t.set("serviceMonitor.enabled", true)
+                      .set("prometheusRule.enabled", true)
+                      .set("auth.tokens[0].name", "admin")
+                      .set("auth.tokens[0].token", "admin-token-0123456789")
+                      .set("database.url", "jdbc:postgresql://pg:5432/gpuq")
+                      .set("database.password", "s3cret"));
+
+      assertThat(chart.manifests())
+          .extracting(m -> Tree.string(m, "kind"))
+          .containsExactlyInAnyOrder(
+              "DaemonSet",
+              "Service",
+              "ConfigMap",
+              "Secret",
+              "Secret",
+              "ServiceMonitor",
+              "PrometheusRule");
+      assertThat(KubernetesSchema.problems(chart.manifests())).isEmpty();
+    }
+
+    @Test
+    void everyManifestOfTheNonDefaultValuesIsValid() {
+      RenderedChart chart = RenderedChart.withValuesFile(FULL_VALUES);
+
+      assertThat(chart.all("ServiceMonitor")).hasSize(1);
+      assertThat(chart.all("PrometheusRule")).hasSize(1);
+      assertThat(KubernetesSchema.problems(chart.manifests())).isEmpty();
+    }
+
+    @Test
+    void aMisspelledFieldPassedThroughTheValuesIsCaught() {
+      RenderedChart chart = RenderedChart.render(t -> t.set("podSecurityContext.runAsUsr", 1000));
+
+      assertThat(KubernetesSchema.problems(chart.manifests()))
+          .containsExactly(
+              "DaemonSet gpuq: spec.template.spec.securityContext.runAsUsr: no such field in"
+                  + " PodSecurityContext");
+    }
+
+    @Test
+    void aValueOfTheWrongTypeOrFormIsCaught() {
+      RenderedChart wrongType =
+          RenderedChart.render(
+              t ->
+                  t.set("extraVolumes[0].name", "scratch")
+                      .set("extraVolumes[0].emptyDir.medium", "")
+                      .set("extraVolumeMounts[0].name", "scratch")
+                      .set("extraVolumeMounts[0].mountPath", "/scratch")
+                      .set("extraVolumeMounts[0].readOnly", "yes"));
+      RenderedChart badQuantity =
+          RenderedChart.render(
+              t ->
+                  t.set("extraVolumes[0].name", "scratch")
+                      .set("extraVolumes[0].emptyDir.sizeLimit", "8 GiB"));
+
+      assertThat(KubernetesSchema.problems(wrongType.manifests()))
+          .singleElement(as(InstanceOfAssertFactories.STRING))
+          .startsWith("DaemonSet gpuq: spec.template.spec.containers[0].volumeMounts[2].readOnly:")
+          .contains("Boolean");
+      assertThat(KubernetesSchema.problems(badQuantity.manifests()))
+          .singleElement(as(InstanceOfAssertFactories.STRING))
+          .startsWith("DaemonSet gpuq: spec.template.spec.volumes[2].emptyDir.sizeLimit:")
+          .contains("not a quantity");
+    }
+
+    @Test
+    void handMadeManifestsWithUnknownOrMissingFieldsOrKindsAreCaught() {
+      Object service =
+          Repo.parse(
+              """
+              apiVersion: v1
+              kind: Service
+              metadata: {name: gpuq}
+              spec:
+                prots: [{port: 80}]
+                ports: [{name: http, targetPort: http}]
+              """);
+      Object rule =
+          Repo.parse(
+              """
+              apiVersion: monitoring.coreos.com/v1
+              kind: PrometheusRule
+              metadata: {name: gpuq}
+              spec:
+                groups:
+                  - name: gpuq
+                    rules: [{alert: GpuqDown, expr: up == 0, annotation: {summary: down}}]
+              """);
+      Object deployment =
+          Repo.parse("{apiVersion: apps/v1, kind: Deployment, metadata: {name: x}}");
+
+      assertThat(KubernetesSchema.problems(service))
+          .containsExactlyInAnyOrder(
+              "Service gpuq: spec.prots: no such field in ServiceSpec",
+              "Service gpuq: spec.ports[0].port: required by ServicePort, missing");
+      assertThat(KubernetesSchema.problems(rule))
+          .containsExactly(
+              "PrometheusRule gpuq: spec.groups[0].rules[0].annotation: no such field in Rule");
+      assertThat(KubernetesSchema.problems(deployment))
+          .singleElement(as(InstanceOfAssertFactories.STRING))
+          .contains("no schema known");
+    }
+  }
+
+  @Nested
+  @DisplayName("one queue: a PostgreSQL every node shares, or gpuq pinned to one node")
+  class OneQueue {
+
+    @Test
+    void withNeitherDatabaseUrlNorSingleNodeHostnameTheInstallFailsSayingWhatToSet() {
+      assertThatThrownBy(() -> RenderedChart.renderAsIs(t -> t))
+          .hasMessageContaining("database.url is empty")
+          .hasMessageContaining("(404)")
+          .hasMessageContaining("Set database.url to a PostgreSQL that every node shares")
+          .hasMessageContaining("or singleNode.hostname to the one node gpuq runs on");
+    }
+
+    @Test
+    void withoutDatabaseUrlGpuqRunsOnTheNamedNodeOnlyWithItsOwnH2() {
+      RenderedChart chart = RenderedChart.renderAsIs(t -> t.set("singleNode.hostname", "gpu-7"));
+
+      assertThat(map(chart.podSpec(), "nodeSelector"))
+          .isEqualTo(Map.of("nvidia.com/gpu.present", "true", "kubernetes.io/hostname", "gpu-7"));
+      assertThat(chart.envEntry("SPRING_DATASOURCE_URL")).isEmpty();
+    }
+
+    @Test
+    void withDatabaseUrlGpuqRunsOnEveryMatchingNode() {
+      RenderedChart chart =
+          RenderedChart.renderAsIs(t -> t.set("database.url", "jdbc:postgresql://pg:5432/gpuq"));
+
+      assertThat(map(chart.podSpec(), "nodeSelector"))
+          .isEqualTo(Map.of("nvidia.com/gpu.present", "true"));
+      assertThat(chart.env("SPRING_DATASOURCE_URL"))
+          .containsEntry("value", "jdbc:postgresql://pg:5432/gpuq");
+    }
+
+    @Test
+    void withDatabaseUrlGpuqMayStillBePinnedToOneNode() {
+      RenderedChart chart =
+          RenderedChart.renderAsIs(
+              t ->
+                  t.set("database.url", "jdbc:postgresql://pg:5432/gpuq")
+                      .set("singleNode.hostname", "gpu-7"));
+
+      assertThat(map(chart.podSpec(), "nodeSelector"))
+          .containsEntry("kubernetes.io/hostname", "gpu-7");
+    }
+  }
+
+  @Nested
+  @DisplayName(
+      "with the default values on one named node (" + RenderedChart.SINGLE_NODE_VALUES + ")")
   class Defaults {
 
     private final RenderedChart chart = RenderedChart.withDefaults();
@@ -374,14 +612,14 @@ class HelmChartTest {
                 RenderedChart.render(
                     t ->
                         t.set("auth.tokens[0].name", "admin").set("auth.tokens[0].token", "short")))
-        .hasMessageContaining("gpuq needs at least 16 characters");
+        .hasMessageContaining("at '/auth/tokens/0/token': minLength: got 5, want 16");
   }
 
   @Test
   @DisplayName("an unknown persistence type fails the install")
   void unknownPersistenceTypeFailsRendering() {
     assertThatThrownBy(() -> RenderedChart.render(t -> t.set("persistence.type", "nfs")))
-        .hasMessageContaining("persistence.type");
+        .hasMessageContaining("at '/persistence/type': value must be one of");
   }
 
   @Test
@@ -405,6 +643,47 @@ class HelmChartTest {
   }
 
   // ---- helpers ---------------------------------------------------------------------------------
+
+  /**
+   * The paths of values.yaml that the schema does not describe: keys missing from a closed object's
+   * {@code properties}. An object the schema leaves open (Kubernetes objects passed through, such
+   * as securityContext) is described as a whole.
+   */
+  private static List<String> undescribed(
+      Object value, Map<String, Object> schema, Map<String, Object> root, String path) {
+    Map<String, Object> node = resolve(schema, root);
+    List<String> missing = new ArrayList<>();
+    if (value instanceof Map<?, ?> values) {
+      Map<String, Object> properties =
+          Tree.has(node, "properties") ? map(node, "properties") : Map.of();
+      Object additional = node.get("additionalProperties");
+      values.forEach(
+          (key, child) -> {
+            String at = path + "/" + key;
+            if (properties.containsKey(key)) {
+              missing.addAll(undescribed(child, map(properties, key), root, at));
+            } else if (additional instanceof Map<?, ?>) {
+              missing.addAll(undescribed(child, map(node, "additionalProperties"), root, at));
+            } else if (Boolean.FALSE.equals(additional) || !properties.isEmpty()) {
+              missing.add(at);
+            }
+          });
+    } else if (value instanceof List<?> items && Tree.has(node, "items")) {
+      for (int i = 0; i < items.size(); i++) {
+        missing.addAll(undescribed(items.get(i), map(node, "items"), root, path + "/" + i));
+      }
+    }
+    return missing;
+  }
+
+  private static Map<String, Object> resolve(Map<String, Object> schema, Map<String, Object> root) {
+    Object ref = schema.get("$ref");
+    if (ref == null) {
+      return schema;
+    }
+    assertThat(ref.toString()).startsWith("#/definitions/");
+    return map(root, "definitions", ref.toString().substring("#/definitions/".length()));
+  }
 
   private static Map<String, Object> volume(RenderedChart chart, String name) {
     return list(chart.podSpec(), "volumes").stream()

@@ -19,19 +19,37 @@ record RenderedChart(String text, List<Object> manifests) {
   static final String RELEASE = "gpuq";
   static final String NAMESPACE = "gpu-jobs";
 
-  /** Renders with the chart's values, changed by {@code values} (e.g. {@code t -> t.set(k, v)}). */
+  /**
+   * The one value the chart's defaults lack: without database.url it must be pinned to one node
+   * (singleNode.hostname), and refuses to render otherwise.
+   */
+  static final String SINGLE_NODE_VALUES = "helm/gpuq/ci/single-node-values.yaml";
+
+  static final String SINGLE_NODE = "gpu-node-1";
+
+  /**
+   * Renders with the chart's values and {@link #SINGLE_NODE_VALUES}, changed by {@code values}
+   * (e.g. {@code t -> t.set(k, v)}; a {@code set} wins over every values file).
+   */
   static RenderedChart render(UnaryOperator<TemplateCommand> values) {
+    return renderAsIs(t -> values.apply(t.withValuesFile(Repo.path(SINGLE_NODE_VALUES))));
+  }
+
+  /** Renders with the chart's values.yaml and only what {@code values} adds. */
+  static RenderedChart renderAsIs(UnaryOperator<TemplateCommand> values) {
     TemplateCommand command = new Helm(CHART).template().withName(RELEASE).withNamespace(NAMESPACE);
     String text = values.apply(command).call();
     return new RenderedChart(text, Repo.parseAll(text));
   }
 
+  /** The chart's defaults with the one value they lack, gpuq pinned to {@link #SINGLE_NODE}. */
   static RenderedChart withDefaults() {
     return render(t -> t);
   }
 
+  /** The chart's values.yaml overlaid with that values file only. */
   static RenderedChart withValuesFile(String relative) {
-    return render(t -> t.withValuesFile(Repo.path(relative)));
+    return renderAsIs(t -> t.withValuesFile(Repo.path(relative)));
   }
 
   List<Map<String, Object>> all(String kind) {
