@@ -5,7 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.gpuq.support.IntegrationTest;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.UUID;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.test.context.TestPropertySource;
@@ -17,6 +21,8 @@ import tools.jackson.databind.JsonNode;
 class OutOfMemoryProtectionIntegrationTest extends IntegrationTest {
 
   private static final long GIB = 1L << 30;
+
+  private static final Duration SOON = Duration.ofMinutes(2);
 
   /** A Python worker whose "GPU memory" (emulated: resident memory) grows to {@code mib}. */
   private static String growTo(int mib, int seconds) {
@@ -30,25 +36,49 @@ class OutOfMemoryProtectionIntegrationTest extends IntegrationTest {
         + ")\n";
   }
 
+  /**
+   * A Python worker that holds {@code mib} until {@code release} exists: it runs exactly as long as
+   * the test needs it to, however slow the machine (at most 10 minutes).
+   */
+  private static String holdUntil(int mib, Path release) {
+    return "import os, time\n"
+        + "block = bytearray(b'x' * ("
+        + mib
+        + " * 1024 * 1024))\n"
+        + "deadline = time.time() + 600\n"
+        + "while not os.path.exists("
+        + "'"
+        + release
+        + "') and time.time() < deadline:\n"
+        + "    time.sleep(0.1)\n";
+  }
+
   @Test
-  void a_job_that_grows_past_its_budget_is_stopped_while_its_neighbour_on_the_same_gpu_finishes() {
+  void a_job_that_grows_past_its_budget_is_stopped_while_its_neighbour_on_the_same_gpu_finishes()
+      throws IOException {
+    Path release = dataDir().resolve("release-" + UUID.randomUUID());
     String neighbour =
         alice.submit(
-            aJob().command("python3", "-c", growTo(100, 4)).gpus(1).gpuMemory("1GiB").json());
-    await().atMost(Duration.ofSeconds(20)).until(() -> alice.state(neighbour).equals("RUNNING"));
+            aJob()
+                .command("python3", "-c", holdUntil(100, release))
+                .gpus(1)
+                .gpuMemory("1GiB")
+                .json());
+    await().atMost(SOON).until(() -> alice.state(neighbour).equals("RUNNING"));
     String grower =
         alice.submit(
-            aJob().command("python3", "-c", growTo(1300, 30)).gpus(1).gpuMemory("1GiB").json());
-    await().atMost(Duration.ofSeconds(20)).until(() -> alice.state(grower).equals("RUNNING"));
+            aJob().command("python3", "-c", growTo(1300, 600)).gpus(1).gpuMemory("1GiB").json());
+    await().atMost(SOON).until(() -> alice.state(grower).equals("RUNNING"));
     assertThat(gpuOf(grower)).isEqualTo(gpuOf(neighbour));
 
-    await().atMost(Duration.ofSeconds(20)).until(() -> alice.state(grower).equals("FAILED"));
+    await().atMost(SOON).until(() -> alice.state(grower).equals("FAILED"));
     JsonNode stopped = alice.job(grower);
     assertThat(stopped.get("failureReason").asString()).isEqualTo("OVER_BUDGET");
     assertThat(stopped.get("peakGpuMemoryBytes").asLong()).isGreaterThan(GIB);
     assertThat(alice.state(neighbour)).isEqualTo("RUNNING");
 
-    await().atMost(Duration.ofSeconds(20)).until(() -> alice.state(neighbour).equals("SUCCEEDED"));
+    Files.writeString(release, "");
+    await().atMost(SOON).until(() -> alice.state(neighbour).equals("SUCCEEDED"));
     assertThat(alice.job(neighbour).get("peakGpuMemoryBytes").asLong()).isBetween(50L << 20, GIB);
   }
 
@@ -63,7 +93,7 @@ class OutOfMemoryProtectionIntegrationTest extends IntegrationTest {
         alice.submit(
             aJob().shell(script).gpus(1).gpuMemory("1GiB").maxAttempts(2).oomGrowth(2).json());
 
-    await().atMost(Duration.ofSeconds(30)).until(() -> alice.state(id).equals("SUCCEEDED"));
+    await().atMost(SOON).until(() -> alice.state(id).equals("SUCCEEDED"));
 
     JsonNode job = alice.job(id);
     assertThat(job.get("attempt").asInt()).isEqualTo(2);
@@ -86,7 +116,7 @@ class OutOfMemoryProtectionIntegrationTest extends IntegrationTest {
             + " more memory were available.";
     String id = alice.submit(aJob().shell("echo '" + warning + "' >&2; exit 1").json());
 
-    await().atMost(Duration.ofSeconds(20)).until(() -> alice.state(id).equals("FAILED"));
+    await().atMost(SOON).until(() -> alice.state(id).equals("FAILED"));
 
     assertThat(alice.job(id).get("failureReason").asString()).isEqualTo("EXIT_CODE");
   }
