@@ -25,8 +25,15 @@ public class ApiConfiguration {
   }
 
   @Bean
-  JobLogs jobLogs(JobService jobs, JobFiles files) {
-    return new JobLogs(jobs, files, Duration.ofMillis(100));
+  LogFollowers logFollowers(JobService jobs, GpuqProperties properties) {
+    // Each new line reaches its followers within about a second, as the API promises.
+    return new LogFollowers(
+        jobs, Duration.ofMillis(250), properties.api().maxLogFollowersPerCaller());
+  }
+
+  @Bean
+  JobLogs jobLogs(JobFiles files, LogFollowers followers) {
+    return new JobLogs(files, followers);
   }
 
   @Bean

@@ -21,6 +21,8 @@ import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -222,6 +224,15 @@ public class JobController {
   @GetMapping(value = "/{id}/logs", produces = MediaType.TEXT_PLAIN_VALUE)
   @Operation(summary = "The job's stdout and stderr (all attempts)")
   @ApiResponse(responseCode = "200", description = "text/plain")
+  @ApiResponse(
+      responseCode = "429",
+      description =
+          "follow=true while this caller already follows gpuq.api.max-log-followers-per-caller"
+              + " logs; Retry-After says when to try again",
+      content =
+          @Content(
+              mediaType = "application/problem+json",
+              schema = @Schema(implementation = ProblemDetail.class)))
   public ResponseEntity<StreamingResponseBody> logs(
       @Parameter(hidden = true) @RequestAttribute(TokenAuthenticationFilter.CALLER) Caller caller,
       @PathVariable String id,
@@ -229,17 +240,25 @@ public class JobController {
           Integer tail,
       @Parameter(description = "keep streaming new lines until the job ends")
           @RequestParam(defaultValue = "false")
-          boolean follow)
+          boolean follow,
+      HttpServletRequest request,
+      HttpServletResponse response)
       throws IOException {
     if (tail != null && tail < 0) {
       throw new InvalidJobRequestException("tail", "must be 0 or more");
     }
-    jobs.get(caller, id);
+    // Read before the log: a job that has ended by now has written all it ever will.
+    Job job = jobs.get(caller, id);
     logs.checkReadable(id);
+    if (follow && !job.state().isTerminal()) {
+      logs.follow(caller, id, tail, request, response);
+      // Answered asynchronously; nothing for Spring MVC to write.
+      return null;
+    }
     return ResponseEntity.status(HttpStatus.OK)
         .contentType(new MediaType("text", "plain", StandardCharsets.UTF_8))
         .header("X-Content-Type-Options", "nosniff")
-        .body(logs.stream(caller, id, tail, follow));
+        .body(logs.stream(id, tail));
   }
 
   private static JobState parseState(String state, List<FieldError> errors) {

@@ -1,36 +1,35 @@
 package io.gpuq.api;
 
 import io.gpuq.fs.SafeFiles;
-import io.gpuq.job.JobService;
 import io.gpuq.launch.JobFiles;
 import io.gpuq.launch.LogFiles;
 import io.gpuq.security.Caller;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.time.Duration;
 import org.springframework.web.servlet.mvc.method.annotation.StreamingResponseBody;
 
 /**
  * Streams a job's log: all of it or its last lines, and with {@code follow} the lines that come
- * until the job has ended and its log is read to the end. The log is opened the safe way ({@link
- * SafeFiles}) each time: a job sharing gpuq's account could replace it with a FIFO or a link.
+ * until the job has ended and its log is read to the end ({@link LogFollowers}). The log is opened
+ * the safe way ({@link SafeFiles}) each time: a job sharing gpuq's account could replace it with a
+ * FIFO or a link.
  */
 public class JobLogs {
 
   private static final int BUFFER = 64 * 1024;
 
-  private final JobService jobs;
   private final JobFiles files;
-  private final Duration followPoll;
+  private final LogFollowers followers;
 
-  public JobLogs(JobService jobs, JobFiles files, Duration followPoll) {
-    this.jobs = jobs;
+  public JobLogs(JobFiles files, LogFollowers followers) {
     this.files = files;
-    this.followPoll = followPoll;
+    this.followers = followers;
   }
 
   /**
@@ -46,26 +45,37 @@ public class JobLogs {
     }
   }
 
-  public StreamingResponseBody stream(Caller caller, String id, Integer tail, boolean follow) {
+  /** What the log holds now, all of it or its last {@code tail} lines. */
+  public StreamingResponseBody stream(String id, Integer tail) {
     Path log = files.log(id);
     return out -> {
       long offset = tail == null ? 0 : offsetOfLastLines(log, tail);
-      offset = copyFrom(log, offset, out);
-      if (!follow) {
-        return;
-      }
-      while (true) {
-        // Read the state before the file: whatever was written before the job ended is then
-        // certain to be copied by the last round.
-        boolean ended = jobs.get(caller, id).state().isTerminal();
-        offset = copyFrom(log, offset, out);
-        out.flush();
-        if (ended) {
-          return;
-        }
-        sleep();
-      }
+      copyFrom(log, offset, out);
     };
+  }
+
+  /**
+   * Answers with the log (all of it or its last {@code tail} lines) and then each new line as it
+   * comes, until the job has ended, without holding the request's thread. For a job that has not
+   * ended yet: one that has is served by {@link #stream}, which then sends all there is.
+   *
+   * @throws TooManyLogFollowersException when the caller already follows as many logs as it may
+   */
+  public void follow(
+      Caller caller,
+      String id,
+      Integer tail,
+      HttpServletRequest request,
+      HttpServletResponse response)
+      throws IOException {
+    Path log = files.log(id);
+    long offset = tail == null ? 0 : offsetOfLastLines(log, tail);
+    response.setStatus(HttpServletResponse.SC_OK);
+    response.setContentType("text/plain;charset=UTF-8");
+    response.setHeader("X-Content-Type-Options", "nosniff");
+    // Tells nginx, often in front of gpuq, to pass each line on instead of buffering the answer.
+    response.setHeader("X-Accel-Buffering", "no");
+    followers.follow(caller, id, log, offset, request, response);
   }
 
   private static long offsetOfLastLines(Path log, int lines) throws IOException {
@@ -93,15 +103,6 @@ public class JobLogs {
       return offset;
     } catch (NoSuchFileException e) {
       return offset;
-    }
-  }
-
-  private void sleep() throws IOException {
-    try {
-      Thread.sleep(followPoll.toMillis());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IOException("interrupted while following the log", e);
     }
   }
 }

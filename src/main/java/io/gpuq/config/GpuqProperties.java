@@ -135,6 +135,10 @@ public record GpuqProperties(
 
   /**
    * @param maxRequestBytes requests with a larger body are refused with 413
+   * @param maxLogFollowersPerCaller how many {@code logs?follow=true} one token may hold open at
+   *     once; the next is refused with 429
    */
-  public record Api(@DefaultValue("1048576") long maxRequestBytes) {}
+  public record Api(
+      @DefaultValue("1048576") long maxRequestBytes,
+      @DefaultValue("8") int maxLogFollowersPerCaller) {}
 }

@@ -97,4 +97,8 @@ public interface JobRepository
 
   @Query("select j from Job j where j.state = :state and j.node = :node")
   List<Job> findByStateAndNode(@Param("state") JobState state, @Param("node") String node);
+
+  @Query("select j.id from Job j where j.id in :ids and j.state in :states")
+  List<String> findIdsInStates(
+      @Param("ids") Collection<String> ids, @Param("states") Collection<JobState> states);
 }

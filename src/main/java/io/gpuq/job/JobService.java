@@ -5,10 +5,14 @@ import jakarta.annotation.PreDestroy;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
+import java.util.Collection;
 import java.util.EnumMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Consumer;
@@ -31,6 +35,7 @@ public class JobService {
   private static final Logger log = LoggerFactory.getLogger(JobService.class);
   private static final int MAX_CONFLICT_RETRIES = 5;
   private static final int MAX_BATCH = 64;
+  private static final int MAX_IDS_PER_QUERY = 500;
   private static final Duration WORKER_EVENT_LINGER = Duration.ofMillis(5);
 
   private final JobRepository jobs;
@@ -414,6 +419,21 @@ public class JobService {
               .ifPresent(job -> job.observeGpuMemory(bytes));
           return null;
         });
+  }
+
+  /**
+   * Which of these jobs have ended, read in one query (per {@value #MAX_IDS_PER_QUERY} ids) however
+   * many there are: log followers learn their jobs' ends this way, not with a query each.
+   */
+  public Set<String> endedAmong(Collection<String> ids) {
+    List<JobState> ended = Arrays.stream(JobState.values()).filter(JobState::isTerminal).toList();
+    List<String> all = List.copyOf(ids);
+    Set<String> found = new HashSet<>();
+    for (int from = 0; from < all.size(); from += MAX_IDS_PER_QUERY) {
+      List<String> chunk = all.subList(from, Math.min(all.size(), from + MAX_IDS_PER_QUERY));
+      found.addAll(tx.execute(status -> jobs.findIdsInStates(chunk, ended)));
+    }
+    return found;
   }
 
   /** Jobs per state, for the {@code gpuq_jobs} gauge. */

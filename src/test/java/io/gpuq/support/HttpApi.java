@@ -100,6 +100,20 @@ public final class HttpApi {
     }
   }
 
+  /**
+   * Starts a GET whose answer is read as it comes ({@code logs?follow=true}); the returned log
+   * fills in the background until the server ends it or the test closes it.
+   */
+  public FollowedLog follow(String path) {
+    // No timeout: a follow lasts as long as the job; tests bound their waits themselves.
+    HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(base + path)).GET();
+    if (token != null) {
+      builder.header("Authorization", "Bearer " + token);
+    }
+    return new FollowedLog(
+        client.sendAsync(builder.build(), HttpResponse.BodyHandlers.ofInputStream()));
+  }
+
   /** Reads a streamed response line by line while it is still open. */
   public List<String> streamLines(String path, int maxLines, Duration timeout) {
     HttpRequest req = request(path).timeout(timeout).GET().build();
