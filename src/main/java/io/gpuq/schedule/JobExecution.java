@@ -236,6 +236,17 @@ public class JobExecution {
 
   /** Only a failure needs its log read (to recognise an out-of-memory death). */
   private AttemptOutcome classify(WorkerExit exit) {
+    if (exit.exitCode() == null
+        && exit.stopReason() == null
+        && workers.exitCodeUnwritten(exit.jobId(), exit.attempt())) {
+      // Run again, a job that did its work would do it twice.
+      return new AttemptOutcome(
+          FailureReason.EXIT_UNRECORDED,
+          "its worker ended while gpuq was not watching, and its exit code could not be written"
+              + " (no space left in the data directory?); not retried, since it may have done its"
+              + " work",
+          null);
+    }
     if (exit.exitCode() != null && exit.exitCode() == 0) {
       return classifier.classify(exit, "");
     }
