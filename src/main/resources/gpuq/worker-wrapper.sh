@@ -12,13 +12,22 @@
 # would instead be inherited as "ignore".
 trap ':' TERM INT HUP
 # Opened before the job runs, so nothing the job does later can make the write below block or go
-# elsewhere; the job itself never gets this descriptor (3>&- below).
-exec 3>"$1"
+# elsewhere; the job itself never gets this descriptor (3>&- below). gpuq wrote a placeholder of
+# blank lines there before the start: opened without truncating it, the code overwrites bytes the
+# file already has, which needs no free space on a full disk (tmpfs, ext4, xfs).
+exec 3<>"$1"
 shift
 # gpuq keeps its own files private (umask 077); the job's files get the usual default.
 umask 022
 "$@" 3>&-
 code=$?
 # One short write, with shell built-ins only: an external program would cost a process per job.
-printf '%s\n' "$code" >&3
+# Should it fail all the same (a copy-on-write file system with no space left), the file is
+# emptied, through this very descriptor: an empty exit file says "the job ran to its end but its
+# code is unknown", which gpuq never retries, while the intact placeholder of a wrapper that was
+# killed says "lost". `true`, not `:`: a failed redirection of a special built-in would end this
+# shell before its exit status reports the code to gpuq.
+if ! printf '%s\n' "$code" 2>/dev/null >&3; then
+  true 2>/dev/null >/proc/self/fd/3
+fi
 exit "$code"

@@ -1,5 +1,6 @@
 package io.gpuq.api;
 
+import io.gpuq.fs.InsufficientStorageException;
 import io.gpuq.fs.NotARegularFileException;
 import io.gpuq.job.FieldError;
 import io.gpuq.job.InvalidJobRequestException;
@@ -52,6 +53,11 @@ public class ApiProblems extends ResponseEntityExceptionHandler {
         HttpStatus.CONFLICT,
         "Log not readable",
         "the job's log was replaced by " + e.kind() + ", which gpuq does not read");
+  }
+
+  @ExceptionHandler(InsufficientStorageException.class)
+  ProblemDetail insufficientStorage(InsufficientStorageException e) {
+    return titled(HttpStatus.INSUFFICIENT_STORAGE, "Insufficient Storage", e.getMessage());
   }
 
   @ExceptionHandler(JobNotFoundException.class)

@@ -1,5 +1,6 @@
 package io.gpuq.api;
 
+import io.gpuq.fs.StorageGuard;
 import io.gpuq.job.FieldError;
 import io.gpuq.job.InvalidJobRequestException;
 import io.gpuq.job.Job;
@@ -69,6 +70,7 @@ public class JobController {
   private final SchedulingLoop scheduler;
   private final Workers workers;
   private final JobLogs logs;
+  private final StorageGuard storage;
 
   public JobController(
       JobService jobs,
@@ -76,7 +78,9 @@ public class JobController {
       SubmitAdmission admission,
       SchedulingLoop scheduler,
       Workers workers,
-      JobLogs logs) {
+      JobLogs logs,
+      StorageGuard storage) {
+    this.storage = storage;
     this.jobs = jobs;
     this.validator = validator;
     this.admission = admission;
@@ -112,6 +116,13 @@ public class JobController {
           @Content(
               mediaType = "application/problem+json",
               schema = @Schema(implementation = ProblemDetail.class)))
+  @ApiResponse(
+      responseCode = "507",
+      description = "the data directory has less free space than gpuq.storage.min-free",
+      content =
+          @Content(
+              mediaType = "application/problem+json",
+              schema = @Schema(implementation = ProblemDetail.class)))
   public ResponseEntity<JobView> submit(
       @Parameter(hidden = true) @RequestAttribute(TokenAuthenticationFilter.CALLER) Caller caller,
       @Parameter(description = "a repeated POST with the same key returns the first job (200)")
@@ -124,6 +135,8 @@ public class JobController {
           "Idempotency-Key", "must be 1 to " + MAX_IDEMPOTENCY_KEY + " characters");
     }
     JobSpec spec = validator.validate(request);
+    // Before anything reads the database, which a full disk may have closed.
+    storage.requireRoom();
     admission.check(spec);
     Submission submission = jobs.submit(caller, spec, idempotencyKey);
     JobView view = JobView.of(submission.job());

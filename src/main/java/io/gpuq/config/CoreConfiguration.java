@@ -1,5 +1,6 @@
 package io.gpuq.config;
 
+import io.gpuq.fs.StorageGuard;
 import io.gpuq.gpu.GpuBackend;
 import io.gpuq.gpu.GpuInventory;
 import io.gpuq.gpu.GpuPoller;
@@ -204,7 +205,8 @@ public class CoreConfiguration {
       NodeIdentity node,
       GpuqProperties properties,
       NodeRegistry nodes,
-      ExecutorService jobStarter) {
+      ExecutorService jobStarter,
+      StorageGuard storage) {
     return new Dispatcher(
         jobs,
         workers,
@@ -216,7 +218,8 @@ public class CoreConfiguration {
         node.name(),
         properties.scheduler().cpuSlots(),
         nodes::selects,
-        jobStarter);
+        jobStarter,
+        () -> !storage.check().isLow());
   }
 
   @Bean(destroyMethod = "shutdown")

@@ -25,7 +25,8 @@ public record GpuqProperties(
     @DefaultValue Worker worker,
     @DefaultValue Guard guard,
     @DefaultValue Auth auth,
-    @DefaultValue Api api) {
+    @DefaultValue Api api,
+    @DefaultValue Storage storage) {
 
   public GpuqProperties {
     nodeLabels = nodeLabels == null ? Map.of() : Map.copyOf(nodeLabels);
@@ -141,4 +142,14 @@ public record GpuqProperties(
   public record Api(
       @DefaultValue("1048576") long maxRequestBytes,
       @DefaultValue("8") int maxLogFollowersPerCaller) {}
+
+  /**
+   * @param minFree gpuq takes no new job (submissions get 507, readiness is DOWN) while the data
+   *     directory's file system has less free space than this: the margin that keeps the database,
+   *     the exit files and the logs of the jobs already accepted writable when a job fills the disk
+   * @param checkInterval how often the free space is measured for readiness and the gauge (every
+   *     submission measures it too)
+   */
+  public record Storage(
+      @DefaultValue("1GiB") String minFree, @DefaultValue("1s") Duration checkInterval) {}
 }

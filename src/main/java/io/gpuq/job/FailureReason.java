@@ -13,7 +13,20 @@ public enum FailureReason {
   /** Its process or node disappeared. */
   LOST,
   /** It could not be started. */
-  LAUNCH_ERROR;
+  LAUNCH_ERROR,
+  /**
+   * Its worker ran to its end while gpuq was not watching, but its exit code could not be written
+   * (the data directory was full): it may have done its work, so it is not run again.
+   */
+  EXIT_UNRECORDED;
+
+  /**
+   * Whether an attempt that failed so is tried again while the job has attempts left: not when it
+   * could not start (it would fail alike), nor when it may have done its work.
+   */
+  public boolean isRetried() {
+    return this != LAUNCH_ERROR && this != EXIT_UNRECORDED;
+  }
 
   /** Failures for lack of GPU memory are retried with a larger budget. */
   public boolean isMemoryFailure() {

@@ -193,7 +193,7 @@ public class Job {
   public JobState failAttempt(
       FailureReason reason, String message, Integer exitCode, long gpuMemoryCapBytes, Instant now) {
     currentAttempt().end(JobState.FAILED, reason, message, exitCode, now);
-    if (attempt < maxAttempts && reason != FailureReason.LAUNCH_ERROR) {
+    if (attempt < maxAttempts && reason.isRetried()) {
       requeueForRetry(reason, gpuMemoryCapBytes, now);
     } else {
       move(JobTransition.FAIL);

@@ -9,11 +9,13 @@ import io.gpuq.proc.ProcFs;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.time.Instant;
@@ -38,6 +40,13 @@ public final class WorkerLauncher {
 
   private static final Logger log = LoggerFactory.getLogger(WorkerLauncher.class);
   private static final String WRAPPER_RESOURCE = "/gpuq/worker-wrapper.sh";
+
+  /**
+   * What an exit file holds until the wrapper writes the code over it: blank lines, longer than any
+   * code ("255\n"), which read as no code.
+   */
+  static final byte[] EXIT_PLACEHOLDER = "\n".repeat(8).getBytes(StandardCharsets.US_ASCII);
+
   private static final java.util.Set<java.nio.file.attribute.PosixFilePermission> WRAPPER_MODE =
       PosixFilePermissions.fromString("rwx------");
   private static final Path ROOT = Path.of("/");
@@ -133,8 +142,11 @@ public final class WorkerLauncher {
     Path exitFile = files.exitFile(request.jobId(), request.attempt());
     try {
       Files.deleteIfExists(exitFile);
+      // The wrapper overwrites these bytes with the exit code: written now, while there is room,
+      // they leave it room for the code on a disk the job has filled meanwhile.
+      Files.write(exitFile, EXIT_PLACEHOLDER, StandardOpenOption.CREATE_NEW);
     } catch (IOException e) {
-      throw new LaunchException("cannot clear " + exitFile + ": " + e, e);
+      throw new LaunchException("cannot prepare " + exitFile + ": " + e, e);
     }
     List<String> argv = new ArrayList<>();
     argv.add("/bin/sh");
@@ -372,6 +384,19 @@ public final class WorkerLauncher {
           new WorkerProcess(jobId, attempt, Long.parseLong(fields[0]), Long.parseLong(fields[1])));
     } catch (RuntimeException e) {
       return Optional.empty();
+    }
+  }
+
+  /**
+   * Whether the wrapper of an attempt ran its job to the end but could not write its exit code: it
+   * emptied the file to say so (a wrapper killed before the end leaves the placeholder).
+   */
+  public boolean exitCodeUnwritten(String jobId, int attempt) {
+    Path exitFile = files.exitFile(jobId, attempt);
+    try {
+      return Files.isRegularFile(exitFile, LinkOption.NOFOLLOW_LINKS) && Files.size(exitFile) == 0;
+    } catch (IOException e) {
+      return false;
     }
   }
 

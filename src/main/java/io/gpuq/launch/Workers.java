@@ -192,4 +192,9 @@ public final class Workers {
   public Optional<Integer> recordedExitCode(String jobId, int attempt) {
     return launcher.recordedExitCode(jobId, attempt);
   }
+
+  /** See {@link WorkerLauncher#exitCodeUnwritten}. */
+  public boolean exitCodeUnwritten(String jobId, int attempt) {
+    return launcher.exitCodeUnwritten(jobId, attempt);
+  }
 }

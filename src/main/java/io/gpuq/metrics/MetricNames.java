@@ -26,6 +26,8 @@ public final class MetricNames {
   public static final String GUARD_ACTIONS = "gpuq.guard.actions";
   public static final String GPU_POLL_DURATION = "gpuq.gpu.poll.duration";
   public static final String GPU_POLL_ERRORS = "gpuq.gpu.poll.errors";
+  public static final String STORAGE_FREE = "gpuq.storage.free";
+  public static final String STORAGE_MIN_FREE = "gpuq.storage.min.free";
 
   public static final String BYTES = "bytes";
   public static final String SECONDS = "seconds";

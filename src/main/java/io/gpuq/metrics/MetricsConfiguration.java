@@ -2,6 +2,7 @@ package io.gpuq.metrics;
 
 import io.gpuq.config.GpuqProperties;
 import io.gpuq.config.NodeIdentity;
+import io.gpuq.fs.StorageGuard;
 import io.gpuq.gpu.GpuInventory;
 import io.gpuq.gpu.GpuPoller;
 import io.gpuq.job.JobService;
@@ -57,6 +58,11 @@ public class MetricsConfiguration {
   @Bean
   GuardActionCounter guardActionCounter(MeterRegistry registry, NodeIdentity node) {
     return new GuardActionCounter(registry, node.name());
+  }
+
+  @Bean
+  StorageGauges storageGauges(MeterRegistry registry, NodeIdentity node, StorageGuard guard) {
+    return new StorageGauges(registry, node.name(), guard);
   }
 
   @Bean

@@ -28,6 +28,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -52,6 +53,7 @@ public class Dispatcher {
   private final int cpuSlots;
   private final Predicate<Map<String, String>> selects;
   private final Executor starter;
+  private final BooleanSupplier roomToStart;
   private final Map<Integer, Instant> lastStartOnGpu = new ConcurrentHashMap<>();
   private final Set<CompletableFuture<Void>> launches = ConcurrentHashMap.newKeySet();
   private volatile boolean gpuJobsWaiting = true;
@@ -67,7 +69,9 @@ public class Dispatcher {
       String node,
       int cpuSlots,
       Predicate<Map<String, String>> selects,
-      Executor starter) {
+      Executor starter,
+      BooleanSupplier roomToStart) {
+    this.roomToStart = roomToStart;
     this.selects = selects;
     this.starter = starter;
     this.jobs = jobs;
@@ -89,6 +93,11 @@ public class Dispatcher {
    *     read that queue
    */
   public DispatchResult dispatch(boolean gpuQueueMayHaveChanged) {
+    if (!roomToStart.getAsBoolean()) {
+      // A start writes the job's directories, log and exit file: queued jobs wait for space
+      // rather than fail to launch. The loop's safety net tries again.
+      return new DispatchResult(0, 0, null);
+    }
     int freeCpu = Math.max(0, cpuSlots - workers.cpuOnlyCount());
     boolean readGpuQueue =
         !inventory.devices().isEmpty() && (gpuQueueMayHaveChanged || gpuJobsWaiting);

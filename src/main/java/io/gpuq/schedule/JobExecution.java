@@ -28,13 +28,18 @@ import io.gpuq.proc.ProcFs;
 import io.gpuq.proc.ProcStat;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.dao.DataAccessException;
+import org.springframework.transaction.TransactionException;
 
 /**
  * Runs one attempt of a placed job: marks it started, launches its worker, and when the worker
@@ -43,6 +48,8 @@ import org.slf4j.LoggerFactory;
 public class JobExecution {
 
   private static final Logger log = LoggerFactory.getLogger(JobExecution.class);
+  private static final Duration FIRST_RECORD_RETRY = Duration.ofSeconds(1);
+  private static final Duration LAST_RECORD_RETRY = Duration.ofSeconds(30);
 
   private final JobService jobs;
   private final Workers workers;
@@ -185,10 +192,32 @@ public class JobExecution {
     onCapacityFreed.accept(placement);
     gpus.detach(exit.pid());
     AttemptOutcome outcome = classify(exit);
+    recordEnd(exit, outcome, placement, FIRST_RECORD_RETRY);
+  }
+
+  private void recordEnd(
+      WorkerExit exit, AttemptOutcome outcome, JobPlacement placement, Duration retryIn) {
     jobs.recordAttemptEndLater(exit.jobId(), exit.attempt(), outcome, growthCap(placement))
         .whenComplete(
             (state, failure) -> {
-              if (failure != null) {
+              if (failure != null && databaseUnavailable(failure)) {
+                // A database that cannot write (H2 on a full disk) comes back once there is space:
+                // the end is kept until then, or the job would stay RUNNING with no worker.
+                log.warn(
+                    "recording the end of job {} failed ({}); trying again in {}",
+                    exit.jobId(),
+                    failure.getMessage(),
+                    retryIn);
+                Duration next = retryIn.multipliedBy(2);
+                CompletableFuture.delayedExecutor(retryIn.toMillis(), TimeUnit.MILLISECONDS)
+                    .execute(
+                        () ->
+                            recordEnd(
+                                exit,
+                                outcome,
+                                placement,
+                                next.compareTo(LAST_RECORD_RETRY) > 0 ? LAST_RECORD_RETRY : next));
+              } else if (failure != null) {
                 log.error("recording the end of job {} failed", exit.jobId(), failure);
               } else if (state == JobState.QUEUED) {
                 onCapacityFreed.accept(placement);
@@ -196,8 +225,28 @@ public class JobExecution {
             });
   }
 
+  private static boolean databaseUnavailable(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof DataAccessException || t instanceof TransactionException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** Only a failure needs its log read (to recognise an out-of-memory death). */
   private AttemptOutcome classify(WorkerExit exit) {
+    if (exit.exitCode() == null
+        && exit.stopReason() == null
+        && workers.exitCodeUnwritten(exit.jobId(), exit.attempt())) {
+      // Run again, a job that did its work would do it twice.
+      return new AttemptOutcome(
+          FailureReason.EXIT_UNRECORDED,
+          "its worker ended while gpuq was not watching, and its exit code could not be written"
+              + " (no space left in the data directory?); not retried, since it may have done its"
+              + " work",
+          null);
+    }
     if (exit.exitCode() != null && exit.exitCode() == 0) {
       return classifier.classify(exit, "");
     }

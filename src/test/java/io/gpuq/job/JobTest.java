@@ -109,6 +109,19 @@ class JobTest {
   }
 
   @Test
+  void an_attempt_whose_exit_code_could_not_be_written_is_never_run_again() {
+    Job job = Job.submit("j1", "alice", aSpec().attempts(5).build(), null, T0);
+    job.start(ON_GPU_0, T0);
+
+    JobState after =
+        job.failAttempt(FailureReason.EXIT_UNRECORDED, "no space for its exit code", null, 0, T0);
+
+    assertThat(after).isEqualTo(JobState.FAILED);
+    assertThat(job.attempt()).isEqualTo(1);
+    assertThat(job.failureReason()).isEqualTo(FailureReason.EXIT_UNRECORDED);
+  }
+
+  @Test
   void cancelling_closes_the_open_attempt_and_a_later_exit_only_keeps_its_code() {
     Job job = Job.submit("j1", "alice", aSpec().build(), null, T0);
     job.start(ON_GPU_0, T0);

@@ -9,6 +9,7 @@ import io.gpuq.isolation.Account;
 import io.gpuq.job.JobPlacement;
 import io.gpuq.job.WorkerProcess;
 import io.gpuq.support.OsAccounts;
+import io.gpuq.support.Tmpfs;
 import java.io.FileInputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -236,7 +237,63 @@ abstract class WorkerLauncherContract {
     RunningWorker worker = launch(aJob().command("/bin/sh", "-c", "exit 3"));
 
     assertThat(exitCodeOf(worker)).isEqualTo(3);
-    assertThat(Files.readString(files.exitFile("job", 1))).isEqualTo("3\n");
+    // Written over the placeholder gpuq left there: the code's line, then the placeholder's rest.
+    assertThat(Files.readString(files.exitFile("job", 1))).startsWith("3\n");
+    assertThat(launcher.recordedExitCode("job", 1)).contains(3);
+  }
+
+  @Test
+  @EnabledIf(
+      value = "io.gpuq.support.Tmpfs#canMount",
+      disabledReason = "mounting a tmpfs needs root")
+  void aJobThatFillsTheDiskStillHasItsExitCodeRecorded() throws Exception {
+    try (Tmpfs disk = Tmpfs.mount("full-exit", 4)) {
+      onDataDir(disk.root());
+
+      RunningWorker worker =
+          launch(aJob().command("/bin/sh", "-c", "head -c 8M /dev/zero > fill; exit 3"));
+
+      assertThat(exitCodeOf(worker)).isEqualTo(3);
+      assertThat(disk.root().toFile().getUsableSpace()).isZero();
+      assertThat(launcher.recordedExitCode("job", 1)).contains(3);
+      assertThat(launcher.exitCodeUnwritten("job", 1)).isFalse();
+    } finally {
+      killWhatIsLeft();
+      started.clear();
+    }
+  }
+
+  @Test
+  @EnabledIf(
+      value = "io.gpuq.support.Tmpfs#canMount",
+      disabledReason = "mounting a tmpfs needs root")
+  void aWrapperThatCannotWriteTheCodeLeavesAnEmptyExitFileAndStillExitsWithIt() throws Exception {
+    try (Tmpfs disk = Tmpfs.mount("unwritable-exit", 4)) {
+      onDataDir(disk.root());
+      // The placeholder taken away (the job runs as the test's account, which may), then no byte
+      // left: the wrapper's write needs space it cannot get.
+      String exitFile = files.exitFile("job", 1).toString();
+
+      RunningWorker worker =
+          launch(
+              aJob()
+                  .command(
+                      "/bin/sh",
+                      "-c",
+                      ": > " + exitFile + "; head -c 8M /dev/zero > fill; exit 5"));
+
+      assertThat(exitCodeOf(worker)).isEqualTo(5);
+      assertThat(launcher.recordedExitCode("job", 1)).isEmpty();
+      assertThat(launcher.exitCodeUnwritten("job", 1)).isTrue();
+    } finally {
+      killWhatIsLeft();
+      started.clear();
+    }
+  }
+
+  private void onDataDir(Path root) {
+    files = new JobFiles(root);
+    launcher = new WorkerLauncher(files, Clock.fixed(T0, ZoneOffset.UTC), mechanism());
   }
 
   @Test
@@ -253,6 +310,8 @@ abstract class WorkerLauncherContract {
 
     assertThat(exitCodeOf(worker)).isEqualTo(137);
     assertThat(launcher.recordedExitCode("job", 1)).isEmpty();
+    // The wrapper died with its job: lost, not "ran to its end without a recorded code".
+    assertThat(launcher.exitCodeUnwritten("job", 1)).isFalse();
   }
 
   @Test

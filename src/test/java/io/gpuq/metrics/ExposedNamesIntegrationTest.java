@@ -69,7 +69,7 @@ class ExposedNamesIntegrationTest extends MetricsIntegrationSupport {
     Map<String, String> documentedTypes = new TreeMap<>();
     documented.forEach((name, doc) -> documentedTypes.put(name, doc.type()));
 
-    assertThat(documented).hasSize(20);
+    assertThat(documented).hasSize(22);
     assertThat(exposedTypes).isEqualTo(documentedTypes);
   }
 

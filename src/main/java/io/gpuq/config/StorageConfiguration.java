@@ -1,0 +1,54 @@
+package io.gpuq.config;
+
+import io.gpuq.fs.StorageCheckDuty;
+import io.gpuq.fs.StorageGuard;
+import io.gpuq.job.MemorySize;
+import io.gpuq.schedule.PeriodicDuty;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/** The data directory's free space: its guard, its periodic check, its readiness indicator. */
+@Configuration(proxyBeanMethods = false)
+public class StorageConfiguration {
+
+  @Bean
+  StorageGuard storageGuard(GpuqProperties properties) {
+    return StorageGuard.of(properties.dataDir(), minFree(properties.storage().minFree()));
+  }
+
+  /** A size such as "1GiB", or 0, which turns the guard off. */
+  static long minFree(String text) {
+    String trimmed = text.trim();
+    if (trimmed.equals("0")) {
+      return 0;
+    }
+    try {
+      return MemorySize.parse(trimmed);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("gpuq.storage.min-free: " + e.getMessage(), e);
+    }
+  }
+
+  @Bean
+  PeriodicDuty storageCheckDuty(StorageGuard guard, GpuqProperties properties) {
+    return new StorageCheckDuty(guard, properties.storage().checkInterval());
+  }
+
+  /**
+   * Named "storage" in /actuator/health and part of the readiness group (application.yml): DOWN
+   * while the data directory has less than gpuq.storage.min-free, from the latest check.
+   */
+  @Bean
+  HealthIndicator storageHealthIndicator(StorageGuard guard) {
+    return () -> {
+      StorageGuard.Reading reading = guard.last();
+      return (reading.isLow() ? Health.down() : Health.up())
+          .withDetail("path", reading.dataDir().toString())
+          .withDetail("freeBytes", reading.freeBytes())
+          .withDetail("minFreeBytes", reading.minFreeBytes())
+          .build();
+    };
+  }
+}
