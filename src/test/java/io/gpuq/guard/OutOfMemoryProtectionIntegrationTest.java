@@ -97,7 +97,10 @@ class OutOfMemoryProtectionIntegrationTest extends IntegrationTest {
 
     JsonNode job = alice.job(id);
     assertThat(job.get("attempt").asInt()).isEqualTo(2);
-    assertThat(job.get("resources").get("gpuMemory").asLong()).isEqualTo(2 * GIB);
+    assertThat(job.get("resources").get("gpuMemory").asLong()).as("as submitted").isEqualTo(GIB);
+    assertThat(job.get("effectiveResources").get("gpuMemory").asLong())
+        .as("grown for the retry")
+        .isEqualTo(2 * GIB);
     JsonNode first = job.get("attempts").get(0);
     assertThat(first.get("failureReason").asString()).isEqualTo("OUT_OF_MEMORY");
     assertThat(first.get("failureMessage").asString()).contains("CUDA out of memory");

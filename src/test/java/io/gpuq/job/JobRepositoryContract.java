@@ -173,6 +173,7 @@ abstract class JobRepositoryContract {
     assertThat(read.workingDir()).isEqualTo("/data/runs/r-17");
     assertThat(read.timeout()).isEqualTo(Duration.ofMinutes(90));
     assertThat(read.gpuMemoryBytes()).isEqualTo(9 * GIB); // grown by 1.5 after the OOM
+    assertThat(read.requestedGpuMemoryBytes()).isEqualTo(6 * GIB); // as submitted
     assertThat(read.idempotencyKey()).isEqualTo("key-1");
     assertThat(read.node()).isEqualTo("node-2");
     assertThat(read.placement()).isEqualTo(secondPlacement);
