@@ -26,7 +26,13 @@ public record JobView(
     List<String> command,
     String workingDir,
     String framework,
-    ResourcesView resources,
+    @Schema(description = "the resources as submitted") ResourcesView resources,
+    @Schema(
+            description =
+                "the resources the running or next attempt gets: as submitted, with the budget"
+                    + " grown by retry.oomGrowth after each attempt that failed for lack of GPU"
+                    + " memory")
+        ResourcesView effectiveResources,
     int priority,
     @Schema(description = "ISO-8601 duration, or null", example = "PT2H") String timeout,
     RetryView retry,
@@ -91,6 +97,7 @@ public record JobView(
         job.command(),
         job.workingDir(),
         job.framework().wireName(),
+        new ResourcesView(job.gpus(), job.requestedGpuMemoryBytes(), job.requestedGpuFraction()),
         new ResourcesView(job.gpus(), job.gpuMemoryBytes(), job.gpuFraction()),
         job.priority(),
         job.timeout() == null ? null : job.timeout().toString(),

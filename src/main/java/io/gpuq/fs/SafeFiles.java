@@ -9,6 +9,8 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Instant;
 import java.util.Optional;
 import java.util.Set;
 
@@ -102,6 +104,40 @@ public final class SafeFiles {
         return Optional.empty();
       }
       return Optional.of(read(channel, 0, (int) channel.size()));
+    } catch (IOException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** A small file's text, and when it was last written. */
+  public record SmallFile(String text, Instant modifiedAt) {}
+
+  /**
+   * The whole of a small file as text with its modification time, both from the one opened
+   * descriptor; empty when it is missing, not a regular file, or larger than {@code maxBytes}. The
+   * time is read after the text, so it is never older than the write that text came from.
+   */
+  public static Optional<SmallFile> readSmallFile(Path path, int maxBytes) {
+    try {
+      int fd = open(path, Libc.O_RDONLY, 0);
+      try {
+        Path opened = Path.of("/proc/self/fd/" + fd);
+        requireRegular(path, opened);
+        try (FileChannel channel = FileChannel.open(opened, StandardOpenOption.READ)) {
+          if (channel.size() > maxBytes) {
+            return Optional.empty();
+          }
+          String text = read(channel, 0, (int) channel.size());
+          // stat(2) of the descriptor's /proc name is fstat(2) of the descriptor: that very inode.
+          Instant modified =
+              Files.readAttributes(opened, BasicFileAttributes.class)
+                  .lastModifiedTime()
+                  .toInstant();
+          return Optional.of(new SmallFile(text, modified));
+        }
+      } finally {
+        Libc.C.close(fd);
+      }
     } catch (IOException e) {
       return Optional.empty();
     }

@@ -99,7 +99,13 @@ public final class BudgetGuard implements Consumer<GpuUsage> {
           action.usedBytes(),
           action.gpuIndex(),
           action.budgetBytes());
-      if (workers.stop(worker.jobId(), StopReason.OVER_BUDGET)) {
+      String words =
+          MemoryWords.overBudget(
+              action.gpuIndex(),
+              action.usedBytes(),
+              action.budgetBytes(),
+              limit(action.budgetBytes()) - action.budgetBytes());
+      if (workers.stop(worker.jobId(), StopReason.OVER_BUDGET, words)) {
         onAction.accept(action);
       }
     } else if (warned.add(worker.jobId())) {

@@ -2,7 +2,9 @@ package io.gpuq.guard;
 
 import io.gpuq.job.AttemptOutcome;
 import io.gpuq.job.FailureReason;
+import io.gpuq.job.JobPlacement;
 import io.gpuq.launch.WorkerExit;
+import java.util.function.Supplier;
 
 /** Judges how an attempt ended from its exit, why gpuq stopped it, and the end of its log. */
 public final class ExitClassifier {
@@ -19,20 +21,27 @@ public final class ExitClassifier {
   }
 
   public AttemptOutcome classify(WorkerExit exit, String logTail) {
+    return classify(exit, logTail, null, () -> null);
+  }
+
+  /**
+   * As {@link #classify(WorkerExit, String)}; an out-of-memory failure also gives the attempt's
+   * budget, its GPUs and the peak it was measured at.
+   *
+   * @param placement where the attempt ran, or null if unknown
+   * @param peakBytes the attempt's measured peak on one GPU, or null; asked only for an
+   *     out-of-memory failure
+   */
+  public AttemptOutcome classify(
+      WorkerExit exit, String logTail, JobPlacement placement, Supplier<Long> peakBytes) {
     Integer code = exit.exitCode();
     if (exit.stopReason() != null) {
+      String words = stopWords(exit);
       return switch (exit.stopReason()) {
         case CANCELLED -> new AttemptOutcome(null, "cancelled", code);
-        case TIMEOUT ->
-            new AttemptOutcome(FailureReason.TIMEOUT, "stopped: it ran past its timeout", code);
-        case STALE ->
-            new AttemptOutcome(
-                FailureReason.LOST, "stopped: its job was given to another node", code);
-        case OVER_BUDGET ->
-            new AttemptOutcome(
-                FailureReason.OVER_BUDGET,
-                "stopped: it used more GPU memory than its budget",
-                code);
+        case TIMEOUT -> new AttemptOutcome(FailureReason.TIMEOUT, words, code);
+        case STALE -> new AttemptOutcome(FailureReason.LOST, words, code);
+        case OVER_BUDGET -> new AttemptOutcome(FailureReason.OVER_BUDGET, words, code);
       };
     }
     if (code == null) {
@@ -44,10 +53,34 @@ public final class ExitClassifier {
     }
     return oom.recognize(logTail)
         .map(
-            match ->
-                new AttemptOutcome(
-                    FailureReason.OUT_OF_MEMORY, describe(code) + "; " + match.describe(), code))
+            match -> {
+              String budget = MemoryWords.budget(placement, peakBytes.get());
+              return new AttemptOutcome(
+                  FailureReason.OUT_OF_MEMORY,
+                  describe(code)
+                      + (budget.isEmpty() ? "" : "; " + budget)
+                      + "; "
+                      + match.describe(),
+                  code);
+            })
         .orElseGet(() -> new AttemptOutcome(FailureReason.EXIT_CODE, describe(code), code));
+  }
+
+  /**
+   * Why gpuq stopped a worker, in words: {@code stopped: cancelled by the user}, {@code stopped: it
+   * used 1.3GiB on GPU 0, over its budget of 1GiB (+64MiB tolerance)}.
+   */
+  public static String stopWords(WorkerExit exit) {
+    if (exit.stopDetail() != null) {
+      return "stopped: " + exit.stopDetail();
+    }
+    return "stopped: "
+        + switch (exit.stopReason()) {
+          case CANCELLED -> "cancelled by the user";
+          case TIMEOUT -> "it ran past its timeout";
+          case STALE -> "its job was given to another node";
+          case OVER_BUDGET -> "it used more GPU memory than its budget";
+        };
   }
 
   static String describe(int code) {

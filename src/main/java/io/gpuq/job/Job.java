@@ -75,8 +75,13 @@ public class Job {
   @Column(nullable = false)
   private int gpus;
 
+  // The budget the next (or running) attempt gets: the request, grown after memory failures.
   private Long gpuMemoryBytes;
   private Double gpuFraction;
+
+  // The budget as submitted, never grown.
+  private Long requestedGpuMemoryBytes;
+  private Double requestedGpuFraction;
 
   @Column(nullable = false)
   private int priority;
@@ -147,6 +152,8 @@ public class Job {
     job.gpus = spec.gpus();
     job.gpuMemoryBytes = spec.gpuMemoryBytes();
     job.gpuFraction = spec.gpuFraction();
+    job.requestedGpuMemoryBytes = spec.gpuMemoryBytes();
+    job.requestedGpuFraction = spec.gpuFraction();
     job.priority = spec.priority();
     job.timeoutMillis = spec.timeout() == null ? null : spec.timeout().toMillis();
     job.maxAttempts = spec.maxAttempts();
@@ -324,12 +331,32 @@ public class Job {
     return gpus;
   }
 
+  /** The budget per GPU in bytes that the running or next attempt gets, or null. */
   public Long gpuMemoryBytes() {
     return gpuMemoryBytes;
   }
 
+  /** The budget per GPU as a fraction that the running or next attempt gets, or null. */
   public Double gpuFraction() {
     return gpuFraction;
+  }
+
+  /** The budget per GPU in bytes as submitted, before any growth; or null. */
+  public Long requestedGpuMemoryBytes() {
+    return hasRequestedBudget() ? requestedGpuMemoryBytes : gpuMemoryBytes;
+  }
+
+  /** The budget per GPU as a fraction as submitted, before any growth; or null. */
+  public Double requestedGpuFraction() {
+    return hasRequestedBudget() ? requestedGpuFraction : gpuFraction;
+  }
+
+  // A job stored by a gpuq that did not keep the request apart (another node of an older version
+  // sharing the database) has only its current budget to show.
+  private boolean hasRequestedBudget() {
+    return requestedGpuMemoryBytes != null
+        || requestedGpuFraction != null
+        || (gpuMemoryBytes == null && gpuFraction == null);
   }
 
   public int priority() {

@@ -94,7 +94,12 @@ public class JobService {
 
   private record ProcessStarted(WorkerProcess process) implements WorkerEvent {}
 
-  private record AttemptEnd(String jobId, int attempt, AttemptOutcome outcome, long gpuMemoryCap)
+  /**
+   * @param endedAt when the worker ended, if known better than "now" (its exit file's time, for one
+   *     that ended while gpuq was down); else null
+   */
+  private record AttemptEnd(
+      String jobId, int attempt, AttemptOutcome outcome, long gpuMemoryCap, Instant endedAt)
       implements WorkerEvent {}
 
   private JobState apply(WorkerEvent event) {
@@ -284,8 +289,20 @@ public class JobService {
    */
   public CompletableFuture<JobState> recordAttemptEndLater(
       String id, int attempt, AttemptOutcome outcome, long gpuMemoryCapBytes) {
+    return recordAttemptEndLater(id, attempt, outcome, gpuMemoryCapBytes, null);
+  }
+
+  /**
+   * Like {@link #recordAttemptEndLater(String, int, AttemptOutcome, long)}, for an attempt that
+   * ended at a known time: a worker that ended while gpuq was down ended when its exit file was
+   * written, not when gpuq came back. A time after now counts as now.
+   *
+   * @param endedAt when it ended, or null for now
+   */
+  public CompletableFuture<JobState> recordAttemptEndLater(
+      String id, int attempt, AttemptOutcome outcome, long gpuMemoryCapBytes, Instant endedAt) {
     return workerEvents
-        .write(new AttemptEnd(id, attempt, outcome, gpuMemoryCapBytes))
+        .write(new AttemptEnd(id, attempt, outcome, gpuMemoryCapBytes, endedAt))
         .thenApply(
             after -> {
               if (after != null) {
@@ -307,7 +324,7 @@ public class JobService {
       log.warn("ignoring the end of attempt {} of job {}: not its current attempt", attempt, id);
       return null;
     }
-    Instant now = clock.instant();
+    Instant now = endTime(end);
     switch (job.state()) {
       case CANCELLED -> job.recordExitAfterCancel(outcome.exitCode());
       case RUNNING -> {
@@ -348,7 +365,7 @@ public class JobService {
    */
   private boolean succeededInOneStatement(AttemptEnd end) {
     JobTransition succeed = JobTransition.SUCCEED;
-    Instant now = clock.instant();
+    Instant now = endTime(end);
     Integer exitCode = end.outcome().exitCode();
     int moved =
         jobs.endInOneStatement(
@@ -358,6 +375,12 @@ public class JobService {
     }
     jobs.endAttemptInOneStatement(end.jobId(), end.attempt(), succeed.target(), exitCode, now);
     return true;
+  }
+
+  /** When the attempt ended: as its worker's end says, never later than now. */
+  private Instant endTime(AttemptEnd end) {
+    Instant now = clock.instant();
+    return end.endedAt() == null || end.endedAt().isAfter(now) ? now : end.endedAt();
   }
 
   /** Waits for a group commit, rethrowing what failed the write as it was thrown. */
@@ -434,6 +457,17 @@ public class JobService {
       found.addAll(tx.execute(status -> jobs.findIdsInStates(chunk, ended)));
     }
     return found;
+  }
+
+  /** The most GPU memory an attempt was measured to use on one GPU, if it was measured. */
+  public Optional<Long> peakGpuMemoryOf(String id, int attempt) {
+    return tx.execute(
+        status ->
+            jobs.findById(id).stream()
+                .flatMap(job -> job.attempts().stream())
+                .filter(a -> a.attempt() == attempt)
+                .findFirst()
+                .map(JobAttempt::peakGpuMemoryBytes));
   }
 
   /** Jobs per state, for the {@code gpuq_jobs} gauge. */

@@ -19,7 +19,9 @@ public final class RunningWorker {
   private final Instant startedAt;
   private final Instant deadline;
   private final JobPlacement placement;
-  private final AtomicReference<StopReason> stopReason = new AtomicReference<>();
+  private final AtomicReference<Stop> stop = new AtomicReference<>();
+
+  private record Stop(StopReason reason, String detail) {}
 
   /**
    * @param exitCode completes when the process has exited, with its exit code, or null when it is
@@ -74,11 +76,26 @@ public final class RunningWorker {
 
   /** Records why gpuq stops it; only the first reason counts. Returns whether this one did. */
   public boolean markStopping(StopReason reason) {
-    return stopReason.compareAndSet(null, reason);
+    return markStopping(reason, null);
+  }
+
+  /**
+   * Records why gpuq stops it, with that reason in words and numbers ({@link
+   * WorkerExit#stopDetail}); only the first reason counts. Returns whether this one did.
+   */
+  public boolean markStopping(StopReason reason, String detail) {
+    return stop.compareAndSet(null, new Stop(reason, detail));
   }
 
   /** Why gpuq stopped it, or null if it ended by itself. */
   public StopReason stopReason() {
-    return stopReason.get();
+    Stop s = stop.get();
+    return s == null ? null : s.reason();
+  }
+
+  /** The words given with {@link #stopReason}, or null. */
+  public String stopDetail() {
+    Stop s = stop.get();
+    return s == null ? null : s.detail();
   }
 }

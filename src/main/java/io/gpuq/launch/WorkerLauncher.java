@@ -402,11 +402,16 @@ public final class WorkerLauncher {
 
   /** The exit code the wrapper wrote for an attempt, if it got that far. */
   public Optional<Integer> recordedExitCode(String jobId, int attempt) {
+    return recordedExit(jobId, attempt).map(RecordedExit::exitCode);
+  }
+
+  /** The exit code the wrapper wrote for an attempt, and when, if it got that far. */
+  public Optional<RecordedExit> recordedExit(String jobId, int attempt) {
     try {
-      return SafeFiles.readSmall(files.exitFile(jobId, attempt), SMALL_FILE_BYTES)
-          .map(String::trim)
-          .map(Integer::parseInt);
+      return SafeFiles.readSmallFile(files.exitFile(jobId, attempt), SMALL_FILE_BYTES)
+          .map(file -> new RecordedExit(Integer.parseInt(file.text().trim()), file.modifiedAt()));
     } catch (NumberFormatException e) {
+      // Empty: the wrapper opened it but died before it could write.
       return Optional.empty();
     }
   }

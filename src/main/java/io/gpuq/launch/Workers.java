@@ -103,7 +103,13 @@ public final class Workers {
     try {
       onExit.accept(
           new WorkerExit(
-              worker.jobId(), worker.attempt(), worker.pid(), exitCode, worker.stopReason()));
+              worker.jobId(),
+              worker.attempt(),
+              worker.pid(),
+              exitCode,
+              worker.stopReason(),
+              worker.stopDetail(),
+              null));
     } catch (RuntimeException e) {
       log.error("recording the exit of job {} failed", worker.jobId(), e);
     }
@@ -114,11 +120,24 @@ public final class Workers {
    * worker of that job lives here or it is already being stopped.
    */
   public boolean stop(String jobId, StopReason reason) {
+    return stop(jobId, reason, null);
+  }
+
+  /**
+   * As {@link #stop(String, StopReason)}, with the reason in words and numbers for the job's
+   * failure message and log ({@link WorkerExit#stopDetail}).
+   */
+  public boolean stop(String jobId, StopReason reason, String detail) {
     RunningWorker worker = live.get(jobId);
-    if (worker == null || !worker.markStopping(reason)) {
+    if (worker == null || !worker.markStopping(reason, detail)) {
       return false;
     }
-    log.info("stopping job {} (pid {}): {}", jobId, worker.pid(), reason);
+    log.info(
+        "stopping job {} (pid {}): {}{}",
+        jobId,
+        worker.pid(),
+        reason,
+        detail == null ? "" : " (" + detail + ")");
     stopper.stop(worker.pid(), killGrace);
     return true;
   }
@@ -189,8 +208,9 @@ public final class Workers {
     return process.filter(p -> p.startTicks() > 0);
   }
 
-  public Optional<Integer> recordedExitCode(String jobId, int attempt) {
-    return launcher.recordedExitCode(jobId, attempt);
+  /** See {@link WorkerLauncher#recordedExit}. */
+  public Optional<RecordedExit> recordedExit(String jobId, int attempt) {
+    return launcher.recordedExit(jobId, attempt);
   }
 
   /** See {@link WorkerLauncher#exitCodeUnwritten}. */

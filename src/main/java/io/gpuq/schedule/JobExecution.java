@@ -19,6 +19,7 @@ import io.gpuq.launch.AdoptRequest;
 import io.gpuq.launch.JobFiles;
 import io.gpuq.launch.LaunchException;
 import io.gpuq.launch.LaunchRequest;
+import io.gpuq.launch.RecordedExit;
 import io.gpuq.launch.RunningWorker;
 import io.gpuq.launch.WorkerExit;
 import io.gpuq.launch.WorkerLauncher;
@@ -36,6 +37,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessException;
@@ -169,13 +171,16 @@ public class JobExecution {
         return true;
       }
     }
-    Integer code = workers.recordedExitCode(job.id(), job.attempt()).orElse(null);
+    Optional<RecordedExit> recorded = workers.recordedExit(job.id(), job.attempt());
+    Integer code = recorded.map(RecordedExit::exitCode).orElse(null);
+    // It ended when its wrapper wrote the exit file, not when this gpuq came back.
+    Instant endedAt = recorded.map(RecordedExit::writtenAt).orElse(null);
     log.info(
         "job {} ended while gpuq was down ({})",
         job.id(),
-        code == null ? "no exit code: lost" : "exit code " + code);
+        code == null ? "no exit code: lost" : "exit code " + code + " at " + endedAt);
     long pid = attempt.pid() != null ? attempt.pid() : process.map(WorkerProcess::pid).orElse(-1L);
-    ended(new WorkerExit(job.id(), job.attempt(), pid, code, null), placement);
+    ended(new WorkerExit(job.id(), job.attempt(), pid, code, null, null, endedAt), placement);
     return false;
   }
 
@@ -191,13 +196,17 @@ public class JobExecution {
     // hence a second wake-up for it.
     onCapacityFreed.accept(placement);
     gpus.detach(exit.pid());
-    AttemptOutcome outcome = classify(exit);
+    AttemptOutcome outcome = classify(exit, placement);
+    if (exit.stopReason() != null) {
+      noteStop(exit);
+    }
     recordEnd(exit, outcome, placement, FIRST_RECORD_RETRY);
   }
 
   private void recordEnd(
       WorkerExit exit, AttemptOutcome outcome, JobPlacement placement, Duration retryIn) {
-    jobs.recordAttemptEndLater(exit.jobId(), exit.attempt(), outcome, growthCap(placement))
+    jobs.recordAttemptEndLater(
+            exit.jobId(), exit.attempt(), outcome, growthCap(placement), exit.endedAt())
         .whenComplete(
             (state, failure) -> {
               if (failure != null && databaseUnavailable(failure)) {
@@ -234,8 +243,23 @@ public class JobExecution {
     return false;
   }
 
+  /**
+   * Ends the job's log with why gpuq stopped it, where its output would otherwise just stop
+   * ("Terminated"). Written before the end is recorded, so that a finished job's log has it.
+   */
+  private void noteStop(WorkerExit exit) {
+    Path log = files.log(exit.jobId());
+    try {
+      SafeFiles.appendLine(log, "=== gpuq: " + ExitClassifier.stopWords(exit) + " ===");
+    } catch (IOException | RuntimeException e) {
+      // The job is stopped all the same; its failure message says why.
+      JobExecution.log.warn(
+          "could not note in {} why job {} was stopped: {}", log, exit.jobId(), e);
+    }
+  }
+
   /** Only a failure needs its log read (to recognise an out-of-memory death). */
-  private AttemptOutcome classify(WorkerExit exit) {
+  private AttemptOutcome classify(WorkerExit exit, JobPlacement placement) {
     if (exit.exitCode() == null
         && exit.stopReason() == null
         && workers.exitCodeUnwritten(exit.jobId(), exit.attempt())) {
@@ -251,8 +275,10 @@ public class JobExecution {
       return classifier.classify(exit, "");
     }
     Path log = files.log(exit.jobId());
+    Supplier<Long> peak = () -> jobs.peakGpuMemoryOf(exit.jobId(), exit.attempt()).orElse(null);
     try {
-      return classifier.classify(exit, thisAttempt(SafeFiles.readTail(log, logTailBytes)));
+      return classifier.classify(
+          exit, thisAttempt(SafeFiles.readTail(log, logTailBytes)), placement, peak);
     } catch (NotARegularFileException e) {
       // Only a job that shares gpuq's account can get there; it fails alone, and says why.
       AttemptOutcome outcome = classifier.classify(exit, "");

@@ -33,7 +33,11 @@ public class TimeoutDuty implements PeriodicDuty {
     Instant now = clock.instant();
     for (RunningWorker worker : workers.live()) {
       if (worker.deadline() != null && !now.isBefore(worker.deadline())) {
-        workers.stop(worker.jobId(), StopReason.TIMEOUT);
+        workers.stop(
+            worker.jobId(),
+            StopReason.TIMEOUT,
+            "it ran past its timeout of "
+                + Duration.between(worker.startedAt(), worker.deadline()));
       }
     }
   }

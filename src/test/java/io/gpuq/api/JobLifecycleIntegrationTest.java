@@ -168,6 +168,13 @@ class JobLifecycleIntegrationTest extends IntegrationTest {
                 assertThat(tree.stream().filter(ProcessHandle::isAlive).map(ProcessHandle::pid))
                     .isEmpty());
     assertThat(alice.state(id)).isEqualTo("CANCELLED");
+    // Its log says why its output stops, once gpuq has seen the worker exit.
+    await()
+        .atMost(SOON)
+        .untilAsserted(
+            () ->
+                assertThat(alice.get("/api/v1/jobs/" + id + "/logs").body())
+                    .endsWith("=== gpuq: stopped: cancelled by the user ===\n"));
   }
 
   @Test

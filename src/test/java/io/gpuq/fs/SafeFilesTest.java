@@ -11,8 +11,10 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.time.Instant;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -68,7 +70,7 @@ class SafeFilesTest {
     }
 
     @Test
-    @DisplayName("is refused by readTail and readSmall at once")
+    @DisplayName("is refused by readTail, readSmall and readSmallFile at once")
     void readTailAndReadSmall() throws Exception {
       Path fifo = fifo("attempt-1.exit");
 
@@ -77,6 +79,7 @@ class SafeFilesTest {
           () -> {
             refusedAs("a FIFO", () -> SafeFiles.readTail(fifo, 4096));
             assertThat(SafeFiles.readSmall(fifo, 64)).isEmpty();
+            assertThat(SafeFiles.readSmallFile(fifo, 64)).isEmpty();
           });
     }
 
@@ -118,6 +121,7 @@ class SafeFilesTest {
       refusedAs("a symbolic link", () -> SafeFiles.openForReading(link));
       refusedAs("a symbolic link", () -> SafeFiles.readTail(link, 4096));
       assertThat(SafeFiles.readSmall(link, 4096)).isEmpty();
+      assertThat(SafeFiles.readSmallFile(link, 4096)).isEmpty();
     }
 
     @Test
@@ -230,6 +234,19 @@ class SafeFilesTest {
 
       assertThat(SafeFiles.readSmall(pid, 10)).contains("12345 678\n");
       assertThat(SafeFiles.readSmall(pid, 64)).contains("12345 678\n");
+    }
+
+    @Test
+    @DisplayName("is read by readSmallFile with the time it was last written")
+    void readSmallFileWithItsTime() throws Exception {
+      Path exit = file("attempt-1.exit", "3\n");
+      Instant written = Instant.parse("2026-11-29T12:00:00.123456789Z");
+      Files.setLastModifiedTime(exit, FileTime.from(written));
+
+      assertThat(SafeFiles.readSmallFile(exit, 64))
+          .contains(new SafeFiles.SmallFile("3\n", written));
+      assertThat(SafeFiles.readSmallFile(exit, 1)).isEmpty();
+      assertThat(SafeFiles.readSmallFile(dir.resolve("missing"), 64)).isEmpty();
     }
 
     @Test

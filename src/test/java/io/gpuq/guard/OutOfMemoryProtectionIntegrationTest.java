@@ -83,6 +83,34 @@ class OutOfMemoryProtectionIntegrationTest extends IntegrationTest {
   }
 
   @Test
+  void an_over_budget_stop_says_what_it_used_of_which_budget_on_which_gpu_and_ends_its_log_so() {
+    String grower =
+        alice.submit(
+            aJob()
+                .command("python3", "-c", "print('started', flush=True)\n" + growTo(1300, 600))
+                .gpus(1)
+                .gpuMemory("1GiB")
+                .json());
+
+    await().atMost(SOON).until(() -> alice.state(grower).equals("FAILED"));
+
+    JsonNode job = alice.job(grower);
+    int gpu = gpuOf(grower);
+    // The tolerance is the larger of 64MiB (as the tests set it) and 10% of the budget.
+    String said =
+        "stopped: it used \\d+(\\.\\d+)?GiB on GPU "
+            + gpu
+            + ", over its budget of 1GiB \\(\\+102\\.4MiB tolerance\\)";
+    assertThat(job.get("failureReason").asString()).isEqualTo("OVER_BUDGET");
+    assertThat(job.get("failureMessage").asString()).matches(said);
+    assertThat(job.get("attempts").get(0).get("failureMessage").asString()).matches(said);
+    String log = alice.get("/api/v1/jobs/" + grower + "/logs").body();
+    assertThat(log)
+        .startsWith("started\n")
+        .endsWith("=== gpuq: " + job.get("failureMessage").asString() + " ===\n");
+  }
+
+  @Test
   void a_gpu_out_of_memory_in_the_log_is_OUT_OF_MEMORY_and_the_retry_gets_a_grown_budget() {
     String script =
         "if [ -f \"$TMPDIR/tried\" ]; then echo budget=$GPUQ_GPU_MEMORY_BYTES; exit 0; fi;"
@@ -97,10 +125,16 @@ class OutOfMemoryProtectionIntegrationTest extends IntegrationTest {
 
     JsonNode job = alice.job(id);
     assertThat(job.get("attempt").asInt()).isEqualTo(2);
-    assertThat(job.get("resources").get("gpuMemory").asLong()).isEqualTo(2 * GIB);
+    assertThat(job.get("resources").get("gpuMemory").asLong()).as("as submitted").isEqualTo(GIB);
+    assertThat(job.get("effectiveResources").get("gpuMemory").asLong())
+        .as("grown for the retry")
+        .isEqualTo(2 * GIB);
     JsonNode first = job.get("attempts").get(0);
     assertThat(first.get("failureReason").asString()).isEqualTo("OUT_OF_MEMORY");
-    assertThat(first.get("failureMessage").asString()).contains("CUDA out of memory");
+    assertThat(first.get("failureMessage").asString())
+        .contains(
+            "its budget was 1GiB on GPU " + first.get("placement").get("gpus").get(0).get("index"))
+        .contains("CUDA out of memory");
     assertThat(first.get("budgetBytes").asLong()).isEqualTo(GIB);
     assertThat(job.get("attempts").get(1).get("budgetBytes").asLong()).isEqualTo(2 * GIB);
     assertThat(alice.get("/api/v1/jobs/" + id + "/logs").body())

@@ -173,6 +173,7 @@ abstract class JobRepositoryContract {
     assertThat(read.workingDir()).isEqualTo("/data/runs/r-17");
     assertThat(read.timeout()).isEqualTo(Duration.ofMinutes(90));
     assertThat(read.gpuMemoryBytes()).isEqualTo(9 * GIB); // grown by 1.5 after the OOM
+    assertThat(read.requestedGpuMemoryBytes()).isEqualTo(6 * GIB); // as submitted
     assertThat(read.idempotencyKey()).isEqualTo("key-1");
     assertThat(read.node()).isEqualTo("node-2");
     assertThat(read.placement()).isEqualTo(secondPlacement);
@@ -365,6 +366,44 @@ abstract class JobRepositoryContract {
         .isEqualTo(storedRow("job_attempts", "job_id", viaEntity.id()));
     assertThat(reload(viaService.id()).state()).isEqualTo(JobState.SUCCEEDED);
     assertThat(events.endedIn).contains(JobState.SUCCEEDED);
+  }
+
+  @Test
+  void an_attempt_that_ended_at_a_known_time_ends_then_not_when_its_end_is_recorded() {
+    Instant started = T0.minusSeconds(60);
+    Instant ended = T0.minusSeconds(44).plusNanos(123_456_000);
+    Job succeeded = save(runningSince(started));
+    Job failed = save(runningSince(started));
+    Job fromTheFuture = save(runningSince(started));
+
+    service.recordAttemptEndLater(succeeded.id(), 1, AttemptOutcome.succeeded(), 0, ended).join();
+    service
+        .recordAttemptEndLater(
+            failed.id(),
+            1,
+            new AttemptOutcome(FailureReason.EXIT_CODE, "exited with code 3", 3),
+            0,
+            ended)
+        .join();
+    service
+        .recordAttemptEndLater(
+            fromTheFuture.id(), 1, AttemptOutcome.succeeded(), 0, T0.plusSeconds(3600))
+        .join();
+
+    for (Job job : List.of(succeeded, failed)) {
+      Job read = reload(job.id());
+      assertThat(read.state()).as(job.id()).isIn(JobState.SUCCEEDED, JobState.FAILED);
+      assertThat(read.finishedAt()).as(job.id()).isEqualTo(ended);
+      assertThat(read.attempts().get(0).finishedAt()).as(job.id()).isEqualTo(ended);
+    }
+    // A clock that ran ahead of this node's must not end an attempt in the future.
+    assertThat(reload(fromTheFuture.id()).finishedAt()).isEqualTo(T0);
+  }
+
+  private Job runningSince(Instant started) {
+    Job job = Job.submit(ids.next(), "alice", aSpec().build(), null, started);
+    job.start(JobPlacement.cpuOnly("node-1"), started);
+    return job;
   }
 
   // --- claiming without loading the job ----------------------------------------------------------

@@ -49,6 +49,7 @@ class JobTest {
     assertThat(next).isEqualTo(JobState.QUEUED);
     assertThat(job.attempt()).isEqualTo(2);
     assertThat(job.gpuMemoryBytes()).isEqualTo(6 * GIB);
+    assertThat(job.requestedGpuMemoryBytes()).isEqualTo(4 * GIB);
     assertThat(job.placement()).isNull();
     assertThat(job.queuedAt()).isEqualTo(T0.plusSeconds(9));
     assertThat(job.attempts())
@@ -81,6 +82,7 @@ class JobTest {
     job.failAttempt(FailureReason.OUT_OF_MEMORY, "oom", 1, 0, T0);
 
     assertThat(job.gpuFraction()).isEqualTo(1.0);
+    assertThat(job.requestedGpuFraction()).isEqualTo(0.75);
   }
 
   @Test
