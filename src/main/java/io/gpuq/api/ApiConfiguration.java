@@ -11,6 +11,12 @@ import io.swagger.v3.oas.models.info.Info;
 import io.swagger.v3.oas.models.security.SecurityRequirement;
 import io.swagger.v3.oas.models.security.SecurityScheme;
 import java.time.Duration;
+import org.apache.catalina.Valve;
+import org.apache.catalina.core.StandardHost;
+import org.apache.catalina.valves.ErrorReportValve;
+import org.springframework.boot.jackson.autoconfigure.JsonMapperBuilderCustomizer;
+import org.springframework.boot.tomcat.servlet.TomcatServletWebServerFactory;
+import org.springframework.boot.web.server.WebServerFactoryCustomizer;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -22,6 +28,33 @@ public class ApiConfiguration {
   @Bean
   JobRequestValidator jobRequestValidator() {
     return new JobRequestValidator(WorkerEnvironment.reservedNames());
+  }
+
+  @Bean
+  JsonMapperBuilderCustomizer strictJson() {
+    return StrictJson::configure;
+  }
+
+  /**
+   * Tomcat's own error answers (for requests it refuses before Spring sees them) as problems: its
+   * host gets {@link ProblemErrorReportValve} instead of the HTML one Spring Boot installs.
+   */
+  @Bean
+  WebServerFactoryCustomizer<TomcatServletWebServerFactory> problemErrorReports() {
+    return factory ->
+        factory.addContextCustomizers(
+            context -> {
+              if (context.getParent() instanceof StandardHost host) {
+                for (Valve valve : host.getPipeline().getValves()) {
+                  if (valve instanceof ErrorReportValve) {
+                    host.getPipeline().removeValve(valve);
+                  }
+                }
+                host.getPipeline().addValve(new ProblemErrorReportValve());
+                // The host adds a valve of this class at start unless one is there: this one is.
+                host.setErrorReportValveClass(ProblemErrorReportValve.class.getName());
+              }
+            });
   }
 
   @Bean
@@ -43,6 +76,15 @@ public class ApiConfiguration {
             new RequestSizeLimitFilter(properties.api().maxRequestBytes()));
     registration.addUrlPatterns("/api/*");
     registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 20);
+    return registration;
+  }
+
+  @Bean
+  FilterRegistrationBean<ActuatorProblemFilter> actuatorProblemFilter() {
+    FilterRegistrationBean<ActuatorProblemFilter> registration =
+        new FilterRegistrationBean<>(new ActuatorProblemFilter());
+    registration.addUrlPatterns("/actuator/*");
+    registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 30);
     return registration;
   }
 

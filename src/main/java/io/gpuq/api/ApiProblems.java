@@ -3,10 +3,14 @@ package io.gpuq.api;
 import io.gpuq.fs.InsufficientStorageException;
 import io.gpuq.fs.NotARegularFileException;
 import io.gpuq.job.FieldError;
+import io.gpuq.job.IdempotencyKeyReusedException;
 import io.gpuq.job.InvalidJobRequestException;
 import io.gpuq.job.JobAccessDeniedException;
 import io.gpuq.job.JobConflictException;
 import io.gpuq.job.JobNotFoundException;
+import io.gpuq.job.UserText;
+import java.util.ArrayDeque;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import org.springframework.http.HttpHeaders;
@@ -21,12 +25,19 @@ import org.springframework.web.context.request.WebRequest;
 import org.springframework.web.method.annotation.MethodArgumentTypeMismatchException;
 import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
 import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonToken;
+import tools.jackson.core.TokenStreamContext;
+import tools.jackson.core.exc.InputCoercionException;
 import tools.jackson.core.exc.StreamReadException;
+import tools.jackson.databind.exc.InvalidFormatException;
+import tools.jackson.databind.exc.MismatchedInputException;
 import tools.jackson.databind.exc.UnrecognizedPropertyException;
 
 /**
  * Every error the API answers is an RFC 9457 problem ({@code application/problem+json}); bad input
- * names its field in {@code errors}.
+ * names its field in {@code errors}. A message quotes at most {@value UserText#MAX_ECHO} characters
+ * of what the user sent.
  */
 @RestControllerAdvice
 public class ApiProblems extends ResponseEntityExceptionHandler {
@@ -45,6 +56,17 @@ public class ApiProblems extends ResponseEntityExceptionHandler {
         ProblemDetail.forStatusAndDetail(HttpStatus.UNPROCESSABLE_CONTENT, e.getMessage()),
         "Request can never fit on this node",
         List.of(new FieldError(e.field(), e.getMessage())));
+  }
+
+  @ExceptionHandler(IdempotencyKeyReusedException.class)
+  ProblemDetail idempotencyKeyReused(IdempotencyKeyReusedException e) {
+    ProblemDetail problem =
+        withErrors(
+            ProblemDetail.forStatusAndDetail(HttpStatus.UNPROCESSABLE_CONTENT, e.getMessage()),
+            "Idempotency-Key reused with a different request",
+            List.of(new FieldError("Idempotency-Key", e.getMessage())));
+    problem.setProperty("jobId", e.jobId());
+    return problem;
   }
 
   @ExceptionHandler(NotARegularFileException.class)
@@ -77,7 +99,7 @@ public class ApiProblems extends ResponseEntityExceptionHandler {
 
   @ExceptionHandler(MethodArgumentTypeMismatchException.class)
   ProblemDetail typeMismatch(MethodArgumentTypeMismatchException e) {
-    String message = "\"" + e.getValue() + "\" is not a valid value";
+    String message = "\"" + UserText.echo(String.valueOf(e.getValue())) + "\" is not a valid value";
     return withErrors(
         ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, e.getName() + ": " + message),
         "Invalid request",
@@ -101,27 +123,29 @@ public class ApiProblems extends ResponseEntityExceptionHandler {
     JacksonException json = causedBy(e, JacksonException.class);
     ProblemDetail problem;
     if (json instanceof UnrecognizedPropertyException unknown) {
-      String field = path(unknown);
+      problem = fieldProblem(path(unknown), "unknown field");
+    } else if (json instanceof MismatchedInputException mismatch && !json.getPath().isEmpty()) {
+      problem = fieldProblem(path(mismatch), wrongType(mismatch));
+    } else if (json instanceof InputCoercionException && !json.getPath().isEmpty()) {
+      problem = fieldProblem(path(json), "is out of range: " + bounded(json.getOriginalMessage()));
+    } else if (json instanceof StreamReadException read) {
+      // Syntax, and keys given twice: named by where the parser stood.
+      String detail = "the request body is not valid JSON: " + bounded(read.getOriginalMessage());
       problem =
           withErrors(
-              ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, field + ": unknown field"),
-              "Invalid request",
-              List.of(new FieldError(field, "unknown field")));
-    } else if (json != null
-        && !(json instanceof StreamReadException)
-        && !json.getPath().isEmpty()) {
-      String field = path(json);
-      String message = "has the wrong type or form (" + json.getOriginalMessage() + ")";
+              ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, detail),
+              "Malformed JSON",
+              List.of(new FieldError(parserPath(read.processor()), detail)));
+    } else if (json != null && !json.getPath().isEmpty()) {
       problem =
-          withErrors(
-              ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, field + ": " + message),
-              "Invalid request",
-              List.of(new FieldError(field, message)));
+          fieldProblem(
+              path(json),
+              "has the wrong type or form (" + bounded(json.getOriginalMessage()) + ")");
     } else {
       String detail =
           json == null
               ? "the request body is missing or not JSON"
-              : "the request body is not valid JSON: " + json.getOriginalMessage();
+              : "the request body is not valid JSON: " + bounded(json.getOriginalMessage());
       problem =
           withErrors(
               ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, detail),
@@ -131,6 +155,77 @@ public class ApiProblems extends ResponseEntityExceptionHandler {
     return ResponseEntity.badRequest().body(problem);
   }
 
+  private static ProblemDetail fieldProblem(String field, String message) {
+    return withErrors(
+        ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, field + ": " + message),
+        "Invalid request",
+        List.of(new FieldError(field, message)));
+  }
+
+  /** "must be an integer, not 1.5": the JSON type the API documents, and what came instead. */
+  private static String wrongType(MismatchedInputException e) {
+    String expected = jsonType(e.getTargetType());
+    String message = expected == null ? "has the wrong type" : "must be " + expected;
+    if (e instanceof InvalidFormatException format && format.getValue() != null) {
+      Object value = format.getValue();
+      return message
+          + ", not "
+          + (value instanceof String text
+              ? "the string \"" + UserText.echo(text) + "\""
+              : UserText.echo(String.valueOf(value)));
+    }
+    String actual = tokenType(e.getCurrentToken());
+    return actual == null ? message : message + ", not " + actual;
+  }
+
+  private static String jsonType(Class<?> type) {
+    if (type == null) {
+      return null;
+    }
+    if (type == Integer.class || type == int.class || type == Long.class || type == long.class) {
+      return "an integer";
+    }
+    if (Number.class.isAssignableFrom(type) || type == double.class || type == float.class) {
+      return "a number";
+    }
+    if (type == String.class) {
+      return "a string";
+    }
+    if (type == Boolean.class || type == boolean.class) {
+      return "true or false";
+    }
+    if (Collection.class.isAssignableFrom(type) || type.isArray()) {
+      return "an array";
+    }
+    if (Map.class.isAssignableFrom(type) || type.isRecord()) {
+      return "an object";
+    }
+    return null;
+  }
+
+  private static String tokenType(JsonToken token) {
+    if (token == null) {
+      return null;
+    }
+    return switch (token) {
+      case START_OBJECT -> "an object";
+      case START_ARRAY -> "an array";
+      case VALUE_STRING -> "a string";
+      case VALUE_NUMBER_INT -> "an integer";
+      case VALUE_NUMBER_FLOAT -> "a fractional number";
+      case VALUE_TRUE, VALUE_FALSE -> "a boolean";
+      default -> null;
+    };
+  }
+
+  /** Jackson's messages quote input (bounded by Jackson); this bounds them again. */
+  private static String bounded(String message) {
+    if (message == null) {
+      return "";
+    }
+    return message.length() <= 300 ? message : message.substring(0, 300) + "…";
+  }
+
   private static String path(JacksonException e) {
     StringBuilder path = new StringBuilder();
     for (JacksonException.Reference ref : e.getPath()) {
@@ -138,12 +233,29 @@ public class ApiProblems extends ResponseEntityExceptionHandler {
         if (!path.isEmpty()) {
           path.append('.');
         }
-        path.append(ref.getPropertyName());
+        path.append(UserText.echo(ref.getPropertyName()));
       } else if (ref.getIndex() >= 0) {
         path.append('[').append(ref.getIndex()).append(']');
       }
     }
     return path.toString();
+  }
+
+  /** Where a parser stood when it failed, in the form of {@link #path}: "labels.team". */
+  private static String parserPath(JsonParser parser) {
+    if (parser == null) {
+      return "";
+    }
+    ArrayDeque<String> parts = new ArrayDeque<>();
+    for (TokenStreamContext c = parser.streamReadContext(); c != null; c = c.getParent()) {
+      if (c.inObject() && c.currentName() != null) {
+        parts.addFirst("." + UserText.echo(c.currentName()));
+      } else if (c.inArray() && c.getCurrentIndex() >= 0) {
+        parts.addFirst("[" + c.getCurrentIndex() + "]");
+      }
+    }
+    String path = String.join("", parts);
+    return path.startsWith(".") ? path.substring(1) : path;
   }
 
   private static <T extends Throwable> T causedBy(Throwable e, Class<T> type) {

@@ -11,6 +11,7 @@ import io.gpuq.job.JobService;
 import io.gpuq.job.JobSpec;
 import io.gpuq.job.JobState;
 import io.gpuq.job.Submission;
+import io.gpuq.job.UserText;
 import io.gpuq.launch.StopReason;
 import io.gpuq.launch.Workers;
 import io.gpuq.schedule.SchedulingLoop;
@@ -63,6 +64,7 @@ public class JobController {
   static final int DEFAULT_LIMIT = 100;
   static final int MAX_LIMIT = 1000;
   private static final int MAX_IDEMPOTENCY_KEY = 200;
+  private static final int MAX_LABEL_FILTERS = 64;
 
   private final JobService jobs;
   private final JobRequestValidator validator;
@@ -111,7 +113,9 @@ public class JobController {
               schema = @Schema(implementation = ProblemDetail.class)))
   @ApiResponse(
       responseCode = "422",
-      description = "the request can never fit on this node's GPUs",
+      description =
+          "the request can never fit on this node's GPUs, or the Idempotency-Key was used before"
+              + " with a different request",
       content =
           @Content(
               mediaType = "application/problem+json",
@@ -130,9 +134,11 @@ public class JobController {
           String idempotencyKey,
       @RequestBody JobRequest request) {
     if (idempotencyKey != null
-        && (idempotencyKey.isBlank() || idempotencyKey.length() > MAX_IDEMPOTENCY_KEY)) {
+        && (idempotencyKey.isBlank()
+            || idempotencyKey.length() > MAX_IDEMPOTENCY_KEY
+            || !idempotencyKey.chars().allMatch(c -> c >= 0x20 && c <= 0x7e))) {
       throw new InvalidJobRequestException(
-          "Idempotency-Key", "must be 1 to " + MAX_IDEMPOTENCY_KEY + " characters");
+          "Idempotency-Key", "must be 1 to " + MAX_IDEMPOTENCY_KEY + " printable ASCII characters");
     }
     JobSpec spec = validator.validate(request);
     // Before anything reads the database, which a full disk may have closed.
@@ -284,7 +290,10 @@ public class JobController {
       errors.add(
           new FieldError(
               "state",
-              "unknown state \"" + state + "\"; use one of " + List.of(JobState.values())));
+              "unknown state \""
+                  + UserText.echo(state)
+                  + "\"; use one of "
+                  + List.of(JobState.values())));
       return null;
     }
   }
@@ -294,10 +303,14 @@ public class JobController {
     if (labels == null) {
       return parsed;
     }
+    if (labels.size() > MAX_LABEL_FILTERS) {
+      errors.add(new FieldError("label", "give at most " + MAX_LABEL_FILTERS + " labels"));
+      return parsed;
+    }
     for (String label : labels) {
       int colon = label.indexOf(':');
       if (colon <= 0) {
-        errors.add(new FieldError("label", "\"" + label + "\" is not key:value"));
+        errors.add(new FieldError("label", "\"" + UserText.echo(label) + "\" is not key:value"));
       } else {
         parsed.put(label.substring(0, colon), label.substring(colon + 1));
       }

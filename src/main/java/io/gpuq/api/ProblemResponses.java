@@ -1,5 +1,6 @@
 package io.gpuq.api;
 
+import io.gpuq.job.UserText;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
@@ -24,15 +25,30 @@ public final class ProblemResponses {
       String title,
       String detail)
       throws IOException {
+    write(response, status, title, detail, request.getRequestURI());
+  }
+
+  /**
+   * @param instance the path the problem is about, or null to leave it out
+   */
+  public static void write(
+      HttpServletResponse response, int status, String title, String detail, String instance)
+      throws IOException {
+    response.setStatus(status);
+    response.setContentType("application/problem+json");
+    response.setCharacterEncoding("UTF-8");
+    response.getWriter().write(json(status, title, detail, instance));
+  }
+
+  static String json(int status, String title, String detail, String instance) {
     Map<String, Object> problem = new LinkedHashMap<>();
     problem.put("type", "about:blank");
     problem.put("title", title);
     problem.put("status", status);
     problem.put("detail", detail);
-    problem.put("instance", request.getRequestURI());
-    response.setStatus(status);
-    response.setContentType("application/problem+json");
-    response.setCharacterEncoding("UTF-8");
-    response.getWriter().write(JSON.writeValueAsString(problem));
+    if (instance != null) {
+      problem.put("instance", UserText.echo(instance));
+    }
+    return JSON.writeValueAsString(problem);
   }
 }

@@ -384,6 +384,25 @@ public class Job {
     return nodeSelector == null ? Map.of() : nodeSelector;
   }
 
+  /** The request as this job stored it, for telling a retried submission from another. */
+  public JobSpec spec() {
+    return new JobSpec(
+        name,
+        command,
+        workingDir,
+        env == null ? Map.of() : env,
+        framework,
+        gpus,
+        gpuMemoryBytes,
+        gpuFraction,
+        priority,
+        timeout(),
+        maxAttempts,
+        oomGrowth,
+        labels(),
+        nodeSelector());
+  }
+
   public String idempotencyKey() {
     return idempotencyKey;
   }

@@ -2,6 +2,7 @@ package io.gpuq.job;
 
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -14,14 +15,39 @@ import java.util.stream.Collectors;
 /**
  * Turns a {@link JobRequest} into a {@link JobSpec}, or reports every field that is wrong. Rules
  * that depend on this node's GPUs (does the request ever fit?) live in placement, not here.
+ *
+ * <p>Every size is bounded, and a value over its bound is refused before it is parsed, so that a
+ * bad request costs time linear in its size. No string may hold NUL or a lone surrogate (not
+ * Unicode: the job list would stop being valid JSON); names, working directories and labels may
+ * hold no control character at all, while arguments and variables may hold tabs and newlines (a
+ * {@code sh -c} script).
  */
 public final class JobRequestValidator {
 
   static final int MAX_NAME_LENGTH = 200;
   static final int MAX_ATTEMPTS = 100;
   static final double MAX_OOM_GROWTH = 10.0;
+  static final int MAX_LABELS = 64;
   static final int MAX_LABEL_VALUE_LENGTH = 256;
   static final int MAX_PRIORITY = 1_000_000;
+  static final int MAX_ARGUMENTS = 1024;
+  static final int MAX_VARIABLES = 256;
+
+  /**
+   * For the argv and for the environment, each counted as execve(2) does: the UTF-8 bytes of each
+   * string plus its NUL. Both together stay under Linux's usual 2 MiB ARG_MAX.
+   */
+  static final int MAX_ARGV_BYTES = 256 * 1024;
+
+  static final int MAX_ENV_BYTES = 256 * 1024;
+  static final int MAX_WORKING_DIR_LENGTH = 4096;
+  static final int MAX_TIMEOUT_LENGTH = 64;
+  static final Duration MIN_TIMEOUT = Duration.ofSeconds(1);
+  static final Duration MAX_TIMEOUT = Duration.ofDays(365);
+
+  /** The most mistakes one answer lists; a request with more says how many it left out. */
+  static final int MAX_REPORTED_ERRORS = 20;
+
   private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
   private static final Pattern LABEL_KEY = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_./-]{0,62}");
 
@@ -89,13 +115,26 @@ public final class JobRequestValidator {
       errors.add("command", "is required: a non-empty list of strings (argv, no shell)");
       return List.of();
     }
+    if (command.size() > MAX_ARGUMENTS) {
+      errors.add("command", "must have at most " + MAX_ARGUMENTS + " arguments");
+      return List.of();
+    }
+    long bytes = 0;
     for (int i = 0; i < command.size(); i++) {
       String arg = command.get(i);
+      String field = "command[" + i + "]";
       if (arg == null) {
-        errors.add("command[" + i + "]", "must be a string, not null");
+        errors.add(field, "must be a string, not null");
       } else if (arg.indexOf('\0') >= 0) {
-        errors.add("command[" + i + "]", "must not contain a NUL character");
+        errors.add(field, "must not contain a NUL character");
+      } else if (UserText.hasLoneSurrogate(arg)) {
+        errors.add(field, "must be valid Unicode (it holds a lone surrogate)");
+      } else {
+        bytes += utf8Length(arg) + 1;
       }
+    }
+    if (bytes > MAX_ARGV_BYTES) {
+      errors.add("command", "must be at most " + MAX_ARGV_BYTES + " bytes in all (UTF-8)");
     }
     if (command.get(0) != null && command.get(0).isBlank()) {
       errors.add("command[0]", "the program to run must not be blank");
@@ -113,6 +152,8 @@ public final class JobRequestValidator {
     }
     if (name.length() > MAX_NAME_LENGTH) {
       errors.add("name", "must be at most " + MAX_NAME_LENGTH + " characters");
+    } else {
+      printable("name", name, errors);
     }
     return name;
   }
@@ -121,8 +162,12 @@ public final class JobRequestValidator {
     if (workingDir == null) {
       return null;
     }
-    if (!workingDir.startsWith("/") || workingDir.indexOf('\0') >= 0) {
+    if (workingDir.length() > MAX_WORKING_DIR_LENGTH) {
+      errors.add("workingDir", "must be at most " + MAX_WORKING_DIR_LENGTH + " characters");
+    } else if (!workingDir.startsWith("/")) {
       errors.add("workingDir", "must be an absolute path");
+    } else {
+      printable("workingDir", workingDir, errors);
     }
     return workingDir;
   }
@@ -131,22 +176,34 @@ public final class JobRequestValidator {
     if (env == null) {
       return Map.of();
     }
+    if (env.size() > MAX_VARIABLES) {
+      errors.add("env", "must have at most " + MAX_VARIABLES + " variables");
+      return Map.of();
+    }
     Map<String, String> copy = new LinkedHashMap<>();
-    env.forEach(
-        (key, value) -> {
-          String field = "env." + key;
-          if (!ENV_NAME.matcher(key).matches()) {
-            errors.add(field, "is not a valid environment variable name");
-          } else if (reservedEnvNames.contains(key)) {
-            errors.add(field, "is set by gpuq for every worker and cannot be overridden");
-          } else if (value == null) {
-            errors.add(field, "must be a string, not null");
-          } else if (value.indexOf('\0') >= 0) {
-            errors.add(field, "must not contain a NUL character");
-          } else {
-            copy.put(key, value);
-          }
-        });
+    long bytes = 0;
+    for (Map.Entry<String, String> entry : env.entrySet()) {
+      String key = entry.getKey();
+      String value = entry.getValue();
+      String field = "env." + UserText.echo(key);
+      if (!ENV_NAME.matcher(key).matches()) {
+        errors.add(field, "is not a valid environment variable name");
+      } else if (reservedEnvNames.contains(key)) {
+        errors.add(field, "is set by gpuq for every worker and cannot be overridden");
+      } else if (value == null) {
+        errors.add(field, "must be a string, not null");
+      } else if (value.indexOf('\0') >= 0) {
+        errors.add(field, "must not contain a NUL character");
+      } else if (UserText.hasLoneSurrogate(value)) {
+        errors.add(field, "must be valid Unicode (it holds a lone surrogate)");
+      } else {
+        bytes += key.length() + 1 + utf8Length(value) + 1;
+        copy.put(key, value);
+      }
+    }
+    if (bytes > MAX_ENV_BYTES) {
+      errors.add("env", "must be at most " + MAX_ENV_BYTES + " bytes in all (NAME=value, UTF-8)");
+    }
     return copy;
   }
 
@@ -160,7 +217,7 @@ public final class JobRequestValidator {
               errors.add(
                   "framework",
                   "unknown framework \""
-                      + framework
+                      + UserText.echo(framework)
                       + "\"; use one of "
                       + Arrays.stream(Framework.values())
                           .map(Framework::wireName)
@@ -217,18 +274,28 @@ public final class JobRequestValidator {
     if (timeout == null) {
       return null;
     }
-    try {
-      Duration duration = Duration.parse(timeout);
-      if (duration.isNegative() || duration.isZero()) {
-        errors.add("timeout", "must be a positive duration");
-      }
-      return duration;
-    } catch (DateTimeParseException e) {
+    String example = " such as \"PT2H\" or \"PT90S\"";
+    if (timeout.length() > MAX_TIMEOUT_LENGTH) {
       errors.add(
           "timeout",
-          "\"" + timeout + "\" is not an ISO-8601 duration such as \"PT2H\" or \"PT90S\"");
+          "must be at most " + MAX_TIMEOUT_LENGTH + " characters: an ISO-8601 duration" + example);
       return null;
     }
+    Duration duration;
+    try {
+      duration = Duration.parse(timeout);
+    } catch (DateTimeParseException | ArithmeticException e) {
+      errors.add(
+          "timeout", "\"" + UserText.echo(timeout) + "\" is not an ISO-8601 duration" + example);
+      return null;
+    }
+    // The upper bound also keeps the timeout within what milliseconds in a long can hold.
+    if (duration.compareTo(MIN_TIMEOUT) < 0 || duration.compareTo(MAX_TIMEOUT) > 0) {
+      errors.add("timeout", "must be between 1 second (PT1S) and 365 days (P365D)");
+      return null;
+    }
+    // gpuq keeps milliseconds: the spec says what is stored, and compares so.
+    return duration.truncatedTo(ChronoUnit.MILLIS);
   }
 
   private static int maxAttempts(Integer maxAttempts, Errors errors) {
@@ -256,9 +323,13 @@ public final class JobRequestValidator {
     if (labels == null) {
       return Map.of();
     }
+    if (labels.size() > MAX_LABELS) {
+      errors.add(name, "must have at most " + MAX_LABELS + " entries");
+      return Map.of();
+    }
     labels.forEach(
         (key, value) -> {
-          String field = name + "." + key;
+          String field = name + "." + UserText.echo(key);
           if (!LABEL_KEY.matcher(key).matches()) {
             errors.add(
                 field,
@@ -268,21 +339,60 @@ public final class JobRequestValidator {
             errors.add(field, "must be a string, not null");
           } else if (value.length() > MAX_LABEL_VALUE_LENGTH) {
             errors.add(field, "must be at most " + MAX_LABEL_VALUE_LENGTH + " characters");
+          } else {
+            printable(field, value, errors);
           }
         });
     return labels;
   }
 
+  /** Text shown in lists and logs: no control characters, and valid Unicode. */
+  private static void printable(String field, String text, Errors errors) {
+    if (UserText.hasControlCharacter(text)) {
+      errors.add(field, "must not contain control characters (such as NUL, tab or newline)");
+    } else if (UserText.hasLoneSurrogate(text)) {
+      errors.add(field, "must be valid Unicode (it holds a lone surrogate)");
+    }
+  }
+
+  /** UTF-8 bytes of a string without lone surrogates, without encoding it. */
+  private static long utf8Length(String text) {
+    long bytes = 0;
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c < 0x80) {
+        bytes += 1;
+      } else if (c < 0x800) {
+        bytes += 2;
+      } else if (Character.isHighSurrogate(c)) {
+        bytes += 4;
+        i++;
+      } else {
+        bytes += 3;
+      }
+    }
+    return bytes;
+  }
+
   private static final class Errors {
     private final List<FieldError> list = new ArrayList<>();
+    private int leftOut;
 
     void add(String field, String message) {
-      list.add(new FieldError(field, message));
+      if (list.size() < MAX_REPORTED_ERRORS) {
+        list.add(new FieldError(field, message));
+      } else {
+        leftOut++;
+      }
     }
 
     void throwIfAny() {
       if (!list.isEmpty()) {
-        throw new InvalidJobRequestException(list);
+        List<FieldError> reported = new ArrayList<>(list);
+        if (leftOut > 0) {
+          reported.add(new FieldError("", leftOut + " more mistakes are not listed"));
+        }
+        throw new InvalidJobRequestException(reported);
       }
     }
   }

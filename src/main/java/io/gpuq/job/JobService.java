@@ -114,12 +114,14 @@ public class JobService {
   /**
    * Stores a new queued job, unless this caller already submitted one with the same idempotency
    * key: then that one is returned and nothing is created.
+   *
+   * @throws IdempotencyKeyReusedException when that earlier job was asked for with another request
    */
   public Submission submit(Caller caller, JobSpec spec, String idempotencyKey) {
     if (idempotencyKey != null) {
       Optional<Job> earlier = findByKey(caller, idempotencyKey);
       if (earlier.isPresent()) {
-        return new Submission(earlier.get(), false);
+        return retried(earlier.get(), spec);
       }
     }
     try {
@@ -131,10 +133,16 @@ public class JobService {
       return new Submission(job, true);
     } catch (DataIntegrityViolationException e) {
       // Two requests with one key raced; the unique index let exactly one of them in.
-      return findByKey(caller, idempotencyKey)
-          .map(job -> new Submission(job, false))
-          .orElseThrow(() -> e);
+      return findByKey(caller, idempotencyKey).map(job -> retried(job, spec)).orElseThrow(() -> e);
     }
+  }
+
+  /** A retry is the same request: as the job stored it, after validation's defaults. */
+  private static Submission retried(Job earlier, JobSpec spec) {
+    if (!earlier.spec().equals(spec)) {
+      throw new IdempotencyKeyReusedException(earlier.id());
+    }
+    return new Submission(earlier, false);
   }
 
   private Optional<Job> findByKey(Caller caller, String key) {

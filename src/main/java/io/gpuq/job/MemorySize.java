@@ -16,6 +16,9 @@ import java.util.regex.Pattern;
  */
 public final class MemorySize {
 
+  /** Longer text is refused before it is parsed: "1048576 TiB" is 11 characters. */
+  public static final int MAX_TEXT_LENGTH = 32;
+
   private static final Pattern SIZE = Pattern.compile("\\s*(\\d+(?:\\.\\d+)?)\\s*([A-Za-z]*)\\s*");
   private static final long KIB = 1024L;
   private static final Map<String, Long> UNITS =
@@ -58,6 +61,10 @@ public final class MemorySize {
   }
 
   private static long fromNumber(Number number) {
+    if ((number instanceof Double d && !Double.isFinite(d))
+        || (number instanceof Float f && !Float.isFinite(f))) {
+      throw new IllegalArgumentException("is too large");
+    }
     BigDecimal bytes = new BigDecimal(number.toString());
     if (bytes.signum() <= 0) {
       throw new IllegalArgumentException("must be more than 0 bytes");
@@ -65,14 +72,25 @@ public final class MemorySize {
     if (bytes.stripTrailingZeros().scale() > 0) {
       throw new IllegalArgumentException("a number of bytes must be a whole number");
     }
+    if (bytes.compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) > 0) {
+      throw new IllegalArgumentException("is too large");
+    }
     return bytes.longValueExact();
   }
 
   private static long fromText(String text) {
+    if (text.length() > MAX_TEXT_LENGTH) {
+      throw new IllegalArgumentException(
+          "must be at most "
+              + MAX_TEXT_LENGTH
+              + " characters, such as \"512MiB\", \"6GiB\" or \"6G\"");
+    }
     Matcher m = SIZE.matcher(text);
     if (!m.matches()) {
       throw new IllegalArgumentException(
-          "\"" + text + "\" is not a memory size such as \"512MiB\", \"6GiB\" or \"6G\"");
+          "\""
+              + UserText.echo(text)
+              + "\" is not a memory size such as \"512MiB\", \"6GiB\" or \"6G\"");
     }
     Long unit = UNITS.get(m.group(2).toLowerCase(Locale.ROOT));
     if (unit == null) {

@@ -435,11 +435,9 @@ public final class WorkerLauncher {
     return findOnPath(program, env.get("PATH"))
         .orElseThrow(
             () ->
-                new LaunchException(
-                    "program \""
-                        + program
-                        + "\" not found on the worker's PATH "
-                        + env.get("PATH")));
+                // Not the PATH itself: it is gpuq's own unless the job set one, and the
+                // message is shown to the job's owner.
+                new LaunchException("program \"" + program + "\" not found on the worker's PATH"));
   }
 
   /** As {@link #resolveProgram}, with the rights of the account the job runs as. */

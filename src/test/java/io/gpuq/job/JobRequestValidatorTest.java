@@ -2,6 +2,7 @@ package io.gpuq.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import java.time.Duration;
 import java.util.Arrays;
@@ -91,6 +92,104 @@ class JobRequestValidatorTest {
         .containsExactly("nodeSelector.gpu type");
     assertThat(errorsOf(aRequest().workingDir("relative/dir"))).containsExactly("workingDir");
     assertThat(errorsOf(aRequest().name("x".repeat(201)))).containsExactly("name");
+  }
+
+  @Test
+  void names_and_labels_hold_no_control_characters_and_no_lone_surrogates() {
+    assertThat(errorsOf(aRequest().name("a\u0000b"))).containsExactly("name");
+    assertThat(errorsOf(aRequest().name("a\nb"))).containsExactly("name");
+    assertThat(errorsOf(aRequest().name("a\ud800b"))).containsExactly("name");
+    assertThat(errorsOf(aRequest().label("team", "a\tb"))).containsExactly("labels.team");
+    assertThat(errorsOf(aRequest().label("team", "\udc00"))).containsExactly("labels.team");
+    assertThat(errorsOf(aRequest().nodeSelector("gpu", "h\u0085")))
+        .containsExactly("nodeSelector.gpu");
+    assertThat(errorsOf(aRequest().workingDir("/tmp/a\nb"))).containsExactly("workingDir");
+    assertThat(validator.validate(aRequest().name("résumé 🚀").label("who", "zoë").build()).name())
+        .isEqualTo("résumé 🚀");
+  }
+
+  @Test
+  void arguments_and_variables_may_span_lines_but_hold_no_nul_or_lone_surrogate() {
+    JobSpec script =
+        validator.validate(
+            aRequest().command("sh", "-c", "echo a\necho b").env("NOTE", "x\ty").build());
+    assertThat(script.command()).contains("echo a\necho b");
+
+    assertThat(errorsOf(aRequest().command("echo", "a\u0000"))).containsExactly("command[1]");
+    assertThat(errorsOf(aRequest().command("echo", "\ud800"))).containsExactly("command[1]");
+    assertThat(errorsOf(aRequest().env("NOTE", "\ud800"))).containsExactly("env.NOTE");
+  }
+
+  @Test
+  void counts_and_sizes_are_bounded() {
+    RequestBuilder manyLabels = aRequest();
+    for (int i = 0; i <= JobRequestValidator.MAX_LABELS; i++) {
+      manyLabels.label("l" + i, "v");
+    }
+    assertThat(errorsOf(manyLabels)).containsExactly("labels");
+    assertThat(errorsOf(aRequest().label("team", "v".repeat(257)))).containsExactly("labels.team");
+    assertThat(errorsOf(aRequest().command(new String[JobRequestValidator.MAX_ARGUMENTS + 1])))
+        .containsExactly("command");
+    assertThat(errorsOf(aRequest().command("echo", "é".repeat(70_000), "é".repeat(70_000))))
+        .as("UTF-8 bytes count, not characters")
+        .containsExactly("command");
+    RequestBuilder manyVariables = aRequest();
+    for (int i = 0; i <= JobRequestValidator.MAX_VARIABLES; i++) {
+      manyVariables.env("V" + i, "x");
+    }
+    assertThat(errorsOf(manyVariables)).containsExactly("env");
+    assertThat(errorsOf(aRequest().env("BIG", "x".repeat(300_000)))).containsExactly("env");
+    assertThat(errorsOf(aRequest().resources(1, "9".repeat(1_000_000), null)))
+        .containsExactly("resources.gpuMemory");
+    assertThat(errorsOf(aRequest().timeout("PT" + "1".repeat(100) + "S")))
+        .containsExactly("timeout");
+  }
+
+  @Test
+  void a_timeout_is_between_one_second_and_a_year() {
+    assertThat(errorsOf(aRequest().timeout("PT0.0001S"))).containsExactly("timeout");
+    assertThat(errorsOf(aRequest().timeout("PT0.999S"))).containsExactly("timeout");
+    assertThat(errorsOf(aRequest().timeout("PT9999999999999H"))).containsExactly("timeout");
+    assertThat(errorsOf(aRequest().timeout("P366D"))).containsExactly("timeout");
+    assertThat(validator.validate(aRequest().timeout("PT1S").build()).timeout())
+        .isEqualTo(Duration.ofSeconds(1));
+    assertThat(validator.validate(aRequest().timeout("P365D").build()).timeout())
+        .isEqualTo(Duration.ofDays(365));
+    assertThat(validator.validate(aRequest().timeout("PT1.0000001S").build()).timeout())
+        .as("kept in milliseconds, as stored")
+        .isEqualTo(Duration.ofSeconds(1));
+  }
+
+  @Test
+  void a_gpu_memory_number_beyond_a_long_is_refused() {
+    assertThat(errorsOf(aRequest().resources(1, Double.POSITIVE_INFINITY, null)))
+        .containsExactly("resources.gpuMemory");
+    assertThat(errorsOf(aRequest().resources(1, new java.math.BigInteger("9".repeat(30)), null)))
+        .containsExactly("resources.gpuMemory");
+  }
+
+  @Test
+  void messages_quote_at_most_100_characters_of_a_value() {
+    InvalidJobRequestException e =
+        catchThrowableOfType(
+            InvalidJobRequestException.class,
+            () -> validator.validate(aRequest().framework("f".repeat(10_000)).build()));
+
+    assertThat(e.getMessage()).doesNotContain("f".repeat(101)).contains("f".repeat(100) + "…");
+  }
+
+  @Test
+  void at_most_twenty_mistakes_are_listed_and_the_rest_counted() {
+    String[] argv = new String[30];
+    java.util.Arrays.fill(argv, "a\u0000");
+
+    InvalidJobRequestException e =
+        catchThrowableOfType(
+            InvalidJobRequestException.class,
+            () -> validator.validate(aRequest().command(argv).build()));
+
+    assertThat(e.errors()).hasSize(21);
+    assertThat(e.errors().get(20).message()).isEqualTo("10 more mistakes are not listed");
   }
 
   @Test

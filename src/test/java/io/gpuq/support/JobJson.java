@@ -12,7 +12,7 @@ public final class JobJson {
   private final Map<String, Object> resources = new LinkedHashMap<>();
   private final Map<String, Object> retry = new LinkedHashMap<>();
   private final Map<String, String> env = new LinkedHashMap<>();
-  private final Map<String, String> labels = new LinkedHashMap<>();
+  private final Map<String, Object> labels = new LinkedHashMap<>();
 
   private JobJson() {}
 
@@ -86,6 +86,40 @@ public final class JobJson {
   }
 
   public JobJson label(String key, String value) {
+    labels.put(key, value);
+    return this;
+  }
+
+  /** Any top-level field, of any JSON type, even one the API refuses. */
+  public JobJson field(String name, Object value) {
+    body.put(name, value);
+    return this;
+  }
+
+  /** Any field of {@code resources}, of any JSON type. */
+  public JobJson resource(String name, Object value) {
+    resources.put(name, value);
+    return this;
+  }
+
+  /** {@code count} labels l0=v, l1=v... */
+  public JobJson labels(int count) {
+    for (int i = 0; i < count; i++) {
+      labels.put("l" + i, "v");
+    }
+    return this;
+  }
+
+  /** {@code count} environment variables V0=x, V1=x... */
+  public JobJson variables(int count) {
+    for (int i = 0; i < count; i++) {
+      env.put("V" + i, "x");
+    }
+    return this;
+  }
+
+  /** A label whose value is of any JSON type. */
+  public JobJson labelOfAnyType(String key, Object value) {
     labels.put(key, value);
     return this;
   }
