@@ -185,10 +185,9 @@ public final class WorkerLauncher {
     Instant now = clock.instant();
     Instant deadline = request.timeout() == null ? null : now.plus(request.timeout());
     try {
+      Spawn spawn = new Spawn(argv, environment, spawnDir, logFile);
       Started started =
-          posixSpawn != null
-              ? spawnDirectly(request, argv, environment, spawnDir, logFile)
-              : spawnWithProcessBuilder(request, argv, environment, spawnDir, logFile);
+          posixSpawn != null ? spawnDirectly(request, spawn) : spawnWithProcessBuilder(spawn);
       return new RunningWorker(
           request.jobId(),
           request.attempt(),
@@ -271,14 +270,12 @@ public final class WorkerLauncher {
 
   private record Started(ProcessHandle handle, CompletableFuture<Integer> exitCode) {}
 
-  private Started spawnDirectly(
-      LaunchRequest request,
-      List<String> argv,
-      Map<String, String> environment,
-      Path workingDir,
-      Path logFile)
-      throws IOException {
-    int pid = posixSpawn.spawn(argv, environment, workingDir, logFile);
+  /** The process to start: its argv, its whole environment, where, and the log it writes. */
+  private record Spawn(
+      List<String> argv, Map<String, String> environment, Path workingDir, Path log) {}
+
+  private Started spawnDirectly(LaunchRequest request, Spawn spawn) throws IOException {
+    int pid = posixSpawn.spawn(spawn.argv(), spawn.environment(), spawn.workingDir(), spawn.log());
     // Before the reaper starts: until it reaps the child, the pid cannot name another process.
     Optional<ProcessHandle> handle = ProcessHandle.of(pid);
     CompletableFuture<Integer> exitCode =
@@ -295,31 +292,25 @@ public final class WorkerLauncher {
         exitCode);
   }
 
-  private Started spawnWithProcessBuilder(
-      LaunchRequest request,
-      List<String> argv,
-      Map<String, String> environment,
-      Path workingDir,
-      Path logFile)
-      throws IOException {
+  private Started spawnWithProcessBuilder(Spawn spawn) throws IOException {
     List<String> command = new ArrayList<>();
     setsid.ifPresent(p -> command.add(p.toString()));
-    command.addAll(argv);
+    command.addAll(spawn.argv());
     // The JDK opens a redirect's file by name; it gets the descriptor's /proc/self/fd name, so that
     // it opens the very file checked not to be a link or a FIFO.
     Process process =
         SafeFiles.withAppendable(
-            logFile,
+            spawn.log(),
             opened -> {
               ProcessBuilder builder =
                   new ProcessBuilder(command)
-                      .directory(workingDir.toFile())
+                      .directory(spawn.workingDir().toFile())
                       .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
                       .redirectErrorStream(true)
                       .redirectOutput(ProcessBuilder.Redirect.appendTo(opened.toFile()));
               Map<String, String> env = builder.environment();
               env.clear();
-              env.putAll(environment);
+              env.putAll(spawn.environment());
               return builder.start();
             });
     return new Started(process.toHandle(), process.onExit().thenApply(Process::exitValue));
