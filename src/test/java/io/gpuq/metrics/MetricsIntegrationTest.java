@@ -33,9 +33,15 @@ class MetricsIntegrationTest extends MetricsIntegrationSupport {
         awaitScrape(
             hasSeries(id, "gpuq_job_cpu_usage_ratio", "gpuq_process_gpu_memory_used_bytes")
                 .andThen(
-                    scrape ->
-                        assertThat(scrape.value("gpuq_job_gpu_memory_used_bytes", job(id)))
-                            .isGreaterThan(100.0 * MIB)));
+                    scrape -> {
+                      assertThat(scrape.value("gpuq_job_gpu_memory_used_bytes", job(id)))
+                          .isGreaterThan(100.0 * MIB);
+                      // Host meters are read by their own duty, which may not have seen it yet.
+                      assertThat(scrape.value("gpuq_job_resident_memory_bytes", job(id)))
+                          .isGreaterThan(50.0 * MIB);
+                      assertThat(scrape.value("gpuq_job_cpu_seconds_total", job(id)))
+                          .isGreaterThan(0.0);
+                    }));
 
     List<Exposition.Sample> processes =
         e.samples("gpuq_process_gpu_memory_used_bytes", s -> id.equals(s.label("job_id")));
