@@ -99,14 +99,7 @@ public final class SafeFiles {
    * than {@code maxBytes}.
    */
   public static Optional<String> readSmall(Path path, int maxBytes) {
-    try (FileChannel channel = openForReading(path)) {
-      if (channel.size() > maxBytes) {
-        return Optional.empty();
-      }
-      return Optional.of(read(channel, 0, (int) channel.size()));
-    } catch (IOException e) {
-      return Optional.empty();
-    }
+    return readSmallFile(path, maxBytes).map(SmallFile::text);
   }
 
   /** A small file's text, and when it was last written. */

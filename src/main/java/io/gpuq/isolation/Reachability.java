@@ -28,18 +28,14 @@ public final class Reachability {
     Path absolute = dir.toAbsolutePath().normalize();
     for (int i = 0; i <= absolute.getNameCount(); i++) {
       Path step = i == 0 ? absolute.getRoot() : absolute.getRoot().resolve(absolute.subpath(0, i));
-      int uid = (Integer) Files.getAttribute(step, "unix:uid");
-      int gid = (Integer) Files.getAttribute(step, "unix:gid");
-      Set<PosixFilePermission> mode = Files.getPosixFilePermissions(step);
-      PosixFilePermission needed =
-          uid == account.uid()
-              ? PosixFilePermission.OWNER_EXECUTE
-              : gid == account.gid()
-                  ? PosixFilePermission.GROUP_EXECUTE
-                  : PosixFilePermission.OTHERS_EXECUTE;
-      if (!mode.contains(needed)) {
+      if (!executableBy(step, account)) {
         return Optional.of(
-            step + " (" + PosixFilePermissions.toString(mode) + ", owner uid " + uid + ")");
+            step
+                + " ("
+                + PosixFilePermissions.toString(Files.getPosixFilePermissions(step))
+                + ", owner uid "
+                + Files.getAttribute(step, "unix:uid")
+                + ")");
       }
     }
     return Optional.empty();
@@ -63,20 +59,22 @@ public final class Reachability {
           || blocker(absolute.getParent(), account).isPresent()) {
         return false;
       }
-      if (account.isRoot()) {
-        return Files.isExecutable(absolute);
-      }
-      int uid = (Integer) Files.getAttribute(absolute, "unix:uid");
-      int gid = (Integer) Files.getAttribute(absolute, "unix:gid");
-      Set<PosixFilePermission> mode = Files.getPosixFilePermissions(absolute);
-      return mode.contains(
-          uid == account.uid()
-              ? PosixFilePermission.OWNER_EXECUTE
-              : gid == account.gid()
-                  ? PosixFilePermission.GROUP_EXECUTE
-                  : PosixFilePermission.OTHERS_EXECUTE);
+      return account.isRoot() ? Files.isExecutable(absolute) : executableBy(absolute, account);
     } catch (IOException e) {
       return false;
     }
+  }
+
+  /** The x bit that applies to {@code account}: the owner's, the group's, or everyone else's. */
+  private static boolean executableBy(Path path, Account account) throws IOException {
+    int uid = (Integer) Files.getAttribute(path, "unix:uid");
+    int gid = (Integer) Files.getAttribute(path, "unix:gid");
+    Set<PosixFilePermission> mode = Files.getPosixFilePermissions(path);
+    return mode.contains(
+        uid == account.uid()
+            ? PosixFilePermission.OWNER_EXECUTE
+            : gid == account.gid()
+                ? PosixFilePermission.GROUP_EXECUTE
+                : PosixFilePermission.OTHERS_EXECUTE);
   }
 }

@@ -447,19 +447,9 @@ public final class WorkerLauncher {
       }
       return path;
     }
-    String pathVariable = env.get("PATH");
-    if (pathVariable != null) {
-      for (String dir : pathVariable.split(":")) {
-        if (dir.isEmpty()) {
-          continue;
-        }
-        Path candidate = Path.of(dir).resolve(program);
-        if (Reachability.canExecute(candidate, account)) {
-          return candidate.toAbsolutePath();
-        }
-      }
-    }
-    throw new LaunchException(missing + " on the worker's PATH");
+    return findOnPath(
+            program, env.get("PATH"), candidate -> Reachability.canExecute(candidate, account))
+        .orElseThrow(() -> new LaunchException(missing + " on the worker's PATH"));
   }
 
   private static PosixSpawn bindPosixSpawn() {
@@ -480,6 +470,15 @@ public final class WorkerLauncher {
   }
 
   private static Optional<Path> findOnPath(String program, String pathVariable) {
+    return findOnPath(
+        program,
+        pathVariable,
+        candidate -> Files.isRegularFile(candidate) && Files.isExecutable(candidate));
+  }
+
+  /** The first entry of a PATH where {@code program} is {@code usable}, as execvp would take it. */
+  private static Optional<Path> findOnPath(
+      String program, String pathVariable, java.util.function.Predicate<Path> usable) {
     if (pathVariable == null) {
       return Optional.empty();
     }
@@ -488,7 +487,7 @@ public final class WorkerLauncher {
         continue;
       }
       Path candidate = Path.of(dir).resolve(program);
-      if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
+      if (usable.test(candidate)) {
         return Optional.of(candidate.toAbsolutePath());
       }
     }
