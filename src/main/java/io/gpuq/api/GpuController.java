@@ -1,5 +1,6 @@
 package io.gpuq.api;
 
+import io.gpuq.node.LocalGpus;
 import io.gpuq.node.NodeRegistry;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
@@ -28,8 +29,9 @@ public class GpuController {
       description =
           "This node's GPUs from its last poll; other nodes' GPUs as of their last heartbeat.")
   public List<GpuView> gpus() {
-    List<GpuView> all = new ArrayList<>(local.views());
-    all.addAll(nodes.otherLiveNodesGpus());
+    List<GpuView> all = new ArrayList<>();
+    local.gpus().forEach(gpu -> all.add(GpuView.of(gpu)));
+    nodes.otherLiveNodesGpus().forEach(gpu -> all.add(GpuView.of(gpu)));
     return all;
   }
 }

@@ -1,5 +1,6 @@
 package io.gpuq.api;
 
+import io.gpuq.node.NodeGpu;
 import io.swagger.v3.oas.annotations.media.Schema;
 import java.util.List;
 
@@ -16,6 +17,22 @@ public record GpuView(
     @Schema(description = "sum of the budgets of the jobs placed on it") long memoryReservedBytes,
     double utilization,
     List<ProcessView> processes) {
+
+  public static GpuView of(NodeGpu gpu) {
+    return new GpuView(
+        gpu.node(),
+        gpu.index(),
+        gpu.uuid(),
+        gpu.name(),
+        gpu.backend(),
+        gpu.memoryTotalBytes(),
+        gpu.memoryUsedBytes(),
+        gpu.memoryReservedBytes(),
+        gpu.utilization(),
+        gpu.processes().stream()
+            .map(p -> new ProcessView(p.pid(), p.jobId(), p.memoryUsedBytes()))
+            .toList());
+  }
 
   @Schema(name = "GpuProcess")
   public record ProcessView(

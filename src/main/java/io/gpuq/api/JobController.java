@@ -1,6 +1,7 @@
 package io.gpuq.api;
 
 import io.gpuq.fs.StorageGuard;
+import io.gpuq.job.Caller;
 import io.gpuq.job.FieldError;
 import io.gpuq.job.InvalidJobRequestException;
 import io.gpuq.job.Job;
@@ -11,12 +12,11 @@ import io.gpuq.job.JobService;
 import io.gpuq.job.JobSpec;
 import io.gpuq.job.JobState;
 import io.gpuq.job.Submission;
-import io.gpuq.job.UserText;
+import io.gpuq.job.SubmitAdmission;
 import io.gpuq.launch.StopReason;
 import io.gpuq.launch.Workers;
 import io.gpuq.schedule.SchedulingLoop;
-import io.gpuq.security.Caller;
-import io.gpuq.security.TokenAuthenticationFilter;
+import io.gpuq.text.UserText;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.media.Content;
@@ -128,7 +128,7 @@ public class JobController {
               mediaType = "application/problem+json",
               schema = @Schema(implementation = ProblemDetail.class)))
   public ResponseEntity<JobView> submit(
-      @Parameter(hidden = true) @RequestAttribute(TokenAuthenticationFilter.CALLER) Caller caller,
+      @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
       @Parameter(description = "a repeated POST with the same key returns the first job (200)")
           @RequestHeader(value = "Idempotency-Key", required = false)
           String idempotencyKey,
@@ -175,7 +175,7 @@ public class JobController {
               mediaType = "application/problem+json",
               schema = @Schema(implementation = ProblemDetail.class)))
   public JobView get(
-      @Parameter(hidden = true) @RequestAttribute(TokenAuthenticationFilter.CALLER) Caller caller,
+      @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
       @PathVariable String id) {
     return JobView.of(jobs.get(caller, id));
   }
@@ -191,7 +191,7 @@ public class JobController {
               mediaType = "application/problem+json",
               schema = @Schema(implementation = ProblemDetail.class)))
   public JobListView list(
-      @Parameter(hidden = true) @RequestAttribute(TokenAuthenticationFilter.CALLER) Caller caller,
+      @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
       @Parameter(description = "QUEUED, RUNNING, SUCCEEDED, FAILED or CANCELLED")
           @RequestParam(required = false)
           String state,
@@ -233,7 +233,7 @@ public class JobController {
               mediaType = "application/problem+json",
               schema = @Schema(implementation = ProblemDetail.class)))
   public JobView cancel(
-      @Parameter(hidden = true) @RequestAttribute(TokenAuthenticationFilter.CALLER) Caller caller,
+      @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
       @PathVariable String id) {
     Job job = jobs.cancel(caller, id, running -> workers.stop(running.id(), StopReason.CANCELLED));
     scheduler.wakeUp();
@@ -253,7 +253,7 @@ public class JobController {
               mediaType = "application/problem+json",
               schema = @Schema(implementation = ProblemDetail.class)))
   public ResponseEntity<StreamingResponseBody> logs(
-      @Parameter(hidden = true) @RequestAttribute(TokenAuthenticationFilter.CALLER) Caller caller,
+      @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
       @PathVariable String id,
       @Parameter(description = "only the last N lines") @RequestParam(required = false)
           Integer tail,

@@ -1,9 +1,9 @@
 package io.gpuq.api;
 
 import io.gpuq.fs.SafeFiles;
+import io.gpuq.job.Caller;
 import io.gpuq.launch.JobFiles;
 import io.gpuq.launch.LogFiles;
-import io.gpuq.security.Caller;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;

@@ -1,7 +1,7 @@
 package io.gpuq.api;
 
+import io.gpuq.job.Caller;
 import io.gpuq.job.JobService;
-import io.gpuq.security.Caller;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletRequestWrapper;

@@ -1,6 +1,6 @@
 package io.gpuq.api;
 
-import io.gpuq.job.UserText;
+import io.gpuq.text.UserText;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;

@@ -1,6 +1,7 @@
 package io.gpuq.config;
 
 import io.gpuq.guard.BudgetGuard;
+import io.gpuq.job.Caller;
 import io.gpuq.launch.env.JaxCompilationCache;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -126,12 +127,7 @@ public record GpuqProperties(
      *     gpuq.worker.run-as}
      */
     public record Token(
-        String name, String token, @DefaultValue("SUBMITTER") Role role, String runAs) {}
-
-    public enum Role {
-      SUBMITTER,
-      ADMIN
-    }
+        String name, String token, @DefaultValue("SUBMITTER") Caller.Role role, String runAs) {}
   }
 
   /**

@@ -1,6 +1,6 @@
 package io.gpuq.fs;
 
-import io.gpuq.job.MemorySize;
+import io.gpuq.text.MemorySize;
 
 /** The data directory has less free space than {@code gpuq.storage.min-free}. */
 public class InsufficientStorageException extends RuntimeException {

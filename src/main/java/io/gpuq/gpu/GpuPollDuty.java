@@ -1,6 +1,6 @@
 package io.gpuq.gpu;
 
-import io.gpuq.schedule.PeriodicDuty;
+import io.gpuq.duty.PeriodicDuty;
 import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

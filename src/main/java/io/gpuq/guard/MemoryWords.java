@@ -1,7 +1,7 @@
 package io.gpuq.guard;
 
 import io.gpuq.job.JobPlacement;
-import io.gpuq.job.MemorySize;
+import io.gpuq.text.MemorySize;
 import java.util.stream.Collectors;
 
 /** GPU memory failures in words, with their numbers, for failure messages and job logs. */

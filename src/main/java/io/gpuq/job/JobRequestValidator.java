@@ -1,5 +1,7 @@
 package io.gpuq.job;
 
+import io.gpuq.text.MemorySize;
+import io.gpuq.text.UserText;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;

@@ -1,6 +1,5 @@
 package io.gpuq.job;
 
-import io.gpuq.security.Caller;
 import jakarta.annotation.PreDestroy;
 import java.time.Clock;
 import java.time.Duration;

@@ -1,6 +1,6 @@
 package io.gpuq.metrics;
 
-import io.gpuq.schedule.PeriodicDuty;
+import io.gpuq.duty.PeriodicDuty;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;

@@ -3,6 +3,7 @@ package io.gpuq.metrics;
 import static io.gpuq.metrics.MetricNames.JOB_ID;
 import static io.gpuq.metrics.MetricNames.NODE;
 
+import io.gpuq.duty.PeriodicDuty;
 import io.gpuq.job.AttemptOutcome;
 import io.gpuq.job.JobLifecycleListener;
 import io.gpuq.job.JobState;
@@ -11,7 +12,6 @@ import io.gpuq.launch.Workers;
 import io.gpuq.proc.ProcFs;
 import io.gpuq.proc.ProcStat;
 import io.gpuq.proc.ProcessTable;
-import io.gpuq.schedule.PeriodicDuty;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;

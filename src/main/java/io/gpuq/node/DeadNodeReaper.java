@@ -1,8 +1,7 @@
 package io.gpuq.node;
 
+import io.gpuq.duty.PeriodicDuty;
 import io.gpuq.job.JobService;
-import io.gpuq.schedule.PeriodicDuty;
-import io.gpuq.schedule.SchedulingLoop;
 import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,14 +16,14 @@ public final class DeadNodeReaper implements PeriodicDuty {
 
   private final NodeRegistry registry;
   private final JobService jobs;
-  private final SchedulingLoop scheduler;
+  private final Runnable wakeSchedulerForGpus;
   private final Duration interval;
 
   public DeadNodeReaper(
-      NodeRegistry registry, JobService jobs, SchedulingLoop scheduler, Duration interval) {
+      NodeRegistry registry, JobService jobs, Runnable wakeSchedulerForGpus, Duration interval) {
     this.registry = registry;
     this.jobs = jobs;
-    this.scheduler = scheduler;
+    this.wakeSchedulerForGpus = wakeSchedulerForGpus;
     this.interval = interval;
   }
 
@@ -50,7 +49,7 @@ public final class DeadNodeReaper implements PeriodicDuty {
     }
     if (reaped > 0) {
       // Requeued jobs may need GPUs.
-      scheduler.wakeUpForGpus();
+      wakeSchedulerForGpus.run();
     }
   }
 }

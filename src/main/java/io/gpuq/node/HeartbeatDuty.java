@@ -1,10 +1,10 @@
 package io.gpuq.node;
 
+import io.gpuq.duty.PeriodicDuty;
 import io.gpuq.job.JobService;
 import io.gpuq.launch.RunningWorker;
 import io.gpuq.launch.StopReason;
 import io.gpuq.launch.Workers;
-import io.gpuq.schedule.PeriodicDuty;
 import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,7 +1,5 @@
 package io.gpuq.node;
 
-import io.gpuq.api.GpuView;
-import io.gpuq.api.LocalGpus;
 import io.gpuq.gpu.GpuInventory;
 import java.time.Clock;
 import java.time.Duration;
@@ -59,7 +57,7 @@ public class NodeRegistry {
 
   /** Tells the other nodes this one is alive, with its GPUs as they are now. */
   public void beat() {
-    String gpus = JSON.writeValueAsString(localGpus.views());
+    String gpus = JSON.writeValueAsString(localGpus.gpus());
     String labelsJson = JSON.writeValueAsString(labels);
     Instant now = clock.instant();
     tx.executeWithoutResult(
@@ -83,12 +81,12 @@ public class NodeRegistry {
   }
 
   /** The GPUs of the other live nodes, as of their last heartbeat. */
-  public List<GpuView> otherLiveNodesGpus() {
+  public List<NodeGpu> otherLiveNodesGpus() {
     Instant now = clock.instant();
-    List<GpuView> gpus = new ArrayList<>();
+    List<NodeGpu> gpus = new ArrayList<>();
     for (Node node : allNodes(now)) {
       if (!node.name().equals(self) && node.isAlive(now, timeout)) {
-        gpus.addAll(JSON.readValue(node.gpus(), new TypeReference<List<GpuView>>() {}));
+        gpus.addAll(JSON.readValue(node.gpus(), new TypeReference<List<NodeGpu>>() {}));
       }
     }
     return gpus;

@@ -1,9 +1,9 @@
 package io.gpuq.schedule;
 
-import io.gpuq.api.GpuView;
-import io.gpuq.api.SubmitAdmission;
-import io.gpuq.api.UnsatisfiableRequestException;
 import io.gpuq.job.JobSpec;
+import io.gpuq.job.SubmitAdmission;
+import io.gpuq.job.UnsatisfiableRequestException;
+import io.gpuq.node.NodeGpu;
 import io.gpuq.node.NodeRegistry;
 import io.gpuq.placement.Feasibility;
 import io.gpuq.placement.GpuCapacity;
@@ -49,7 +49,7 @@ public final class PlacementAdmission implements SubmitAdmission {
       return;
     }
     Map<String, List<GpuCapacity>> byNode = new HashMap<>();
-    for (GpuView gpu : nodes.otherLiveNodesGpus()) {
+    for (NodeGpu gpu : nodes.otherLiveNodesGpus()) {
       if (!selected.contains(gpu.node())) {
         continue;
       }

@@ -1,5 +1,6 @@
 package io.gpuq.schedule;
 
+import io.gpuq.duty.PeriodicDuty;
 import io.gpuq.launch.RunningWorker;
 import io.gpuq.launch.StopReason;
 import io.gpuq.launch.Workers;

@@ -1,6 +1,8 @@
 package io.gpuq.security;
 
+import io.gpuq.api.CallerAttribute;
 import io.gpuq.api.ProblemResponses;
+import io.gpuq.job.Caller;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -17,9 +19,6 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * documentation): deny by default, so a new endpoint is never open by accident.
  */
 public final class TokenAuthenticationFilter extends OncePerRequestFilter {
-
-  /** The request attribute holding the authenticated {@link Caller}. */
-  public static final String CALLER = "gpuq.caller";
 
   private static final String BEARER = "Bearer ";
 
@@ -41,7 +40,7 @@ public final class TokenAuthenticationFilter extends OncePerRequestFilter {
       throws ServletException, IOException {
     Optional<Caller> caller = tokens.authenticate(bearerToken(request));
     if (caller.isPresent()) {
-      request.setAttribute(CALLER, caller.get());
+      request.setAttribute(CallerAttribute.NAME, caller.get());
       chain.doFilter(new AuthenticatedRequest(request, caller.get()), response);
     } else if (isPublic(request.getRequestURI())) {
       chain.doFilter(request, response);

@@ -1,8 +1,9 @@
 package io.gpuq.security;
 
 import io.gpuq.config.GpuqProperties;
-import io.gpuq.config.GpuqProperties.Auth.Role;
 import io.gpuq.fs.SafeFiles;
+import io.gpuq.job.Caller;
+import io.gpuq.job.Caller.Role;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;

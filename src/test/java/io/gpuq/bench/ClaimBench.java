@@ -2,7 +2,7 @@ package io.gpuq.bench;
 
 import static io.gpuq.support.JobJson.aJob;
 
-import io.gpuq.config.GpuqProperties;
+import io.gpuq.job.Caller;
 import io.gpuq.job.ClaimedJob;
 import io.gpuq.job.Framework;
 import io.gpuq.job.JobPlacement;
@@ -10,7 +10,6 @@ import io.gpuq.job.JobService;
 import io.gpuq.job.JobSpec;
 import io.gpuq.job.JobSpecs;
 import io.gpuq.job.QueuedJob;
-import io.gpuq.security.Caller;
 import io.gpuq.support.GpuqCluster;
 import io.gpuq.support.HttpApi;
 import io.gpuq.support.PostgresDatabase;
@@ -68,7 +67,7 @@ import java.util.concurrent.atomic.LongAdder;
 public final class ClaimBench {
 
   private static final int HEAD = 64;
-  private static final Caller BENCH = new Caller("bench", GpuqProperties.Auth.Role.ADMIN);
+  private static final Caller BENCH = new Caller("bench", Caller.Role.ADMIN);
   private static final JobSpec SPEC =
       JobSpecs.aSpec().name("claim").command("true").framework(Framework.GENERIC).build();
 

@@ -5,8 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.gpuq.config.GpuqProperties.Auth.Role;
-import io.gpuq.security.Caller;
+import io.gpuq.job.Caller.Role;
 import java.sql.ResultSet;
 import java.time.Clock;
 import java.time.Duration;

@@ -2,11 +2,11 @@ package io.gpuq.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gpuq.duty.PeriodicDuty;
 import io.gpuq.gpu.GpuPollDuty;
 import io.gpuq.gpu.GpuPoller;
 import io.gpuq.gpu.emulated.EmulatedGpuBackend;
 import io.gpuq.proc.ProcFs;
-import io.gpuq.schedule.PeriodicDuty;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;

@@ -1,5 +1,11 @@
-package io.gpuq.api;
+package io.gpuq.wiring;
 
+import io.gpuq.api.ActuatorProblemFilter;
+import io.gpuq.api.JobLogs;
+import io.gpuq.api.LogFollowers;
+import io.gpuq.api.ProblemErrorReportValve;
+import io.gpuq.api.RequestSizeLimitFilter;
+import io.gpuq.api.StrictJson;
 import io.gpuq.config.GpuqProperties;
 import io.gpuq.job.JobRequestValidator;
 import io.gpuq.job.JobService;

@@ -1,6 +1,4 @@
-package io.gpuq.api;
-
-import io.gpuq.job.JobSpec;
+package io.gpuq.job;
 
 /**
  * Refuses at submit a request that could never run on this node, instead of queueing it forever.

@@ -1,4 +1,4 @@
-package io.gpuq.config;
+package io.gpuq.wiring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

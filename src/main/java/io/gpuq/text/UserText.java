@@ -1,4 +1,4 @@
-package io.gpuq.job;
+package io.gpuq.text;
 
 /**
  * Checks on text a user sent, and the short, safe form of it that error messages may quote: an

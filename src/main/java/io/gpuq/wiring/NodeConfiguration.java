@@ -1,12 +1,16 @@
-package io.gpuq.node;
+package io.gpuq.wiring;
 
-import io.gpuq.api.LocalGpus;
 import io.gpuq.config.GpuqProperties;
-import io.gpuq.config.NodeIdentity;
 import io.gpuq.gpu.GpuInventory;
 import io.gpuq.gpu.GpuPoller;
 import io.gpuq.job.JobService;
 import io.gpuq.launch.Workers;
+import io.gpuq.node.DeadNodeReaper;
+import io.gpuq.node.HeartbeatDuty;
+import io.gpuq.node.LocalGpus;
+import io.gpuq.node.NodeIdentity;
+import io.gpuq.node.NodeRegistry;
+import io.gpuq.node.NodeRepository;
 import io.gpuq.schedule.SchedulingLoop;
 import java.time.Clock;
 import org.springframework.context.annotation.Bean;
@@ -55,6 +59,7 @@ public class NodeConfiguration {
   @Bean
   DeadNodeReaper deadNodeReaper(
       NodeRegistry registry, JobService jobs, SchedulingLoop scheduler, GpuqProperties properties) {
-    return new DeadNodeReaper(registry, jobs, scheduler, properties.cluster().heartbeatInterval());
+    return new DeadNodeReaper(
+        registry, jobs, scheduler::wakeUpForGpus, properties.cluster().heartbeatInterval());
   }
 }

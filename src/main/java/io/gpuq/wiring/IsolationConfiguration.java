@@ -1,7 +1,13 @@
-package io.gpuq.isolation;
+package io.gpuq.wiring;
 
 import io.gpuq.config.GpuqProperties;
 import io.gpuq.fs.DataDirectory;
+import io.gpuq.isolation.Account;
+import io.gpuq.isolation.Isolation;
+import io.gpuq.isolation.IsolationPlanner;
+import io.gpuq.isolation.Privileges;
+import io.gpuq.isolation.Reachability;
+import io.gpuq.isolation.SystemAccounts;
 import io.gpuq.security.TokenRegistry;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;

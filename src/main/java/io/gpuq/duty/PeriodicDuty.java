@@ -1,4 +1,4 @@
-package io.gpuq.schedule;
+package io.gpuq.duty;
 
 import java.time.Duration;
 

@@ -1,4 +1,4 @@
-package io.gpuq.job;
+package io.gpuq.text;
 
 import java.math.BigDecimal;
 import java.math.RoundingMode;

@@ -1,4 +1,4 @@
-package io.gpuq.config;
+package io.gpuq.wiring;
 
 import com.zaxxer.hikari.SQLExceptionOverride;
 import java.sql.SQLException;

@@ -1,15 +1,22 @@
-package io.gpuq.gpu;
+package io.gpuq.wiring;
 
 import io.gpuq.config.GpuqProperties;
+import io.gpuq.duty.PeriodicDuty;
+import io.gpuq.gpu.GpuBackend;
+import io.gpuq.gpu.GpuBackendSettings;
+import io.gpuq.gpu.GpuBackends;
+import io.gpuq.gpu.GpuInventory;
+import io.gpuq.gpu.GpuPollDuty;
+import io.gpuq.gpu.GpuPoller;
+import io.gpuq.gpu.SelectedBackend;
 import io.gpuq.guard.BudgetGuard;
 import io.gpuq.guard.GuardActions;
 import io.gpuq.guard.PeakRecorder;
 import io.gpuq.job.JobService;
-import io.gpuq.job.MemorySize;
 import io.gpuq.launch.Workers;
 import io.gpuq.metrics.GpuPollMetrics;
 import io.gpuq.proc.ProcFs;
-import io.gpuq.schedule.PeriodicDuty;
+import io.gpuq.text.MemorySize;
 import java.time.Clock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,9 +1,10 @@
-package io.gpuq.config;
+package io.gpuq.wiring;
 
+import io.gpuq.config.GpuqProperties;
+import io.gpuq.duty.PeriodicDuty;
 import io.gpuq.fs.StorageCheckDuty;
 import io.gpuq.fs.StorageGuard;
-import io.gpuq.job.MemorySize;
-import io.gpuq.schedule.PeriodicDuty;
+import io.gpuq.text.MemorySize;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;

@@ -1,12 +1,19 @@
-package io.gpuq.metrics;
+package io.gpuq.wiring;
 
 import io.gpuq.config.GpuqProperties;
-import io.gpuq.config.NodeIdentity;
 import io.gpuq.fs.StorageGuard;
 import io.gpuq.gpu.GpuInventory;
 import io.gpuq.gpu.GpuPoller;
 import io.gpuq.job.JobService;
 import io.gpuq.launch.Workers;
+import io.gpuq.metrics.GpuMetrics;
+import io.gpuq.metrics.GpuPollMetrics;
+import io.gpuq.metrics.GuardActionCounter;
+import io.gpuq.metrics.JobHostMetrics;
+import io.gpuq.metrics.JobStateGauges;
+import io.gpuq.metrics.SchedulerMetrics;
+import io.gpuq.metrics.StorageGauges;
+import io.gpuq.node.NodeIdentity;
 import io.gpuq.proc.ProcFs;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;

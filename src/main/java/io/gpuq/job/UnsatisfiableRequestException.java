@@ -1,4 +1,4 @@
-package io.gpuq.api;
+package io.gpuq.job;
 
 /** A valid request that this node can never satisfy (more GPUs or memory than exist). */
 public class UnsatisfiableRequestException extends RuntimeException {

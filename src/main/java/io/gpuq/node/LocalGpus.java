@@ -1,6 +1,5 @@
-package io.gpuq.api;
+package io.gpuq.node;
 
-import io.gpuq.config.NodeIdentity;
 import io.gpuq.gpu.GpuDevice;
 import io.gpuq.gpu.GpuInventory;
 import io.gpuq.gpu.GpuPoller;
@@ -10,7 +9,7 @@ import io.gpuq.launch.Workers;
 import java.util.List;
 import java.util.Map;
 
-/** This node's GPUs as the API shows them: the last poll, with the budgets of live workers. */
+/** This node's GPUs as it shows them: the last poll, with the budgets of live workers. */
 public class LocalGpus {
 
   private final GpuInventory inventory;
@@ -25,28 +24,28 @@ public class LocalGpus {
     this.node = node;
   }
 
-  public List<GpuView> views() {
+  public List<NodeGpu> gpus() {
     GpuUsage usage = poller.latest();
     Map<Integer, Long> reserved = workers.reservedBytesByGpu();
     return inventory.devices().stream().map(d -> view(d, usage, reserved)).toList();
   }
 
-  private GpuView view(GpuDevice device, GpuUsage usage, Map<Integer, Long> reserved) {
+  private NodeGpu view(GpuDevice device, GpuUsage usage, Map<Integer, Long> reserved) {
     GpuSample sample =
         usage.samples().stream()
             .filter(s -> s.device().index() == device.index())
             .findFirst()
             .orElse(null);
-    List<GpuView.ProcessView> processes =
+    List<NodeGpu.Process> processes =
         sample == null
             ? List.of()
             : sample.processes().stream()
                 .map(
                     p ->
-                        new GpuView.ProcessView(
+                        new NodeGpu.Process(
                             p.pid(), usage.jobOfPid().get(p.pid()), p.memoryUsedBytes()))
                 .toList();
-    return new GpuView(
+    return new NodeGpu(
         node.name(),
         device.index(),
         device.uuid(),

@@ -1,6 +1,8 @@
-package io.gpuq.security;
+package io.gpuq.wiring;
 
 import io.gpuq.config.GpuqProperties;
+import io.gpuq.security.TokenAuthenticationFilter;
+import io.gpuq.security.TokenRegistry;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

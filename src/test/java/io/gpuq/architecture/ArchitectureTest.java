@@ -1,0 +1,46 @@
+package io.gpuq.architecture;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+@DisplayName("gpuq's packages")
+class ArchitectureTest {
+
+  private static JavaClasses gpuq;
+
+  @BeforeAll
+  static void importMainClasses() {
+    gpuq =
+        new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages("io.gpuq");
+  }
+
+  @Test
+  @DisplayName("have no cycles")
+  void haveNoCycles() {
+    Layering.noPackageCycles("io.gpuq").check(gpuq);
+  }
+
+  @Test
+  @DisplayName("use only their own layer and those below it")
+  void useOnlyTheLayersBelow() {
+    Layering.layers("io.gpuq").check(gpuq);
+  }
+
+  @Test
+  @DisplayName("keep Spring, JPA and HTTP out of the core")
+  void keepFrameworksOutOfTheCore() {
+    Layering.coreIsFrameworkFree("io.gpuq").check(gpuq);
+  }
+
+  @Test
+  @DisplayName("keep every Spring @Configuration in the wiring package")
+  void keepConfigurationInWiring() {
+    Layering.springConfigurationOnlyInWiring("io.gpuq").check(gpuq);
+  }
+}

@@ -1,0 +1,129 @@
+package io.gpuq.architecture;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.library.Architectures.LayeredArchitecture;
+
+/**
+ * The layering of DEVELOPERS.md as ArchUnit rules, for the packages under {@code root}: a package
+ * may use the packages of its own layer (without a cycle) and of the layers below it, never those
+ * above. From the bottom:
+ *
+ * <ol>
+ *   <li>foundation: {@code duty}, {@code proc}, {@code fs}, {@code placement}, {@code text}: values
+ *       and utilities that know nothing of jobs;
+ *   <li>domain: {@code job}, {@code gpu}, {@code isolation}, {@code launch}, {@code guard};
+ *   <li>configuration input: {@code config} ({@code GpuqProperties}, which names domain types);
+ *   <li>services: {@code schedule}, {@code node}, {@code metrics};
+ *   <li>edges: {@code api}, {@code security};
+ *   <li>wiring: {@code wiring} (every {@code @Configuration}) and the application class.
+ * </ol>
+ *
+ * <p>The rules take the root package as a parameter so that their own test can show each of them
+ * failing on a small fixture.
+ */
+final class Layering {
+
+  static final String FOUNDATION = "foundation";
+  static final String DOMAIN = "domain";
+  static final String CONFIGURATION = "configuration input";
+  static final String SERVICES = "services";
+  static final String EDGES = "edges";
+  static final String WIRING = "wiring";
+
+  /** Spring, JPA, HTTP and metering: what the core never imports. */
+  static final String[] FRAMEWORKS = {
+    "org.springframework..",
+    "jakarta.persistence..",
+    "org.hibernate..",
+    "jakarta.servlet..",
+    "io.swagger..",
+    "io.micrometer.."
+  };
+
+  private Layering() {}
+
+  static ArchRule noPackageCycles(String root) {
+    return slices()
+        .matching(root + ".(*)..")
+        .should()
+        .beFreeOfCycles()
+        .because("a package and everything it uses must be understandable without what uses it");
+  }
+
+  static LayeredArchitecture layers(String root) {
+    return layeredArchitecture()
+        .consideringOnlyDependenciesInLayers()
+        .layer(FOUNDATION)
+        .definedBy(in(root, "duty", "proc", "fs", "placement", "text"))
+        .layer(DOMAIN)
+        .definedBy(in(root, "job", "gpu", "isolation", "launch", "guard"))
+        .layer(CONFIGURATION)
+        .definedBy(in(root, "config"))
+        .layer(SERVICES)
+        .definedBy(in(root, "schedule", "node", "metrics"))
+        .layer(EDGES)
+        .definedBy(in(root, "api", "security"))
+        .layer(WIRING)
+        .definedBy(root + ".wiring..", root)
+        .whereLayer(FOUNDATION)
+        .mayOnlyAccessLayers(FOUNDATION)
+        .whereLayer(DOMAIN)
+        .mayOnlyAccessLayers(FOUNDATION, DOMAIN)
+        .whereLayer(CONFIGURATION)
+        .mayOnlyAccessLayers(FOUNDATION, DOMAIN)
+        .whereLayer(SERVICES)
+        .mayOnlyAccessLayers(FOUNDATION, DOMAIN, CONFIGURATION, SERVICES)
+        .whereLayer(EDGES)
+        .mayOnlyAccessLayers(FOUNDATION, DOMAIN, CONFIGURATION, SERVICES, EDGES)
+        .whereLayer(WIRING)
+        .mayNotBeAccessedByAnyLayer();
+  }
+
+  /**
+   * The core of DEVELOPERS.md: placement, the worker environment, OOM recognition, the job state
+   * machine and request validation, and the other plain-Java packages.
+   */
+  static ArchRule coreIsFrameworkFree(String root) {
+    return noClasses()
+        .that()
+        .resideInAnyPackage(in(root, "proc", "fs", "placement", "text"))
+        .or()
+        .resideInAnyPackage(in(root, "gpu", "isolation", "launch", "guard"))
+        .or()
+        .haveFullyQualifiedName(root + ".job.JobSpec")
+        .or()
+        .haveFullyQualifiedName(root + ".job.JobRequestValidator")
+        .or()
+        .haveFullyQualifiedName(root + ".job.JobTransition")
+        .or()
+        .haveFullyQualifiedName(root + ".job.JobState")
+        .or()
+        .haveFullyQualifiedName(root + ".job.Caller")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(FRAMEWORKS)
+        .because("the core is plain Java, tested with plain unit tests (DEVELOPERS.md)");
+  }
+
+  static ArchRule springConfigurationOnlyInWiring(String root) {
+    return classes()
+        .that()
+        .areAnnotatedWith("org.springframework.context.annotation.Configuration")
+        .should()
+        .resideInAPackage(root + ".wiring")
+        .because("the wiring is one package above every feature, so no feature imports it");
+  }
+
+  private static String[] in(String root, String... packages) {
+    String[] identifiers = new String[packages.length];
+    for (int i = 0; i < packages.length; i++) {
+      identifiers[i] = root + "." + packages[i] + "..";
+    }
+    return identifiers;
+  }
+}
