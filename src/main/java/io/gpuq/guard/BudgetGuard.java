@@ -1,10 +1,10 @@
 package io.gpuq.guard;
 
 import io.gpuq.gpu.GpuUsage;
-import io.gpuq.job.JobPlacement;
 import io.gpuq.launch.RunningWorker;
 import io.gpuq.launch.StopReason;
 import io.gpuq.launch.Workers;
+import io.gpuq.placement.PlacedGpu;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -77,7 +77,7 @@ public final class BudgetGuard implements Consumer<GpuUsage> {
   }
 
   private void check(RunningWorker worker, Map<Integer, Long> perGpu) {
-    for (JobPlacement.Gpu gpu : worker.placement().gpus()) {
+    for (PlacedGpu gpu : worker.placement().gpus()) {
       long used = perGpu.getOrDefault(gpu.index(), 0L);
       if (used > limit(gpu.memoryBytes())) {
         int polls = overBudgetPolls.merge(worker.jobId(), 1, Integer::sum);

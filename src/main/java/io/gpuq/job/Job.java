@@ -1,5 +1,6 @@
 package io.gpuq.job;
 
+import io.gpuq.placement.MemoryDemand;
 import jakarta.persistence.CollectionTable;
 import jakarta.persistence.Column;
 import jakarta.persistence.Convert;
@@ -150,10 +151,10 @@ public class Job {
     job.env = spec.env();
     job.framework = spec.framework();
     job.gpus = spec.gpus();
-    job.gpuMemoryBytes = spec.gpuMemoryBytes();
-    job.gpuFraction = spec.gpuFraction();
-    job.requestedGpuMemoryBytes = spec.gpuMemoryBytes();
-    job.requestedGpuFraction = spec.gpuFraction();
+    job.gpuMemoryBytes = spec.memory().bytesOrNull();
+    job.gpuFraction = spec.memory().fractionOrNull();
+    job.requestedGpuMemoryBytes = job.gpuMemoryBytes;
+    job.requestedGpuFraction = job.gpuFraction;
     job.priority = spec.priority();
     job.timeoutMillis = spec.timeout() == null ? null : spec.timeout().toMillis();
     job.maxAttempts = spec.maxAttempts();
@@ -393,8 +394,7 @@ public class Job {
         env == null ? Map.of() : env,
         framework,
         gpus,
-        gpuMemoryBytes,
-        gpuFraction,
+        MemoryDemand.of(gpuMemoryBytes, gpuFraction),
         priority,
         timeout(),
         maxAttempts,

@@ -1,15 +1,25 @@
 package io.gpuq.job;
 
+import io.gpuq.placement.PlacedGpu;
+import java.math.BigDecimal;
 import java.util.List;
 
 /**
- * Where a job runs: its node, its GPUs with the budget on each, and the budget as a fraction of the
- * (first) GPU's memory. CPU-only jobs have no GPUs and a fraction of 0.
+ * Where a job runs: its node, its GPUs with the budget on each, and that budget as the fraction of
+ * GPU memory its worker was given (the smallest of its GPUs' fractions, as {@code
+ * XLA_PYTHON_CLIENT_MEM_FRACTION}). CPU-only jobs have no GPUs and a fraction of 0. Stored with the
+ * job and shown by the API as it is.
  */
-public record JobPlacement(String node, List<Gpu> gpus, double memoryFraction) {
+public record JobPlacement(String node, List<PlacedGpu> gpus, double memoryFraction) {
 
   public JobPlacement {
     gpus = List.copyOf(gpus);
+  }
+
+  /** A placement on these GPUs, with the fraction the worker's environment gets. */
+  public static JobPlacement of(String node, List<PlacedGpu> gpus) {
+    double fraction = PlacedGpu.commonFraction(gpus).map(BigDecimal::doubleValue).orElse(0.0);
+    return new JobPlacement(node, gpus, fraction);
   }
 
   public static JobPlacement cpuOnly(String node) {
@@ -19,7 +29,4 @@ public record JobPlacement(String node, List<Gpu> gpus, double memoryFraction) {
   public long budgetBytesPerGpu() {
     return gpus.isEmpty() ? 0 : gpus.get(0).memoryBytes();
   }
-
-  /** One placed GPU: its index on the node, its UUID and the job's budget on it. */
-  public record Gpu(int index, String uuid, long memoryBytes) {}
 }

@@ -1,5 +1,6 @@
 package io.gpuq.job;
 
+import io.gpuq.placement.MemoryDemand;
 import io.gpuq.text.MemorySize;
 import io.gpuq.text.UserText;
 import java.time.Duration;
@@ -102,8 +103,7 @@ public final class JobRequestValidator {
         env,
         framework,
         gpus,
-        gpuMemory,
-        gpuFraction,
+        MemoryDemand.of(gpuMemory, gpuFraction),
         priority,
         timeout,
         maxAttempts,

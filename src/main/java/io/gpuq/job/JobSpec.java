@@ -1,14 +1,16 @@
 package io.gpuq.job;
 
+import io.gpuq.placement.MemoryDemand;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * A valid job request, with defaults applied. Built only by {@link JobRequestValidator}.
  *
- * @param gpuMemoryBytes budget per GPU in bytes, or null
- * @param gpuFraction budget per GPU as a fraction of the GPU, or null; neither means whole GPUs
+ * @param memory the budget on each GPU; whole GPUs when the request names none, and for a job with
+ *     {@code gpus: 0}, where it means nothing
  * @param timeout null for none
  * @param nodeSelector labels a node must carry to run the job (several gpuq nodes)
  */
@@ -19,8 +21,7 @@ public record JobSpec(
     Map<String, String> env,
     Framework framework,
     int gpus,
-    Long gpuMemoryBytes,
-    Double gpuFraction,
+    MemoryDemand memory,
     int priority,
     Duration timeout,
     int maxAttempts,
@@ -29,6 +30,7 @@ public record JobSpec(
     Map<String, String> nodeSelector) {
 
   public JobSpec {
+    Objects.requireNonNull(memory, "memory");
     command = List.copyOf(command);
     env = Map.copyOf(env);
     labels = Map.copyOf(labels);
@@ -36,6 +38,6 @@ public record JobSpec(
   }
 
   public boolean wantsWholeGpus() {
-    return gpus > 0 && gpuMemoryBytes == null && gpuFraction == null;
+    return gpus > 0 && memory instanceof MemoryDemand.WholeGpu;
   }
 }

@@ -5,6 +5,7 @@ import jakarta.persistence.Converter;
 import java.util.List;
 import java.util.Map;
 import tools.jackson.core.type.TypeReference;
+import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -13,7 +14,9 @@ import tools.jackson.databind.json.JsonMapper;
  */
 final class JsonColumns {
 
-  private static final JsonMapper JSON = JsonMapper.builder().build();
+  // A placement written before GPUs' totals were recorded has none: it reads as 0 ("unknown").
+  private static final JsonMapper JSON =
+      JsonMapper.builder().disable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES).build();
 
   private JsonColumns() {}
 

@@ -1,5 +1,6 @@
 package io.gpuq.job;
 
+import io.gpuq.placement.MemoryDemand;
 import java.time.Instant;
 import java.util.Map;
 
@@ -10,13 +11,24 @@ import java.util.Map;
 public record QueuedJob(
     String id,
     int gpus,
-    Long gpuMemoryBytes,
-    Double gpuFraction,
+    MemoryDemand memory,
     int priority,
     Instant queuedAt,
     Map<String, String> nodeSelector) {
 
   public QueuedJob {
     nodeSelector = nodeSelector == null ? Map.of() : nodeSelector;
+  }
+
+  /** From the columns, as the repository's queue queries select them. */
+  public QueuedJob(
+      String id,
+      int gpus,
+      Long gpuMemoryBytes,
+      Double gpuFraction,
+      int priority,
+      Instant queuedAt,
+      Map<String, String> nodeSelector) {
+    this(id, gpus, MemoryDemand.of(gpuMemoryBytes, gpuFraction), priority, queuedAt, nodeSelector);
   }
 }

@@ -15,10 +15,10 @@ import io.gpuq.gpu.GpuSample;
 import io.gpuq.gpu.GpuUsage;
 import io.gpuq.job.AttemptOutcome;
 import io.gpuq.job.JobLifecycleListener;
-import io.gpuq.job.JobPlacement;
 import io.gpuq.job.JobState;
 import io.gpuq.launch.RunningWorker;
 import io.gpuq.launch.Workers;
+import io.gpuq.placement.PlacedGpu;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
@@ -147,7 +147,7 @@ public final class GpuMetrics implements JobLifecycleListener {
       Map<Integer, Long> perGpu = usage.jobBytes().getOrDefault(worker.jobId(), Map.of());
       // Every placed GPU has a used series, 0 until a process shows up there, so that
       // "used > budget" has both sides from the job's start on.
-      for (JobPlacement.Gpu gpu : worker.placement().gpus()) {
+      for (PlacedGpu gpu : worker.placement().gpus()) {
         Tags tags = jobTags(worker.jobId(), gpu.index());
         budgets.put(tags, gpu.memoryBytes());
         used.put(tags, perGpu.getOrDefault(gpu.index(), 0L));

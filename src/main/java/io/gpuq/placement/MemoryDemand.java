@@ -31,4 +31,28 @@ public sealed interface MemoryDemand {
   static MemoryDemand wholeGpu() {
     return new WholeGpu();
   }
+
+  /**
+   * The demand of a request or row that holds a byte budget or a fraction, or neither for whole
+   * GPUs: the two nullable fields of the API and the database, read once into one value.
+   */
+  static MemoryDemand of(Long bytes, Double fraction) {
+    if (bytes != null) {
+      return bytes(bytes);
+    }
+    if (fraction != null) {
+      return fraction(fraction);
+    }
+    return wholeGpu();
+  }
+
+  /** The byte budget asked for, or null: the API's {@code gpuMemory} and its column. */
+  default Long bytesOrNull() {
+    return this instanceof Bytes b ? b.bytes() : null;
+  }
+
+  /** The fraction asked for, or null: the API's {@code gpuFraction} and its column. */
+  default Double fractionOrNull() {
+    return this instanceof Fraction f ? f.fraction() : null;
+  }
 }

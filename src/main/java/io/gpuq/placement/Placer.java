@@ -1,5 +1,6 @@
 package io.gpuq.placement;
 
+import io.gpuq.text.MemorySize;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -184,13 +185,13 @@ public final class Placer {
       }
       if (schedulableDescending[0] < b.bytes()) {
         return "asks for "
-            + ByteSizeText.of(b.bytes())
+            + MemorySize.format(b.bytes())
             + " per GPU, the largest GPU here schedules "
-            + ByteSizeText.of(schedulableDescending[0])
+            + MemorySize.format(schedulableDescending[0])
             + " (its memory minus headroom)";
       }
       return "asks for "
-          + ByteSizeText.of(b.bytes())
+          + MemorySize.format(b.bytes())
           + " on each of "
           + gpusText(k)
           + ", only "
@@ -243,6 +244,8 @@ public final class Placer {
     private final Instant now;
     private final int n;
     private final int[] index;
+    private final String[] uuid;
+    private final long[] total;
     private final long[] schedulable;
     private final long[] available;
     private final boolean[] wholeFree;
@@ -270,6 +273,8 @@ public final class Placer {
       this.now = now;
       n = gpus.size();
       index = new int[n];
+      uuid = new String[n];
+      total = new long[n];
       schedulable = new long[n];
       available = new long[n];
       wholeFree = new boolean[n];
@@ -287,6 +292,8 @@ public final class Placer {
             Math.max(
                 saturatedAdd(gpu.reservedBytes(), gpu.foreignUsedBytes()), gpu.measuredUsedBytes());
         index[g] = gpu.index();
+        uuid[g] = gpu.uuid();
+        total[g] = gpu.totalBytes();
         schedulable[g] = schedulable(gpu.totalBytes());
         available[g] = Math.max(0, schedulable[g] - used);
         wholeFree[g] = gpu.reservedBytes() == 0 && used <= headroom;
@@ -319,7 +326,7 @@ public final class Placer {
         if (r.isCpuOnly()) {
           if (cpuSlotsLeft > 0) {
             cpuSlotsLeft--;
-            starts.add(new PlacementDecision(r.jobId(), List.of(), 0));
+            starts.add(PlacementDecision.cpuOnly(r.jobId()));
           }
           continue;
         }
@@ -481,7 +488,7 @@ public final class Placer {
     private PlacementDecision place(PlacementRequest r, long budget) {
       int k = r.gpus();
       boolean whole = r.memory() instanceof MemoryDemand.WholeGpu;
-      Integer[] indices = new Integer[k];
+      PlacedGpu[] placed = new PlacedGpu[k];
       for (int i = 0; i < k; i++) {
         int g = chosen[i];
         available[g] = whole ? 0 : available[g] - budget;
@@ -490,10 +497,10 @@ public final class Placer {
           spaced[g] = true;
           eligibleAt[g] = now.plus(policy.startSpacing());
         }
-        indices[i] = index[g];
+        placed[i] = new PlacedGpu(index[g], uuid[g], budget, total[g]);
       }
-      Arrays.sort(indices);
-      return new PlacementDecision(r.jobId(), Arrays.asList(indices), budget);
+      Arrays.sort(placed, Comparator.comparingInt(PlacedGpu::index));
+      return new PlacementDecision(r.jobId(), List.of(placed));
     }
 
     /** Whether {@code r} would fit if every gpuq job here ended: only foreign memory stays. */

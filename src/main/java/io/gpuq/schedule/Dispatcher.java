@@ -8,7 +8,6 @@ import io.gpuq.job.JobPlacement;
 import io.gpuq.job.JobService;
 import io.gpuq.job.QueuedJob;
 import io.gpuq.launch.Workers;
-import io.gpuq.launch.env.WorkerEnvironment;
 import io.gpuq.placement.GpuCapacity;
 import io.gpuq.placement.PlacementDecision;
 import io.gpuq.placement.PlacementPlan;
@@ -207,16 +206,6 @@ public class Dispatcher {
     if (decision.isCpuOnly()) {
       return JobPlacement.cpuOnly(node);
     }
-    List<JobPlacement.Gpu> gpus = new ArrayList<>();
-    for (int index : decision.gpuIndices()) {
-      GpuDevice device = inventory.device(index).orElseThrow();
-      gpus.add(new JobPlacement.Gpu(index, device.uuid(), decision.perGpuBudgetBytes()));
-    }
-    long firstTotal =
-        inventory.device(decision.gpuIndices().get(0)).orElseThrow().memoryTotalBytes();
-    // The same rounded-down figure the worker gets in XLA_PYTHON_CLIENT_MEM_FRACTION.
-    double fraction =
-        WorkerEnvironment.memoryFraction(decision.perGpuBudgetBytes(), firstTotal).doubleValue();
-    return new JobPlacement(node, gpus, fraction);
+    return JobPlacement.of(node, decision.gpus());
   }
 }

@@ -25,6 +25,7 @@ import io.gpuq.launch.WorkerExit;
 import io.gpuq.launch.WorkerLauncher;
 import io.gpuq.launch.WorkerSetup;
 import io.gpuq.launch.Workers;
+import io.gpuq.placement.PlacedGpu;
 import io.gpuq.proc.ProcFs;
 import io.gpuq.proc.ProcStat;
 import java.io.IOException;
@@ -186,7 +187,7 @@ public class JobExecution {
 
   private void attachGpus(RunningWorker worker, JobPlacement placement) {
     if (!placement.gpus().isEmpty()) {
-      gpus.attach(worker.pid(), placement.gpus().stream().map(JobPlacement.Gpu::index).toList());
+      gpus.attach(worker.pid(), placement.gpus().stream().map(PlacedGpu::index).toList());
     }
   }
 
@@ -303,10 +304,14 @@ public class JobExecution {
   /** A budget grown after a memory failure may reach, at most, the smallest GPU it ran on. */
   private long growthCap(JobPlacement placement) {
     return placement.gpus().stream()
-        .map(gpu -> inventory.device(gpu.index()))
-        .flatMap(java.util.Optional::stream)
-        .mapToLong(GpuDevice::memoryTotalBytes)
+        .mapToLong(gpu -> gpu.totalBytes() > 0 ? gpu.totalBytes() : totalOf(gpu.index()))
+        .filter(total -> total > 0)
         .min()
         .orElse(0);
+  }
+
+  // Only for a placement recorded by a gpuq that did not record totals (a rolling upgrade).
+  private long totalOf(int gpuIndex) {
+    return inventory.device(gpuIndex).map(GpuDevice::memoryTotalBytes).orElse(0L);
   }
 }

@@ -8,7 +8,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Parses memory sizes as users write them: a number of bytes, or a number with a unit.
+ * Memory sizes as users write them, a number of bytes or a number with a unit: parsed from requests
+ * and configuration, and formatted for messages (the one byte formatter of gpuq).
  *
  * <p>{@code K M G T}, {@code Ki Mi Gi Ti} and {@code KiB MiB GiB TiB} are binary (1024-based), as
  * in {@code java -Xmx6G} and {@code docker --memory 6g}, because GPU memory is reported in binary
@@ -41,6 +42,8 @@ public final class MemorySize {
           Map.entry("mb", 1000L * 1000),
           Map.entry("gb", 1000L * 1000 * 1000),
           Map.entry("tb", 1000L * 1000 * 1000 * 1000));
+
+  private static final String[] FORMAT_UNITS = {"B", "KiB", "MiB", "GiB", "TiB"};
 
   private MemorySize() {}
 
@@ -115,16 +118,25 @@ public final class MemorySize {
     }
   }
 
-  /** A short human form, such as {@code 6GiB} or {@code 1.5GiB}, for messages. */
+  /**
+   * A size as people write it, such as {@code 6GiB}, {@code 1.5GiB} or {@code 512B}, and as {@link
+   * #parse} reads it back: binary units, at most two decimals, rounded down, so that a size (a free
+   * capacity, a budget) is never shown larger than it is.
+   */
   public static String format(long bytes) {
-    String[] units = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double value = bytes;
-    int i = 0;
-    while (value >= 1024 && i < units.length - 1) {
-      value /= 1024;
-      i++;
+    if (bytes < KIB) {
+      return bytes + "B";
     }
-    BigDecimal rounded = BigDecimal.valueOf(value).setScale(2, RoundingMode.HALF_UP);
-    return rounded.stripTrailingZeros().toPlainString() + units[i];
+    int unit = 0;
+    long scale = 1;
+    while (unit < FORMAT_UNITS.length - 1 && bytes / scale >= KIB) {
+      scale *= KIB;
+      unit++;
+    }
+    BigDecimal value =
+        BigDecimal.valueOf(bytes)
+            .divide(BigDecimal.valueOf(scale), 2, RoundingMode.DOWN)
+            .stripTrailingZeros();
+    return value.toPlainString() + FORMAT_UNITS[unit];
   }
 }

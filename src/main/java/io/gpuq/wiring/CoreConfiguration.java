@@ -19,7 +19,6 @@ import io.gpuq.launch.ProcessTreeStopper;
 import io.gpuq.launch.WorkerLauncher;
 import io.gpuq.launch.WorkerSetup;
 import io.gpuq.launch.Workers;
-import io.gpuq.launch.env.PlacedGpu;
 import io.gpuq.launch.env.PythonHook;
 import io.gpuq.launch.env.WorkerEnvironment;
 import io.gpuq.launch.env.WorkerEnvironmentSettings;
@@ -121,7 +120,7 @@ public class CoreConfiguration {
         jobs,
         workers,
         files,
-        setupOf(environment, files, inventory, isolation),
+        setupOf(environment, files, isolation),
         new ExitClassifier(new OomRecognizer()),
         properties.worker().logTailBytes(),
         gpuBackend,
@@ -148,26 +147,12 @@ public class CoreConfiguration {
    * gpuq's rules.
    */
   private static BiFunction<ClaimedJob, JobPlacement, WorkerSetup> setupOf(
-      WorkerEnvironment environment, JobFiles files, GpuInventory inventory, Isolation isolation) {
+      WorkerEnvironment environment, JobFiles files, Isolation isolation) {
     return (job, placement) -> {
-      List<PlacedGpu> gpus =
-          placement.gpus().stream()
-              .map(
-                  gpu ->
-                      new PlacedGpu(
-                          gpu.index(),
-                          gpu.uuid(),
-                          inventory.device(gpu.index()).orElseThrow().memoryTotalBytes()))
-              .toList();
       Account account = isolation.accountOf(job.owner());
       WorkerSpec spec =
           new WorkerSpec(
-              job.id(),
-              job.framework(),
-              gpus,
-              placement.budgetBytesPerGpu(),
-              files.workDir(job.id()),
-              account);
+              job.id(), job.framework(), placement.gpus(), files.workDir(job.id()), account);
       return new WorkerSetup(
           isolation.needsSwitch(account) ? account : null,
           environment.environment(spec, System.getenv(), job.env()),

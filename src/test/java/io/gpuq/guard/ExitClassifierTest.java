@@ -7,6 +7,7 @@ import io.gpuq.job.FailureReason;
 import io.gpuq.job.JobPlacement;
 import io.gpuq.launch.StopReason;
 import io.gpuq.launch.WorkerExit;
+import io.gpuq.placement.PlacedGpu;
 import java.util.List;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -22,9 +23,9 @@ class ExitClassifierTest {
   private final ExitClassifier classifier = new ExitClassifier(new OomRecognizer());
 
   private static JobPlacement onGpus(long budget, int... indexes) {
-    List<JobPlacement.Gpu> gpus =
+    List<PlacedGpu> gpus =
         java.util.Arrays.stream(indexes)
-            .mapToObj(i -> new JobPlacement.Gpu(i, "GPU-" + i, budget))
+            .mapToObj(i -> new PlacedGpu(i, "GPU-" + i, budget, 16 * GIB))
             .toList();
     return new JobPlacement("node-1", gpus, 0.1);
   }

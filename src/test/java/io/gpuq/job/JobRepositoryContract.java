@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.gpuq.job.Caller.Role;
+import io.gpuq.placement.PlacedGpu;
 import java.sql.ResultSet;
 import java.time.Clock;
 import java.time.Duration;
@@ -130,11 +131,11 @@ abstract class JobRepositoryContract {
         new JobPlacement(
             "node-1",
             List.of(
-                new JobPlacement.Gpu(0, "GPU-aaaa-0", 6 * GIB),
-                new JobPlacement.Gpu(3, "GPU-aaaa-3", 6 * GIB)),
+                new PlacedGpu(0, "GPU-aaaa-0", 6 * GIB, 16 * GIB),
+                new PlacedGpu(3, "GPU-aaaa-3", 6 * GIB, 16 * GIB)),
             0.375);
     JobPlacement secondPlacement =
-        new JobPlacement("node-2", List.of(new JobPlacement.Gpu(1, "GPU-bbbb-1", 9 * GIB)), 0.5);
+        new JobPlacement("node-2", List.of(new PlacedGpu(1, "GPU-bbbb-1", 9 * GIB, 16 * GIB)), 0.5);
     Job job =
         Job.submit(
             ids.next(),
@@ -411,8 +412,8 @@ abstract class JobRepositoryContract {
       new JobPlacement(
           "node-1",
           List.of(
-              new JobPlacement.Gpu(1, "GPU-aaaa-1", 6 * GIB),
-              new JobPlacement.Gpu(3, "GPU-aaaa-3", 6 * GIB)),
+              new PlacedGpu(1, "GPU-aaaa-1", 6 * GIB, 16 * GIB),
+              new PlacedGpu(3, "GPU-aaaa-3", 6 * GIB, 16 * GIB)),
           0.375);
 
   @Test

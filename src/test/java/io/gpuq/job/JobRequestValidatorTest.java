@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import io.gpuq.placement.MemoryDemand;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -52,7 +53,7 @@ class JobRequestValidatorTest {
     assertThat(spec.name()).isEqualTo("sac-humanoid-seed1");
     assertThat(spec.framework()).isEqualTo(Framework.JAX);
     assertThat(spec.gpus()).isEqualTo(2);
-    assertThat(spec.gpuMemoryBytes()).isEqualTo(6L << 30);
+    assertThat(spec.memory()).isEqualTo(MemoryDemand.bytes(6L << 30));
     assertThat(spec.timeout()).isEqualTo(Duration.ofHours(2));
     assertThat(spec.maxAttempts()).isEqualTo(3);
     assertThat(spec.oomGrowth()).isEqualTo(2.0);
@@ -194,8 +195,8 @@ class JobRequestValidatorTest {
 
   @Test
   void a_fraction_of_exactly_one_is_a_whole_gpu_budget() {
-    assertThat(validator.validate(aRequest().resources(1, null, 1.0).build()).gpuFraction())
-        .isEqualTo(1.0);
+    assertThat(validator.validate(aRequest().resources(1, null, 1.0).build()).memory())
+        .isEqualTo(MemoryDemand.fraction(1.0));
   }
 
   @Test

@@ -1,5 +1,6 @@
 package io.gpuq.job;
 
+import io.gpuq.placement.MemoryDemand;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -99,8 +100,7 @@ public final class JobSpecs {
         env,
         framework,
         gpus,
-        gpuMemory,
-        fraction,
+        MemoryDemand.of(gpuMemory, fraction),
         priority,
         timeout,
         attempts,

@@ -4,6 +4,7 @@ import static io.gpuq.job.JobSpecs.aSpec;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.gpuq.placement.PlacedGpu;
 import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.DisplayName;
@@ -15,7 +16,7 @@ class JobTest {
   private static final Instant T0 = Instant.parse("2026-11-29T12:00:00Z");
   private static final long GIB = 1L << 30;
   private static final JobPlacement ON_GPU_0 =
-      new JobPlacement("node-1", List.of(new JobPlacement.Gpu(0, "GPU-0", 6 * GIB)), 0.375);
+      new JobPlacement("node-1", List.of(new PlacedGpu(0, "GPU-0", 6 * GIB, 16 * GIB)), 0.375);
 
   @Test
   void a_successful_first_attempt_ends_the_job() {

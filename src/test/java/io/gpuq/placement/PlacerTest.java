@@ -28,8 +28,17 @@ class PlacerTest {
     return placer.plan(gpus, NO_CPU_SLOTS, queue(q), NOW);
   }
 
-  private static PlacementDecision start(String jobId, long budget, Integer... gpus) {
-    return new PlacementDecision(jobId, List.of(gpus), budget);
+  /** A start as these tests state it: which job, with which budget, on which GPUs. */
+  private record Start(String jobId, long budget, List<Integer> gpus) {}
+
+  private static Start start(String jobId, long budget, Integer... gpus) {
+    return new Start(jobId, budget, List.of(gpus));
+  }
+
+  private static List<Start> starts(PlacementPlan plan) {
+    return plan.starts().stream()
+        .map(d -> new Start(d.jobId(), d.perGpuBudgetBytes(), d.gpuIndices()))
+        .toList();
   }
 
   private static List<String> started(PlacementPlan plan) {
@@ -50,7 +59,23 @@ class PlacerTest {
 
       var plan = plan(placer, gpus, aRequest().id("a").bytes(gib(6)));
 
-      assertThat(plan.starts()).containsExactly(start("a", gib(6), 2));
+      assertThat(starts(plan)).containsExactly(start("a", gib(6), 2));
+    }
+
+    @Test
+    @DisplayName("a start names each GPU as the worker needs it: index, uuid, total and budget")
+    void placedGpus() {
+      var gpus = node(aGpu().total(gib(16)), aGpu().total(gib(80)).reserved(gib(60)));
+
+      var plan = plan(placer, gpus, aRequest().id("a").gpus(2).bytes(gib(6)));
+
+      assertThat(plan.starts())
+          .containsExactly(
+              new PlacementDecision(
+                  "a",
+                  List.of(
+                      new PlacedGpu(0, "GPU-0", gib(6), gib(16)),
+                      new PlacedGpu(1, "GPU-1", gib(6), gib(80)))));
     }
 
     @Test
@@ -60,7 +85,7 @@ class PlacerTest {
 
       var plan = plan(placer, gpus, aRequest().id("a").bytes(gib(6)));
 
-      assertThat(plan.starts()).containsExactly(start("a", gib(6), 1));
+      assertThat(starts(plan)).containsExactly(start("a", gib(6), 1));
     }
 
     @Test
@@ -70,7 +95,7 @@ class PlacerTest {
 
       var plan = plan(placer, gpus, aRequest().id("a").bytes(gib(6)));
 
-      assertThat(plan.starts()).containsExactly(start("a", gib(6), 1));
+      assertThat(starts(plan)).containsExactly(start("a", gib(6), 1));
     }
 
     @Test
@@ -80,7 +105,7 @@ class PlacerTest {
 
       var plan = plan(placer, emptyNode(1, gib(16)), aRequest().id("a").fraction(0.5));
 
-      assertThat(plan.starts()).containsExactly(start("a", gib(7.5), 0));
+      assertThat(starts(plan)).containsExactly(start("a", gib(7.5), 0));
     }
 
     @Test
@@ -125,7 +150,7 @@ class PlacerTest {
               aRequest().id("b").bytes(gib(6)),
               aRequest().id("c").bytes(gib(6)));
 
-      assertThat(plan.starts()).containsExactly(start("a", gib(6), 0), start("b", gib(6), 0));
+      assertThat(starts(plan)).containsExactly(start("a", gib(6), 0), start("b", gib(6), 0));
     }
   }
 
@@ -146,7 +171,7 @@ class PlacerTest {
               aRequest().id("b").gpus(2).bytes(gib(10)),
               aRequest().id("c").gpus(1).bytes(gib(10)));
 
-      assertThat(plan.starts()).containsExactly(start("a", gib(10), 0, 1), start("c", gib(10), 2));
+      assertThat(starts(plan)).containsExactly(start("a", gib(10), 0, 1), start("c", gib(10), 2));
     }
 
     @Test
@@ -156,7 +181,7 @@ class PlacerTest {
 
       var plan = plan(placer, gpus, aRequest().gpus(2).bytes(gib(4)));
 
-      assertThat(plan.starts()).isEmpty();
+      assertThat(starts(plan)).isEmpty();
     }
 
     @Test
@@ -166,7 +191,7 @@ class PlacerTest {
 
       var plan = plan(placer, gpus, aRequest().id("a").gpus(2).fraction(0.5));
 
-      assertThat(plan.starts()).containsExactly(start("a", gib(8), 0, 1));
+      assertThat(starts(plan)).containsExactly(start("a", gib(8), 0, 1));
     }
   }
 
@@ -183,7 +208,7 @@ class PlacerTest {
       var empty = node(aGpu().total(gib(16)));
 
       assertThat(plan(placer, busy, aRequest().wholeGpus()).starts()).isEmpty();
-      assertThat(plan(placer, empty, aRequest().id("a").wholeGpus()).starts())
+      assertThat(starts(plan(placer, empty, aRequest().id("a").wholeGpus())))
           .containsExactly(start("a", gib(16) - mib(512), 0));
     }
 
@@ -205,7 +230,7 @@ class PlacerTest {
 
       var plan = plan(placer, gpus, aRequest().id("a").wholeGpus());
 
-      assertThat(plan.starts()).containsExactly(start("a", gib(16) - mib(512), 1));
+      assertThat(starts(plan)).containsExactly(start("a", gib(16) - mib(512), 1));
     }
 
     @Test
@@ -233,7 +258,7 @@ class PlacerTest {
               aRequest().id("small").bytes(gib(1)),
               aRequest().id("whole").wholeGpus());
 
-      assertThat(plan.starts())
+      assertThat(starts(plan))
           .containsExactly(start("small", gib(1), 1), start("whole", gib(16) - mib(512), 0));
     }
   }
@@ -363,7 +388,7 @@ class PlacerTest {
 
       var plan = plan(strict, halfFull, aRequest().bytes(gib(12)), aRequest().bytes(gib(4)));
 
-      assertThat(plan.starts()).isEmpty();
+      assertThat(starts(plan)).isEmpty();
     }
 
     @Test
@@ -396,8 +421,7 @@ class PlacerTest {
 
       var plan = placer.plan(emptyNode(1, gib(16)), 2, q, NOW);
 
-      assertThat(plan.starts())
-          .containsExactly(new PlacementDecision("a", List.of(), 0), start("b", 0));
+      assertThat(starts(plan)).containsExactly(start("a", 0), start("b", 0));
     }
 
     @Test
@@ -458,7 +482,7 @@ class PlacerTest {
 
       var plan = plan(placer, gpus, aRequest().id("a").bytes(gib(4)));
 
-      assertThat(plan.starts()).containsExactly(start("a", gib(4), 1));
+      assertThat(starts(plan)).containsExactly(start("a", gib(4), 1));
       assertThat(plan.retryAt()).isEmpty();
     }
 
@@ -473,7 +497,7 @@ class PlacerTest {
 
       var plan = plan(placer, gpus, aRequest().bytes(gib(4)), aRequest().bytes(gib(10)));
 
-      assertThat(plan.starts()).isEmpty();
+      assertThat(starts(plan)).isEmpty();
       assertThat(plan.retryAt()).contains(NOW.plusSeconds(10));
     }
 
@@ -484,7 +508,7 @@ class PlacerTest {
 
       var plan = plan(placer, gpus, aRequest().bytes(gib(4)));
 
-      assertThat(plan.starts()).isEmpty();
+      assertThat(starts(plan)).isEmpty();
       assertThat(plan.retryAt()).isEqualTo(Optional.empty());
     }
 
@@ -498,7 +522,7 @@ class PlacerTest {
               aRequest().bytes(gib(4)),
               aRequest().bytes(gib(4)));
 
-      assertThat(plan.starts()).hasSize(2);
+      assertThat(starts(plan)).hasSize(2);
       assertThat(plan.retryAt()).isEmpty();
     }
   }
@@ -527,7 +551,7 @@ class PlacerTest {
       assertThat(of(aRequest().bytes(gib(40)), twoGpus))
           .isEqualTo(
               new Feasibility.Infeasible(
-                  "asks for 40 GiB per GPU, the largest GPU here schedules 15 GiB"
+                  "asks for 40GiB per GPU, the largest GPU here schedules 15GiB"
                       + " (its memory minus headroom)"));
     }
 
@@ -539,7 +563,7 @@ class PlacerTest {
       assertThat(of(aRequest().gpus(2).bytes(gib(20)), mixed))
           .isEqualTo(
               new Feasibility.Infeasible(
-                  "asks for 20 GiB on each of 2 GPUs, only 1 of this node's GPUs schedule that"
+                  "asks for 20GiB on each of 2 GPUs, only 1 of this node's GPUs schedule that"
                       + " much (memory minus headroom)"));
     }
 

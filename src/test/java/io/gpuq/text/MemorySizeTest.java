@@ -45,10 +45,29 @@ class MemorySizeTest {
     assertThatThrownBy(() -> MemorySize.parse(true)).hasMessageContaining("512MiB");
   }
 
-  @org.junit.jupiter.api.Test
-  void formats_for_messages() {
-    assertThat(MemorySize.format(6442450944L)).isEqualTo("6GiB");
-    assertThat(MemorySize.format(1610612736L)).isEqualTo("1.5GiB");
-    assertThat(MemorySize.format(100)).isEqualTo("100B");
+  @ParameterizedTest(name = "{0} bytes read {1}")
+  @CsvSource({
+    "6442450944,          6GiB",
+    "1610612736,          1.5GiB",
+    "100,                 100B",
+    "1023,                1023B",
+    "1024,                1KiB",
+    "536870912,           512MiB",
+    // Rounded down: a free capacity or a budget is never shown larger than it is.
+    "2147483647,          1.99GiB",
+    "16642998272,         15.5GiB",
+    "1125899906842624,    1024TiB",
+    "9223372036854775807, 8388607.99TiB"
+  })
+  void formats_for_messages_as_users_write_sizes(long bytes, String text) {
+    assertThat(MemorySize.format(bytes)).isEqualTo(text);
+  }
+
+  @ParameterizedTest(name = "{0} bytes")
+  @ValueSource(longs = {1, 1023, 1024, 1536, 2147483647L, 16642998272L, 9223372036854775807L})
+  void reads_back_what_it_formats_never_more_than_the_size(long bytes) {
+    long readBack = MemorySize.parse(MemorySize.format(bytes));
+
+    assertThat(readBack).isLessThanOrEqualTo(bytes).isGreaterThan(bytes / 100 * 99);
   }
 }

@@ -1,10 +1,8 @@
 package io.gpuq.launch.env;
 
 import io.gpuq.job.Framework;
+import io.gpuq.placement.PlacedGpu;
 import java.io.File;
-import java.math.BigDecimal;
-import java.math.MathContext;
-import java.math.RoundingMode;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -29,7 +27,8 @@ import java.util.stream.Collectors;
  * budget enforcement, not by anything in its environment.
  *
  * <p>Memory fractions are budget ÷ the GPU's total memory, rounded <em>down</em> to {@value
- * #FRACTION_DECIMALS} decimals, so a framework that honours them never exceeds the budget.
+ * PlacedGpu#FRACTION_DECIMALS} decimals ({@link PlacedGpu#memoryFraction()}), so a framework that
+ * honours them never exceeds the budget.
  */
 public final class WorkerEnvironment {
 
@@ -69,8 +68,6 @@ public final class WorkerEnvironment {
    * under both variable names.
    */
   public static final String DEFAULT_TORCH_ALLOC_CONF = "expandable_segments:True";
-
-  public static final int FRACTION_DECIMALS = 4;
 
   private static final Set<String> RESERVED =
       Collections.unmodifiableSet(
@@ -145,7 +142,7 @@ public final class WorkerEnvironment {
           vars.put(
               GPUQ_TORCH_MEMORY_FRACTION,
               spec.gpus().stream()
-                  .map(gpu -> fractionText(spec.budgetBytesPerGpu(), gpu.totalBytes()))
+                  .map(gpu -> gpu.memoryFraction().toPlainString())
                   .collect(Collectors.joining(",")));
         }
       }
@@ -223,31 +220,8 @@ public final class WorkerEnvironment {
     return List.copyOf(dirs);
   }
 
-  /**
-   * Budget ÷ total, rounded down to {@value #FRACTION_DECIMALS} decimals. A budget so small that
-   * this would be 0 keeps two significant digits instead (still rounded down): a fraction of 0
-   * would tell XLA and torch to allow nothing at all.
-   */
-  public static BigDecimal memoryFraction(long budgetBytes, long totalBytes) {
-    if (totalBytes <= 0 || budgetBytes < 0 || budgetBytes > totalBytes) {
-      throw new IllegalArgumentException(
-          "need 0 <= budget <= total, got " + budgetBytes + " of " + totalBytes);
-    }
-    BigDecimal exact =
-        BigDecimal.valueOf(budgetBytes)
-            .divide(BigDecimal.valueOf(totalBytes), 24, RoundingMode.DOWN);
-    BigDecimal rounded = exact.setScale(FRACTION_DECIMALS, RoundingMode.DOWN);
-    if (rounded.signum() > 0 || budgetBytes == 0) {
-      return rounded;
-    }
-    return exact.round(new MathContext(2, RoundingMode.DOWN)).stripTrailingZeros();
-  }
-
   private void putXlaFraction(Map<String, String> vars, WorkerSpec spec) {
-    // One value for all devices, so the smallest GPU decides.
-    spec.gpus().stream()
-        .map(gpu -> memoryFraction(spec.budgetBytesPerGpu(), gpu.totalBytes()))
-        .min(BigDecimal::compareTo)
+    PlacedGpu.commonFraction(spec.gpus())
         .ifPresent(fraction -> vars.put(XLA_PYTHON_CLIENT_MEM_FRACTION, fraction.toPlainString()));
   }
 
@@ -270,10 +244,6 @@ public final class WorkerEnvironment {
 
   private static Path tmpDir(WorkerSpec spec) {
     return spec.workDir().resolve("tmp");
-  }
-
-  private static String fractionText(long budgetBytes, long totalBytes) {
-    return memoryFraction(budgetBytes, totalBytes).toPlainString();
   }
 
   private String pythonPath(String existing) {

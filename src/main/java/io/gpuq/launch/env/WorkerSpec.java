@@ -2,6 +2,7 @@ package io.gpuq.launch.env;
 
 import io.gpuq.isolation.Account;
 import io.gpuq.job.Framework;
+import io.gpuq.placement.PlacedGpu;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
@@ -11,21 +12,15 @@ import java.util.Objects;
  *
  * @param jobId the job's id
  * @param framework the framework the job declared
- * @param gpus the placed GPUs in the order the worker will number them; empty for a CPU-only job
- * @param budgetBytesPerGpu the GPU-memory budget on each placed GPU; 0 exactly when there are no
- *     GPUs
+ * @param gpus the placed GPUs in the order the worker will number them, each with the same budget;
+ *     empty for a CPU-only job
  * @param workDir the job's work directory (absolute); its {@code tmp} becomes the worker's {@code
  *     TMPDIR}
  * @param account the account the worker runs as: its {@code HOME}, {@code USER} and {@code
  *     LOGNAME}, and its JAX compilation cache
  */
 public record WorkerSpec(
-    String jobId,
-    Framework framework,
-    List<PlacedGpu> gpus,
-    long budgetBytesPerGpu,
-    Path workDir,
-    Account account) {
+    String jobId, Framework framework, List<PlacedGpu> gpus, Path workDir, Account account) {
 
   public WorkerSpec {
     if (jobId == null || jobId.isBlank()) {
@@ -33,25 +28,8 @@ public record WorkerSpec(
     }
     Objects.requireNonNull(framework, "framework");
     gpus = List.copyOf(gpus);
-    if (gpus.isEmpty() && budgetBytesPerGpu != 0) {
-      throw new IllegalArgumentException(
-          "a CPU-only worker has no GPU budget, got " + budgetBytesPerGpu);
-    }
-    if (!gpus.isEmpty() && budgetBytesPerGpu <= 0) {
-      throw new IllegalArgumentException(
-          "a GPU worker needs a positive budget, got " + budgetBytesPerGpu);
-    }
     for (PlacedGpu gpu : gpus) {
-      if (budgetBytesPerGpu > gpu.totalBytes()) {
-        throw new IllegalArgumentException(
-            "budget "
-                + budgetBytesPerGpu
-                + " exceeds the memory of GPU "
-                + gpu.index()
-                + " ("
-                + gpu.totalBytes()
-                + ")");
-      }
+      requireUsable(gpu, gpus.get(0).memoryBytes());
     }
     if (workDir == null || !workDir.isAbsolute()) {
       throw new IllegalArgumentException("workDir must be an absolute path: " + workDir);
@@ -62,6 +40,40 @@ public record WorkerSpec(
   /** A worker that sees no GPU. */
   public static WorkerSpec cpuOnly(
       String jobId, Framework framework, Path workDir, Account account) {
-    return new WorkerSpec(jobId, framework, List.of(), 0, workDir, account);
+    return new WorkerSpec(jobId, framework, List.of(), workDir, account);
+  }
+
+  /** The GPU-memory budget on each placed GPU; 0 exactly when there are no GPUs. */
+  public long budgetBytesPerGpu() {
+    return gpus.isEmpty() ? 0 : gpus.get(0).memoryBytes();
+  }
+
+  private static void requireUsable(PlacedGpu gpu, long budget) {
+    if (gpu.uuid().isBlank() || gpu.uuid().contains(",")) {
+      // A comma would split one device into two entries of CUDA_VISIBLE_DEVICES.
+      throw new IllegalArgumentException(
+          "GPU uuid must be non-blank without commas: " + gpu.uuid());
+    }
+    if (gpu.totalBytes() <= 0) {
+      throw new IllegalArgumentException("GPU total memory must be positive: " + gpu.totalBytes());
+    }
+    if (gpu.memoryBytes() <= 0) {
+      throw new IllegalArgumentException(
+          "a GPU worker needs a positive budget, got " + gpu.memoryBytes());
+    }
+    if (gpu.memoryBytes() != budget) {
+      throw new IllegalArgumentException(
+          "a worker has one budget on all its GPUs, got " + budget + " and " + gpu.memoryBytes());
+    }
+    if (gpu.memoryBytes() > gpu.totalBytes()) {
+      throw new IllegalArgumentException(
+          "budget "
+              + gpu.memoryBytes()
+              + " exceeds the memory of GPU "
+              + gpu.index()
+              + " ("
+              + gpu.totalBytes()
+              + ")");
+    }
   }
 }

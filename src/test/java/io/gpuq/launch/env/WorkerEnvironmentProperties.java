@@ -6,6 +6,7 @@ import static io.gpuq.launch.env.Workers.settings;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpuq.job.Framework;
+import io.gpuq.placement.PlacedGpu;
 import java.math.BigDecimal;
 import java.util.Locale;
 import java.util.Map;
@@ -29,7 +30,7 @@ class WorkerEnvironmentProperties {
       @ForAll @LongRange(min = 1L << 20, max = 300L << 30) long total) {
     Assume.that(budget <= total);
 
-    BigDecimal fraction = WorkerEnvironment.memoryFraction(budget, total);
+    BigDecimal fraction = PlacedGpu.memoryFraction(budget, total);
 
     assertThat(fraction.multiply(BigDecimal.valueOf(total)))
         .isLessThanOrEqualTo(BigDecimal.valueOf(budget));
@@ -42,7 +43,7 @@ class WorkerEnvironmentProperties {
       @ForAll @LongRange(min = 1L << 20, max = 300L << 30) long total) {
     Assume.that(budget <= total);
 
-    BigDecimal fraction = WorkerEnvironment.memoryFraction(budget, total);
+    BigDecimal fraction = PlacedGpu.memoryFraction(budget, total);
 
     // budget - fraction * total < one step of the GPU
     assertThat(BigDecimal.valueOf(budget).subtract(fraction.multiply(BigDecimal.valueOf(total))))

@@ -9,14 +9,17 @@ import static io.gpuq.launch.env.Workers.WORK_DIR;
 import static io.gpuq.launch.env.Workers.aGpu;
 import static io.gpuq.launch.env.Workers.aWorker;
 import static io.gpuq.launch.env.Workers.settings;
+import static io.gpuq.placement.PlacedGpu.memoryFraction;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.gpuq.isolation.Account;
 import io.gpuq.job.Framework;
+import io.gpuq.placement.PlacedGpu;
 import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.DisplayName;
@@ -41,7 +44,9 @@ class WorkerEnvironmentTest {
       var spec =
           aWorker()
               .framework(framework)
-              .onGpus(new PlacedGpu(3, "GPU-aaa", 16 * GIB), new PlacedGpu(1, "GPU-bbb", 16 * GIB))
+              .onGpus(
+                  new PlacedGpu(3, "GPU-aaa", 0, 16 * GIB),
+                  new PlacedGpu(1, "GPU-bbb", 0, 16 * GIB))
               .build();
 
       var vars = environment.imposedVariables(spec);
@@ -549,9 +554,22 @@ class WorkerEnvironmentTest {
     }
 
     @Test
-    void refusesACpuOnlyWorkerWithABudget() {
-      assertThatThrownBy(() -> aWorker().cpuOnly().budget(GIB).build())
-          .isInstanceOf(IllegalArgumentException.class);
+    void hasNoBudgetWithoutGpus() {
+      assertThat(aWorker().cpuOnly().budget(GIB).build().budgetBytesPerGpu()).isZero();
+    }
+
+    @Test
+    @DisplayName("refuses different budgets on its GPUs: a worker has one")
+    void refusesDifferentBudgets() {
+      List<PlacedGpu> gpus =
+          List.of(
+              new PlacedGpu(0, "GPU-a", GIB, 16 * GIB),
+              new PlacedGpu(1, "GPU-b", 2 * GIB, 16 * GIB));
+
+      assertThatThrownBy(
+              () -> new WorkerSpec("01JD5Q8Z6Y3M", Framework.JAX, gpus, WORK_DIR, Workers.ALICE))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("one budget");
     }
 
     @Test
@@ -569,7 +587,7 @@ class WorkerEnvironmentTest {
     @Test
     @DisplayName("refuses a GPU uuid with a comma, which would split CUDA_VISIBLE_DEVICES")
     void refusesCommaInUuid() {
-      assertThatThrownBy(() -> new PlacedGpu(0, "GPU-a,GPU-b", GIB))
+      assertThatThrownBy(() -> aWorker().onGpus(new PlacedGpu(0, "GPU-a,GPU-b", 0, GIB)).build())
           .isInstanceOf(IllegalArgumentException.class);
     }
   }

@@ -2,6 +2,7 @@ package io.gpuq.launch.env;
 
 import io.gpuq.isolation.Account;
 import io.gpuq.job.Framework;
+import io.gpuq.placement.PlacedGpu;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,8 +26,9 @@ final class Workers {
     return WorkerEnvironmentSettings.defaults(NODE_CACHE, HOOK_DIR);
   }
 
+  /** A GPU of this size; the builder gives it the worker's budget. */
   static PlacedGpu aGpu(int index, long totalBytes) {
-    return new PlacedGpu(index, "GPU-" + index + "-5e0c", totalBytes);
+    return new PlacedGpu(index, "GPU-" + index + "-5e0c", 0, totalBytes);
   }
 
   static Builder aWorker() {
@@ -79,7 +81,11 @@ final class Workers {
     }
 
     WorkerSpec build() {
-      return new WorkerSpec(jobId, framework, gpus, budget, workDir, account);
+      List<PlacedGpu> placed =
+          gpus.stream()
+              .map(gpu -> new PlacedGpu(gpu.index(), gpu.uuid(), budget, gpu.totalBytes()))
+              .toList();
+      return new WorkerSpec(jobId, framework, placed, workDir, account);
     }
   }
 }
