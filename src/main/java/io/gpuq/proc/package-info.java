@@ -1,0 +1,5 @@
+/**
+ * Reading {@code /proc}: process trees, resident memory, CPU time and start times, for the emulated
+ * GPUs, the metrics and re-adopting workers. Plain Java.
+ */
+package io.gpuq.proc;
