@@ -1,13 +1,13 @@
 package io.gpuq.sweep;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -42,7 +42,7 @@ class PythonReportTest {
     assertThat(read.skippedLines()).as(output).isZero();
     assertThat(read.points()).extracting(MetricPoint::step).containsExactly(100L, 101L, 300L);
     assertThat(read.points().get(0).values())
-        .containsExactlyEntriesOf(Map.of("val_loss", 0.31, "val_acc", 0.88));
+        .containsExactly(entry("val_loss", 0.31), entry("val_acc", 0.88));
     assertThat(read.points().get(1).values().get("val_loss")).isNaN();
     assertThat(read.points().get(2).values()).containsEntry("lr", 3e-4);
     assertThat(read.position().offset()).isEqualTo(Files.size(file));
