@@ -34,17 +34,21 @@ public final class TrialLabels {
             (name, value) -> {
               if (labels.size() < MAX_LABELS
                   && !labels.containsKey(name)
-                  && fits(name, value.text())) {
+                  && isKey(name)
+                  && isValue(value.text())) {
                 labels.put(name, value.text());
               }
             });
     return labels;
   }
 
-  static boolean fits(String key, String value) {
-    return KEY.matcher(key).matches()
-        && value.length() <= MAX_VALUE_LENGTH
-        && !UserText.hasControlCharacter(value)
-        && !UserText.hasLoneSurrogate(value);
+  private static boolean isKey(String name) {
+    return KEY.matcher(name).matches();
+  }
+
+  private static boolean isValue(String text) {
+    return text.length() <= MAX_VALUE_LENGTH
+        && !UserText.hasControlCharacter(text)
+        && !UserText.hasLoneSurrogate(text);
   }
 }
