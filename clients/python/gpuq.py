@@ -7,6 +7,11 @@
     job = gq.wait(job["id"])                    # one-line progress, returns the finished job
     print(gq.logs(job["id"], tail=20))
 
+In a training script run by gpuq, report metrics (no network, no token; a no-op elsewhere):
+
+    import gpuq
+    gpuq.report(step=100, val_loss=0.31, val_acc=0.88)
+
 Jobs are plain dicts, exactly as the API returns them (see API.md). Errors raise GpuqError.
 Copy this file next to your notebook or put clients/python on PYTHONPATH.
 """
@@ -15,6 +20,7 @@ import datetime
 import hashlib
 import itertools
 import json
+import numbers
 import os
 import shlex
 import sys
@@ -23,12 +29,19 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-__all__ = ["Client", "GpuqError", "TERMINAL_STATES"]
+__all__ = ["Client", "GpuqError", "TERMINAL_STATES", "report"]
 
-TERMINAL_STATES = frozenset({"SUCCEEDED", "FAILED", "CANCELLED"})
+TERMINAL_STATES = frozenset({"SUCCEEDED", "FAILED", "CANCELLED", "PRUNED"})
 
 DEFAULT_URL = "http://localhost:8080"
 TOKEN_FILE = os.path.join("~", ".config", "gpuq", "token")
+# Where a gpuq started on this machine keeps the token it generated (gpuq.data-dir, ./data by
+# default, or $GPUQ_DATA_DIR): read only for a gpuq on this machine, never sent elsewhere.
+DATA_DIR_TOKEN = "admin.token"
+DEFAULT_DATA_DIR = "data"
+_LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1", "ip6-localhost"})
+
+MAX_METRIC_NAME_LENGTH = 128
 
 _DEFAULT = object()
 
@@ -63,12 +76,17 @@ class Client:
 
     url: default $GPUQ_URL, else http://localhost:8080.
     token: default $GPUQ_TOKEN, else the contents of token_file ($GPUQ_TOKEN_FILE, else
-    ~/.config/gpuq/token), else no token (gpuq will answer 401).
+    ~/.config/gpuq/token), else, for a gpuq on this machine (localhost), the token it generated
+    into its data directory ($GPUQ_DATA_DIR/admin.token, then ./data/admin.token), else no token.
+    token_source says where the token came from; a 401 says where the client looked.
     """
 
     def __init__(self, url=None, token=None, token_file=None, timeout=30.0):
         self.url = (url or os.environ.get("GPUQ_URL") or DEFAULT_URL).rstrip("/")
-        self.token = token if token is not None else _default_token(token_file)
+        if token is not None:
+            self.token, self.token_source, self._looked = token, "the token argument", []
+        else:
+            self.token, self.token_source, self._looked = _find_token(token_file, self.url)
         self.timeout = timeout
 
     def __repr__(self):
@@ -222,7 +240,8 @@ class Client:
                 counts[job["state"]] = counts.get(job["state"], 0) + 1
             done = all(job["state"] in TERMINAL_STATES for job in jobs.values())
             summary = ", ".join("%d %s" % (counts[s], s.lower()) for s in
-                                ("QUEUED", "RUNNING", "SUCCEEDED", "FAILED", "CANCELLED")
+                                ("QUEUED", "RUNNING", "SUCCEEDED", "FAILED", "CANCELLED",
+                                 "PRUNED")
                                 if counts.get(s))
             line.show("%s: %d runs: %s" % (sweep_id, len(jobs), summary))
             if done:
@@ -249,7 +268,10 @@ class Client:
             return urllib.request.urlopen(
                 request, timeout=self.timeout if timeout is _DEFAULT else timeout)
         except urllib.error.HTTPError as e:
-            raise _problem(e) from None
+            error = _problem(e)
+            if e.code == 401:
+                error = _explained_401(error, self)
+            raise error from None
         except urllib.error.URLError as e:
             raise GpuqError(None, "Unreachable", "cannot reach gpuq at %s: %s"
                             % (self.url, e.reason)) from e
@@ -267,18 +289,117 @@ def _problem(e):
                      body=problem)
 
 
-def _default_token(token_file):
-    token = os.environ.get("GPUQ_TOKEN")
+def _find_token(token_file, url):
+    """(token or None, where it came from, [each place looked at and what was there])."""
+    looked = []
+    token = os.environ.get("GPUQ_TOKEN", "").strip()
     if token:
-        return token.strip()
-    path = os.path.expanduser(token_file or os.environ.get("GPUQ_TOKEN_FILE") or TOKEN_FILE)
+        return token, "$GPUQ_TOKEN", looked
+    looked.append("$GPUQ_TOKEN (unset)")
+    if token_file:
+        # Named by the caller: a missing file is an error, not a reason to look elsewhere.
+        with open(os.path.expanduser(token_file), encoding="utf-8") as f:
+            return f.read().strip() or None, token_file, looked
+    for where, path in _token_files(url):
+        if path is None:
+            looked.append(where)
+            continue
+        token, found = _read_token(os.path.expanduser(path))
+        if token:
+            return token, where, looked
+        looked.append("%s (%s)" % (where, found))
+    return None, None, looked
+
+
+def _token_files(url):
+    """(where, path) in the order searched; path is None for a place skipped, where says why."""
+    configured = os.environ.get("GPUQ_TOKEN_FILE")
+    if configured:
+        yield "$GPUQ_TOKEN_FILE = " + configured, configured
+    else:
+        yield TOKEN_FILE, TOKEN_FILE
+    if not _is_local(url):
+        yield "no data directory (%s is not this machine)" % url, None
+        return
+    data_dir = os.environ.get("GPUQ_DATA_DIR")
+    if data_dir:
+        path = os.path.join(data_dir, DATA_DIR_TOKEN)
+        yield "$GPUQ_DATA_DIR/%s = %s" % (DATA_DIR_TOKEN, path), path
+    else:
+        yield "$GPUQ_DATA_DIR (unset)", None
+    path = os.path.join(".", DEFAULT_DATA_DIR, DATA_DIR_TOKEN)
+    yield path, path
+
+
+def _read_token(path):
+    """(token or None, what was found when it is None)."""
     try:
         with open(path, encoding="utf-8") as f:
-            return f.read().strip() or None
+            token = f.read().strip()
+            return (token, None) if token else (None, "empty")
     except FileNotFoundError:
-        if token_file:
-            raise
-        return None
+        return None, "no such file"
+    except PermissionError:
+        return None, "not readable by this user"
+    except (OSError, UnicodeDecodeError) as e:
+        return None, "unreadable: %s" % e
+
+
+def _is_local(url):
+    host = (urllib.parse.urlsplit(url).hostname or "").lower()
+    return host in _LOCAL_HOSTS or host.startswith("127.")
+
+
+def _explained_401(error, client):
+    if client.token:
+        hint = "gpuq refused the token from %s." % client.token_source
+    else:
+        hint = ("no token was sent; looked in: %s. Pass Client(url, token=...) or set GPUQ_TOKEN."
+                % ", ".join(client._looked))
+    return GpuqError(error.status, error.title, "%s: %s" % (error.detail or error.title, hint),
+                     error.errors, body=error.body)
+
+
+def report(step=None, **metrics):
+    """Reports metrics of the running trial or job: report(step=100, val_loss=0.31).
+
+    Appends one JSON line to $GPUQ_METRICS_FILE, which gpuq reads as it polls (no network, no
+    token). Outside gpuq (the variable is unset) it writes nothing, so a script runs unchanged on a
+    laptop. Values are numbers (int, float, or anything with .item(), such as a NumPy or PyTorch
+    scalar); step is a whole number >= 0, or None for the step after the previous report's.
+    """
+    line = {}
+    if step is not None:
+        step = _plain_number(step, "step")
+        if isinstance(step, float) and step.is_integer():
+            step = int(step)
+        if not isinstance(step, int) or step < 0:
+            raise ValueError("step must be a whole number >= 0, not %r" % (step,))
+        line["step"] = step
+    if not metrics:
+        raise ValueError("report() needs at least one metric, e.g. report(val_loss=0.31)")
+    for name, value in metrics.items():
+        if not name or len(name) > MAX_METRIC_NAME_LENGTH:
+            raise ValueError("a metric name has 1 to %d characters" % MAX_METRIC_NAME_LENGTH)
+        line[name] = _plain_number(value, name)
+    path = os.environ.get("GPUQ_METRICS_FILE")
+    if not path:
+        return
+    data = (json.dumps(line, separators=(",", ":")) + "\n").encode("utf-8")
+    # One write(2) with O_APPEND: lines from several processes of one run never interleave.
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+
+
+def _plain_number(value, name):
+    if hasattr(value, "item") and not isinstance(value, numbers.Number):
+        value = value.item()
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError("%s must be a number, not %s" % (name, type(value).__name__))
+    return int(value) if isinstance(value, numbers.Integral) else float(value)
 
 
 def _argv(command):

@@ -5,17 +5,24 @@
 GPUQ_OTHER_TOKEN (optional): a second submitter's token, for the "not your job" test.
 The jobs are CPU-only (gpus: 0) shell one-liners, so any gpuq can run them, GPUs or not.
 The Maven build runs this file against a gpuq it starts (io.gpuq.ship.PythonClientTest).
+ReportTest and the local half of TokenDiscoveryTest need no gpuq at all.
 """
 
+import contextlib
 import io
+import json
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 import unittest
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import gpuq  # noqa: E402
 from gpuq import Client, GpuqError, TERMINAL_STATES  # noqa: E402
 
 URL = os.environ.get("GPUQ_URL")
@@ -239,6 +246,186 @@ class ClientTest(unittest.TestCase):
         finally:
             if saved is not None:
                 os.environ["GPUQ_TOKEN"] = saved
+
+
+@contextlib.contextmanager
+def environment(cwd=None, **variables):
+    """Runs the block in cwd with the given variables set (None: unset), then restores both."""
+    saved = {name: os.environ.get(name) for name in variables}
+    saved_cwd = os.getcwd()
+    try:
+        for name, value in variables.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        if cwd:
+            os.chdir(cwd)
+        yield
+    finally:
+        os.chdir(saved_cwd)
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+class ReportTest(unittest.TestCase):
+    """gpuq.report() appends JSON lines to $GPUQ_METRICS_FILE, and does nothing outside gpuq."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.dir)
+        self.file = os.path.join(self.dir, "metrics.jsonl")
+
+    def lines(self):
+        with open(self.file, encoding="utf-8") as f:
+            return f.read().splitlines()
+
+    def test_each_report_is_one_json_line_with_its_step_and_metrics(self):
+        with environment(GPUQ_METRICS_FILE=self.file):
+            gpuq.report(step=100, val_loss=0.31, val_acc=0.88)
+            gpuq.report(val_loss=0.29)
+
+        self.assertEqual([json.loads(line) for line in self.lines()],
+                         [{"step": 100, "val_loss": 0.31, "val_acc": 0.88}, {"val_loss": 0.29}])
+
+    def test_outside_gpuq_it_writes_nothing(self):
+        with environment(cwd=self.dir, GPUQ_METRICS_FILE=None):
+            self.assertIsNone(gpuq.report(step=1, loss=0.5))
+
+        self.assertEqual(os.listdir(self.dir), [])
+
+    def test_scalars_of_array_libraries_become_plain_numbers(self):
+        class Scalar:  # what numpy.float32 and a 0-d torch tensor offer
+            def item(self):
+                return 0.25
+
+        with environment(GPUQ_METRICS_FILE=self.file):
+            gpuq.report(step=2.0, loss=Scalar(), diverged=float("nan"))
+
+        self.assertEqual(self.lines(), ['{"step":2,"loss":0.25,"diverged":NaN}'])
+
+    def test_what_gpuq_would_skip_is_refused_at_once_even_outside_gpuq(self):
+        with environment(GPUQ_METRICS_FILE=None):
+            with self.assertRaises(TypeError):
+                gpuq.report(loss="0.3")
+            with self.assertRaises(TypeError):
+                gpuq.report(ok=True)
+            with self.assertRaises(ValueError):
+                gpuq.report(step=-1, loss=1)
+            with self.assertRaises(ValueError):
+                gpuq.report(step=1.5, loss=1)
+            with self.assertRaises(ValueError):
+                gpuq.report(step=3)
+
+    def test_lines_of_concurrent_processes_never_interleave(self):
+        script = ("import sys; sys.path.insert(0, %r); import gpuq\n"
+                  "for i in range(200): gpuq.report(step=i, worker=%%d, padding=1e300)\n"
+                  % os.path.dirname(os.path.abspath(gpuq.__file__)))
+        with environment(GPUQ_METRICS_FILE=self.file):
+            workers = [subprocess.Popen([sys.executable, "-c", script % n]) for n in range(4)]
+            for worker in workers:
+                self.assertEqual(worker.wait(timeout=WAIT), 0)
+
+        lines = [json.loads(line) for line in self.lines()]
+        self.assertEqual(len(lines), 800)
+        for n in range(4):
+            self.assertEqual([line["step"] for line in lines if line["worker"] == n],
+                             list(range(200)))
+
+
+class TokenDiscoveryTest(unittest.TestCase):
+    """Client(url) finds a local gpuq's token, and a 401 says where it looked."""
+
+    def setUp(self):
+        self.home = tempfile.mkdtemp()
+        self.work = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.home)
+        self.addCleanup(shutil.rmtree, self.work)
+        self.clean = dict(cwd=self.work, HOME=self.home, GPUQ_TOKEN=None, GPUQ_TOKEN_FILE=None,
+                          GPUQ_DATA_DIR=None)
+
+    def write(self, path, text):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text + "\n")
+        return path
+
+    def test_the_token_a_local_gpuq_generated_in_its_data_directory_is_found(self):
+        self.write(os.path.join(self.work, "data", "admin.token"), "from-data")
+
+        with environment(**self.clean):
+            client = Client("http://localhost:8080")
+
+        self.assertEqual(client.token, "from-data")
+        self.assertEqual(client.token_source, "./data/admin.token")
+
+    def test_the_order_is_the_variable_the_config_file_gpuq_data_dir_then_data(self):
+        self.write(os.path.join(self.work, "data", "admin.token"), "from-data")
+        data_dir = os.path.join(self.work, "elsewhere")
+        self.write(os.path.join(data_dir, "admin.token"), "from-data-dir")
+        config = self.write(os.path.join(self.home, ".config", "gpuq", "token"), "from-config")
+        local = "http://127.0.0.1:8080"
+
+        with environment(**self.clean):
+            with environment(GPUQ_DATA_DIR=data_dir):
+                with environment(GPUQ_TOKEN="from-variable"):
+                    self.assertEqual(Client(local).token, "from-variable")
+                self.assertEqual(Client(local).token, "from-config")
+                os.remove(config)
+                self.assertEqual(Client(local).token, "from-data-dir")
+                self.assertEqual(Client(local).token_source,
+                                 "$GPUQ_DATA_DIR/admin.token = %s/admin.token" % data_dir)
+            self.assertEqual(Client(local).token, "from-data")
+
+    def test_a_remote_gpuq_is_never_sent_this_machines_local_token(self):
+        self.write(os.path.join(self.work, "data", "admin.token"), "local-admin")
+
+        with environment(**self.clean):
+            client = Client("http://gpu-box:8080")
+
+        self.assertIsNone(client.token)
+        self.assertIn("no data directory (http://gpu-box:8080 is not this machine)",
+                      client._looked)
+
+    @unittest.skipUnless(URL and TOKEN, "set GPUQ_URL and GPUQ_TOKEN to a live gpuq")
+    def test_a_live_local_gpuq_is_reached_with_the_token_of_its_data_directory(self):
+        self.write(os.path.join(self.work, "data", "admin.token"), TOKEN)
+
+        with environment(**self.clean):
+            client = Client(URL)
+        with self.assertRaises(GpuqError) as raised:
+            client.get("0" * 26)
+
+        self.assertEqual(raised.exception.status, 404)
+
+    @unittest.skipUnless(URL, "set GPUQ_URL to a live gpuq")
+    def test_a_401_without_a_token_says_where_the_client_looked(self):
+        with environment(**self.clean):
+            client = Client(URL)
+        with self.assertRaises(GpuqError) as raised:
+            client.get("0" * 26)
+
+        error = raised.exception
+        self.assertEqual(error.status, 401)
+        for place in ("$GPUQ_TOKEN (unset)", "~/.config/gpuq/token (no such file)",
+                      "$GPUQ_DATA_DIR (unset)", "./data/admin.token (no such file)"):
+            self.assertIn(place, str(error))
+        self.assertIn("GPUQ_TOKEN", error.detail)
+
+    @unittest.skipUnless(URL, "set GPUQ_URL to a live gpuq")
+    def test_a_401_with_a_found_token_names_where_it_came_from(self):
+        self.write(os.path.join(self.work, "data", "admin.token"), "stale-token")
+
+        with environment(**self.clean):
+            client = Client(URL)
+        with self.assertRaises(GpuqError) as raised:
+            client.get("0" * 26)
+
+        self.assertEqual(raised.exception.status, 401)
+        self.assertIn("gpuq refused the token from ./data/admin.token", str(raised.exception))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,27 @@
+package io.gpuq.sweep;
+
+/** Whether the sweep's metric is better low (a loss) or high (an accuracy). */
+public enum Goal {
+  MINIMIZE,
+  MAXIMIZE;
+
+  /** Whether {@code a} is strictly worse than {@code b} (never for NaN). */
+  public boolean worse(double a, double b) {
+    return this == MINIMIZE ? a > b : a < b;
+  }
+
+  /** The better of two values, ignoring NaN unless both are. */
+  public double better(double a, double b) {
+    if (Double.isNaN(a)) {
+      return b;
+    }
+    if (Double.isNaN(b)) {
+      return a;
+    }
+    return worse(a, b) ? b : a;
+  }
+
+  public String wireName() {
+    return name().toLowerCase(java.util.Locale.ROOT);
+  }
+}

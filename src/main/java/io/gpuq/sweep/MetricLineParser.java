@@ -1,0 +1,72 @@
+package io.gpuq.sweep;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonToken;
+import tools.jackson.core.ObjectReadContext;
+import tools.jackson.core.StreamReadFeature;
+import tools.jackson.core.json.JsonFactory;
+import tools.jackson.core.json.JsonReadFeature;
+
+/**
+ * One metrics-file line, strictly: a single JSON object whose values are numbers, with at least one
+ * metric besides an optional {@code "step"} (a whole number from 0 to 2^53 - 1). Keys are metric
+ * names ({@link MetricNames}), each once. {@code NaN}, {@code Infinity} and {@code -Infinity} are
+ * read as numbers because Python's json module writes them for a diverged loss; anything else is
+ * not a metrics line.
+ */
+final class MetricLineParser {
+
+  /** The most values one line may carry; a series of wider lines would grow without bound. */
+  static final int MAX_VALUES_PER_LINE = 100;
+
+  private static final JsonFactory JSON =
+      JsonFactory.builder()
+          .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+          .enable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
+          .build();
+
+  private MetricLineParser() {}
+
+  /** The line's point, empty when it is not a metrics line. */
+  static Optional<MetricPoint> parse(byte[] bytes, int offset, int length, long lastStep) {
+    try (JsonParser parser = JSON.createParser(ObjectReadContext.empty(), bytes, offset, length)) {
+      if (parser.nextToken() != JsonToken.START_OBJECT) {
+        return Optional.empty();
+      }
+      Long step = null;
+      Map<String, Double> values = new LinkedHashMap<>();
+      for (JsonToken token = parser.nextToken();
+          token != JsonToken.END_OBJECT;
+          token = parser.nextToken()) {
+        String name = parser.currentName();
+        JsonToken value = parser.nextToken();
+        if (MetricNames.STEP.equals(name)) {
+          if (value != JsonToken.VALUE_NUMBER_INT) {
+            return Optional.empty();
+          }
+          step = parser.getLongValue();
+          if (step < 0 || step > SweepLimits.MAX_SAFE_INTEGER) {
+            return Optional.empty();
+          }
+        } else if ((value == JsonToken.VALUE_NUMBER_INT || value == JsonToken.VALUE_NUMBER_FLOAT)
+            && MetricNames.isValid(name)
+            && values.size() < MAX_VALUES_PER_LINE) {
+          values.put(name, parser.getDoubleValue());
+        } else {
+          return Optional.empty();
+        }
+      }
+      if (parser.nextToken() != null || values.isEmpty()) {
+        return Optional.empty();
+      }
+      return Optional.of(new MetricPoint(step != null ? step : lastStep + 1, values));
+    } catch (JacksonException e) {
+      // Malformed JSON or UTF-8, a repeated key, a number out of range: garbage, never fatal.
+      return Optional.empty();
+    }
+  }
+}
