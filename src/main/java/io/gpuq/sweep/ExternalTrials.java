@@ -1,6 +1,6 @@
 package io.gpuq.sweep;
 
-import io.gpuq.job.UserText;
+import io.gpuq.text.UserText;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;

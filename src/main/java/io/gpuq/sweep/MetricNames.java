@@ -1,6 +1,6 @@
 package io.gpuq.sweep;
 
-import io.gpuq.job.UserText;
+import io.gpuq.text.UserText;
 
 /** A metric's name: a key of a metrics-file line other than {@code step}. */
 final class MetricNames {

@@ -1,7 +1,7 @@
 package io.gpuq.sweep;
 
-import io.gpuq.job.UserText;
 import io.gpuq.sweep.SweepRequest.ParameterRequest;
+import io.gpuq.text.UserText;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

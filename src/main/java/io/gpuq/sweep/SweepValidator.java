@@ -1,10 +1,10 @@
 package io.gpuq.sweep;
 
 import io.gpuq.job.JobRequest;
-import io.gpuq.job.UserText;
 import io.gpuq.sweep.SweepRequest.EarlyStoppingRequest;
 import io.gpuq.sweep.SweepRequest.MetricRequest;
 import io.gpuq.sweep.SweepRequest.ParameterRequest;
+import io.gpuq.text.UserText;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;

@@ -1,7 +1,7 @@
 package io.gpuq.sweep;
 
 import io.gpuq.job.JobRequest;
-import io.gpuq.job.UserText;
+import io.gpuq.text.UserText;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

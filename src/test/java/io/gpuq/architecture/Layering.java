@@ -16,7 +16,8 @@ import com.tngtech.archunit.library.Architectures.LayeredArchitecture;
  * <ol>
  *   <li>foundation: {@code duty}, {@code proc}, {@code fs}, {@code placement}, {@code text}: values
  *       and utilities that know nothing of jobs;
- *   <li>domain: {@code job}, {@code gpu}, {@code isolation}, {@code launch}, {@code guard};
+ *   <li>domain: {@code job}, {@code gpu}, {@code isolation}, {@code launch}, {@code guard}, {@code
+ *       sweep};
  *   <li>configuration input: {@code config} ({@code GpuqProperties}, which names domain types);
  *   <li>services: {@code schedule}, {@code node}, {@code metrics};
  *   <li>edges: {@code api}, {@code security};
@@ -61,7 +62,7 @@ final class Layering {
         .layer(FOUNDATION)
         .definedBy(in(root, "duty", "proc", "fs", "placement", "text"))
         .layer(DOMAIN)
-        .definedBy(in(root, "job", "gpu", "isolation", "launch", "guard"))
+        .definedBy(in(root, "job", "gpu", "isolation", "launch", "guard", "sweep"))
         .layer(CONFIGURATION)
         .definedBy(in(root, "config"))
         .layer(SERVICES)
@@ -93,7 +94,7 @@ final class Layering {
         .that()
         .resideInAnyPackage(in(root, "proc", "fs", "placement", "text"))
         .or()
-        .resideInAnyPackage(in(root, "gpu", "isolation", "launch", "guard"))
+        .resideInAnyPackage(in(root, "gpu", "isolation", "launch", "guard", "sweep"))
         .or()
         .haveFullyQualifiedName(root + ".job.JobSpec")
         .or()
