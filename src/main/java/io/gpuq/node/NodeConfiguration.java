@@ -8,6 +8,7 @@ import io.gpuq.gpu.GpuPoller;
 import io.gpuq.job.JobService;
 import io.gpuq.launch.Workers;
 import io.gpuq.schedule.SchedulingLoop;
+import io.gpuq.schedule.StopUnownedWorkers;
 import java.time.Clock;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -48,13 +49,24 @@ public class NodeConfiguration {
 
   @Bean
   HeartbeatDuty heartbeatDuty(
-      NodeRegistry registry, JobService jobs, Workers workers, GpuqProperties properties) {
-    return new HeartbeatDuty(registry, jobs, workers, properties.cluster().heartbeatInterval());
+      NodeRegistry registry,
+      JobService jobs,
+      Workers workers,
+      NodeIdentity node,
+      GpuqProperties properties) {
+    return new HeartbeatDuty(
+        registry,
+        new StopUnownedWorkers(jobs, workers, node.name()),
+        properties.cluster().heartbeatInterval());
   }
 
   @Bean
   DeadNodeReaper deadNodeReaper(
       NodeRegistry registry, JobService jobs, SchedulingLoop scheduler, GpuqProperties properties) {
-    return new DeadNodeReaper(registry, jobs, scheduler, properties.cluster().heartbeatInterval());
+    return new DeadNodeReaper(
+        registry::silentNodes,
+        jobs,
+        scheduler::wakeUpForGpus,
+        properties.cluster().heartbeatInterval());
   }
 }

@@ -14,6 +14,7 @@ import io.gpuq.job.JobAttempt;
 import io.gpuq.job.JobPlacement;
 import io.gpuq.job.JobService;
 import io.gpuq.job.JobState;
+import io.gpuq.job.JobStoreUnavailableException;
 import io.gpuq.job.WorkerProcess;
 import io.gpuq.launch.AdoptRequest;
 import io.gpuq.launch.JobFiles;
@@ -40,8 +41,6 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.dao.DataAccessException;
-import org.springframework.transaction.TransactionException;
 
 /**
  * Runs one attempt of a placed job: marks it started, launches its worker, and when the worker
@@ -236,7 +235,7 @@ public class JobExecution {
 
   private static boolean databaseUnavailable(Throwable failure) {
     for (Throwable t = failure; t != null; t = t.getCause()) {
-      if (t instanceof DataAccessException || t instanceof TransactionException) {
+      if (t instanceof JobStoreUnavailableException) {
         return true;
       }
     }
