@@ -49,15 +49,8 @@ public class NodeConfiguration {
 
   @Bean
   HeartbeatDuty heartbeatDuty(
-      NodeRegistry registry,
-      JobService jobs,
-      Workers workers,
-      NodeIdentity node,
-      GpuqProperties properties) {
-    return new HeartbeatDuty(
-        registry,
-        new StopUnownedWorkers(jobs, workers, node.name()),
-        properties.cluster().heartbeatInterval());
+      NodeRegistry registry, StopUnownedWorkers stopUnowned, GpuqProperties properties) {
+    return new HeartbeatDuty(registry, stopUnowned, properties.cluster().heartbeatInterval());
   }
 
   @Bean

@@ -61,8 +61,11 @@ public class JobExecution {
   private final GpuBackend gpus;
   private final GpuInventory inventory;
   private final ProcFs procFs;
-  private Consumer<JobPlacement> onCapacityFreed = placement -> {};
+  private final Consumer<JobPlacement> onCapacityFreed;
 
+  /**
+   * @param onCapacityFreed told, with the placement it held, whenever a worker's place becomes free
+   */
   public JobExecution(
       JobService jobs,
       Workers workers,
@@ -72,8 +75,10 @@ public class JobExecution {
       int logTailBytes,
       GpuBackend gpus,
       GpuInventory inventory,
-      ProcFs procFs) {
+      ProcFs procFs,
+      Consumer<JobPlacement> onCapacityFreed) {
     this.jobs = jobs;
+    this.onCapacityFreed = onCapacityFreed;
     this.workers = workers;
     this.files = files;
     this.setup = setup;
@@ -82,11 +87,6 @@ public class JobExecution {
     this.gpus = gpus;
     this.inventory = inventory;
     this.procFs = procFs;
-  }
-
-  /** Told, with the placement it held, whenever a worker's place becomes free. */
-  public void onCapacityFreed(Consumer<JobPlacement> listener) {
-    this.onCapacityFreed = listener;
   }
 
   /**
