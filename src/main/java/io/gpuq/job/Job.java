@@ -1,5 +1,6 @@
 package io.gpuq.job;
 
+import io.gpuq.job.JobTransition.AttemptEffect;
 import io.gpuq.job.JobTransition.Change;
 import io.gpuq.job.JobTransition.JobField;
 import jakarta.persistence.CollectionTable;
@@ -289,28 +290,30 @@ public class Job {
   /** Moves the job as {@code transition} describes: its state, its fields, its attempt. */
   private void apply(JobTransition transition, Change change) {
     JobState from = state;
+    JobState to;
     try {
-      state = transition.applyTo(id, from);
+      to = transition.applyTo(id, from);
     } catch (IllegalTransitionException e) {
       log.error("BUG: {}; the job is left as it was", e.getMessage(), e);
       throw e;
     }
+    // Found before anything changes: a job without the attempt to end is left as it was.
+    Optional<JobAttempt> toEnd =
+        switch (transition.attemptEffect()) {
+          case OPENS -> Optional.empty();
+          case ENDS -> Optional.of(currentAttempt());
+          case ENDS_IF_OPEN -> attemptNumbered(attempt).filter(JobAttempt::isOpen);
+        };
+    state = to;
     // The attempt first: ending it reads the attempt number that a requeue then raises.
-    switch (transition.attemptEffect()) {
-      case OPENS -> {
-        JobAttempt opened = new JobAttempt(this, attempt);
-        transition
-            .attemptWrites()
-            .forEach(
-                (field, value) -> opened.set(field, change.valueOf(value, transition, attempt)));
-        attempts.add(opened);
-      }
-      case ENDS -> end(currentAttempt(), transition, change);
-      case ENDS_IF_OPEN ->
-          attemptNumbered(attempt)
-              .filter(JobAttempt::isOpen)
-              .ifPresent(open -> end(open, transition, change));
+    if (transition.attemptEffect() == AttemptEffect.OPENS) {
+      JobAttempt opened = new JobAttempt(this, attempt);
+      transition
+          .attemptWrites()
+          .forEach((field, value) -> opened.set(field, change.valueOf(value, transition, attempt)));
+      attempts.add(opened);
     }
+    toEnd.ifPresent(ended -> end(ended, transition, change));
     int current = attempt;
     transition
         .jobWrites()

@@ -222,8 +222,11 @@ public class JobService {
   public int declareLostOn(String node, String why) {
     int lost = 0;
     for (Job job : runningOn(node)) {
-      recordAttemptEnd(
-          job.id(), job.attempt(), new AttemptOutcome(FailureReason.LOST, why, null), 0);
+      JobState after = await(store.declareLost(job.id(), job.attempt(), why, clock.instant()));
+      if (after != null) {
+        AttemptOutcome outcome = new AttemptOutcome(FailureReason.LOST, why, null);
+        notify(l -> l.attemptEnded(job.id(), job.attempt(), outcome, after));
+      }
       lost++;
     }
     return lost;
