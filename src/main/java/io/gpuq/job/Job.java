@@ -1,5 +1,8 @@
 package io.gpuq.job;
 
+import io.gpuq.job.JobTransition.AttemptEffect;
+import io.gpuq.job.JobTransition.Change;
+import io.gpuq.job.JobTransition.JobField;
 import io.gpuq.placement.MemoryDemand;
 import jakarta.persistence.CollectionTable;
 import jakarta.persistence.Column;
@@ -23,6 +26,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.hibernate.annotations.Fetch;
 import org.hibernate.annotations.FetchMode;
 import org.slf4j.Logger;
@@ -37,6 +41,7 @@ import org.slf4j.LoggerFactory;
 public class Job {
 
   private static final Logger log = LoggerFactory.getLogger(Job.class);
+  static final String CANCEL_MESSAGE = "cancelled by the user";
 
   @Id private String id;
 
@@ -169,26 +174,15 @@ public class Job {
 
   /**
    * The job was placed and its worker is being launched. The scheduler's claims write the same
-   * without loading the job ({@link JobStartWrites}): a change here belongs there too (the
-   * repository contract compares the two).
+   * without loading the job: both follow {@link JobTransition#START}.
    */
   public void start(JobPlacement placement, Instant now) {
-    move(JobTransition.START);
-    this.placement = placement;
-    this.node = placement.node();
-    this.startedAt = now;
-    this.failureReason = null;
-    this.failureMessage = null;
-    this.exitCode = null;
-    attempts.add(new JobAttempt(this, attempt, placement, now));
+    apply(JobTransition.START, Change.start(placement, now));
   }
 
   /** The worker exited with code 0. */
   public void succeed(int exitCode, Instant now) {
-    move(JobTransition.SUCCEED);
-    this.exitCode = exitCode;
-    this.finishedAt = now;
-    currentAttempt().end(JobState.SUCCEEDED, null, null, exitCode, now);
+    apply(JobTransition.SUCCEED, Change.end(exitCode, null, null, now));
   }
 
   /**
@@ -200,30 +194,16 @@ public class Job {
    */
   public JobState failAttempt(
       FailureReason reason, String message, Integer exitCode, long gpuMemoryCapBytes, Instant now) {
-    currentAttempt().end(JobState.FAILED, reason, message, exitCode, now);
+    Change change = Change.end(exitCode, reason, message, now);
     if (attempt < maxAttempts && reason.isRetried()) {
-      requeueForRetry(reason, gpuMemoryCapBytes, now);
+      if (reason.isMemoryFailure()) {
+        growBudget(gpuMemoryCapBytes);
+      }
+      apply(JobTransition.REQUEUE_FOR_RETRY, change);
     } else {
-      move(JobTransition.FAIL);
-      this.failureReason = reason;
-      this.failureMessage = message;
-      this.exitCode = exitCode;
-      this.finishedAt = now;
+      apply(JobTransition.FAIL, change);
     }
     return state;
-  }
-
-  private void requeueForRetry(FailureReason reason, long gpuMemoryCapBytes, Instant now) {
-    move(JobTransition.REQUEUE_FOR_RETRY);
-    if (reason.isMemoryFailure()) {
-      growBudget(gpuMemoryCapBytes);
-    }
-    attempt++;
-    placement = null;
-    node = null;
-    startedAt = null;
-    queuedAt = now;
-    peakGpuMemoryBytes = null;
   }
 
   private void growBudget(long capBytes) {
@@ -237,19 +217,65 @@ public class Job {
 
   /** The user cancelled the job; a running worker is being stopped. */
   public void cancel(Instant now) {
-    move(JobTransition.CANCEL);
-    this.finishedAt = now;
-    if (!attempts.isEmpty() && currentAttempt().isOpen()) {
-      currentAttempt().end(JobState.CANCELLED, null, "cancelled by the user", null, now);
+    apply(JobTransition.CANCEL, Change.end(null, null, CANCEL_MESSAGE, now));
+  }
+
+  /**
+   * Records how an attempt ended: a success or failure of the running attempt moves the job; the
+   * exit of a worker cancelled meanwhile is kept on its attempt; any other end (an older attempt,
+   * or one declared lost and given up meanwhile) changes nothing.
+   *
+   * @return the job's state after it, or null when it was not the job's current attempt
+   */
+  public JobState endAttempt(AttemptEnd end) {
+    if (end.attempt() != attempt) {
+      log.warn(
+          "ignoring the end of attempt {} of job {}: not its current attempt", end.attempt(), id);
+      return null;
     }
+    AttemptOutcome outcome = end.outcome();
+    switch (state) {
+      case CANCELLED -> recordExitAfterCancel(outcome.exitCode());
+      case RUNNING -> {
+        if (outcome.isSuccess()) {
+          succeed(outcome.exitCode(), end.endedAt());
+        } else {
+          JobState next =
+              failAttempt(
+                  outcome.failureReason(),
+                  outcome.message(),
+                  outcome.exitCode(),
+                  end.gpuMemoryCapBytes(),
+                  end.endedAt());
+          log.info(
+              "job {} attempt {} failed ({}: {}); job is now {}",
+              id,
+              end.attempt(),
+              outcome.failureReason(),
+              outcome.message(),
+              next);
+        }
+      }
+      default ->
+          log.info(
+              "attempt {} of job {} ended after the job became {}; nothing recorded",
+              end.attempt(),
+              id,
+              state);
+    }
+    return state;
   }
 
   /** A worker that was already cancelled has now exited; keep its exit code on the attempt. */
   public void recordExitAfterCancel(Integer exitCode) {
-    if (!attempts.isEmpty()) {
-      currentAttempt().recordExitCode(exitCode);
-    }
+    attemptNumbered(attempt).ifPresent(a -> a.recordExitCode(exitCode));
     this.exitCode = exitCode;
+  }
+
+  /** Records an attempt's worker process, whether or not the attempt is still open. */
+  void recordProcess(WorkerProcess process) {
+    attemptNumbered(process.attempt())
+        .ifPresent(a -> a.recordProcess(process.pid(), process.startTicks()));
   }
 
   /** The poller measured this much GPU memory in use by the job's process tree. */
@@ -262,14 +288,102 @@ public class Job {
     }
   }
 
-  private void move(JobTransition transition) {
+  /** Moves the job as {@code transition} describes: its state, its fields, its attempt. */
+  private void apply(JobTransition transition, Change change) {
     JobState from = state;
+    JobState to;
     try {
-      state = transition.applyTo(id, from);
+      to = transition.applyTo(id, from);
     } catch (IllegalTransitionException e) {
       log.error("BUG: {}; the job is left as it was", e.getMessage(), e);
       throw e;
     }
+    // Found before anything changes: a job without the attempt to end is left as it was.
+    Optional<JobAttempt> toEnd =
+        switch (transition.attemptEffect()) {
+          case OPENS -> Optional.empty();
+          case ENDS -> Optional.of(currentAttempt());
+          case ENDS_IF_OPEN -> attemptNumbered(attempt).filter(JobAttempt::isOpen);
+        };
+    state = to;
+    // The attempt first: ending it reads the attempt number that a requeue then raises.
+    if (transition.attemptEffect() == AttemptEffect.OPENS) {
+      JobAttempt opened = new JobAttempt(this, attempt);
+      transition
+          .attemptWrites()
+          .forEach((field, value) -> opened.set(field, change.valueOf(value, transition, attempt)));
+      attempts.add(opened);
+    }
+    toEnd.ifPresent(ended -> end(ended, transition, change));
+    int current = attempt;
+    transition
+        .jobWrites()
+        .forEach((field, value) -> set(field, change.valueOf(value, transition, current)));
+  }
+
+  private void end(JobAttempt ended, JobTransition transition, Change change) {
+    transition
+        .attemptWrites()
+        .forEach((field, value) -> ended.set(field, change.valueOf(value, transition, attempt)));
+  }
+
+  private void set(JobField field, Object value) {
+    switch (field) {
+      case ATTEMPT -> attempt = (Integer) value;
+      case PLACEMENT -> placement = (JobPlacement) value;
+      case NODE -> node = (String) value;
+      case STARTED_AT -> startedAt = (Instant) value;
+      case QUEUED_AT -> queuedAt = (Instant) value;
+      case FINISHED_AT -> finishedAt = (Instant) value;
+      case FAILURE_REASON -> failureReason = (FailureReason) value;
+      case FAILURE_MESSAGE -> failureMessage = (String) value;
+      case EXIT_CODE -> exitCode = (Integer) value;
+      case PEAK_GPU_MEMORY_BYTES -> peakGpuMemoryBytes = (Long) value;
+    }
+  }
+
+  /** A copy that shares nothing mutable with this job: what an in-memory store hands out. */
+  Job copy() {
+    Job copy = new Job();
+    copy.id = id;
+    copy.owner = owner;
+    copy.name = name;
+    copy.state = state;
+    copy.failureReason = failureReason;
+    copy.failureMessage = failureMessage;
+    copy.exitCode = exitCode;
+    copy.attempt = attempt;
+    copy.command = List.copyOf(command);
+    copy.workingDir = workingDir;
+    copy.env = Map.copyOf(env);
+    copy.framework = framework;
+    copy.gpus = gpus;
+    copy.gpuMemoryBytes = gpuMemoryBytes;
+    copy.gpuFraction = gpuFraction;
+    copy.requestedGpuMemoryBytes = requestedGpuMemoryBytes;
+    copy.requestedGpuFraction = requestedGpuFraction;
+    copy.priority = priority;
+    copy.timeoutMillis = timeoutMillis;
+    copy.maxAttempts = maxAttempts;
+    copy.oomGrowth = oomGrowth;
+    copy.labels = new HashMap<>(labels);
+    copy.idempotencyKey = idempotencyKey;
+    copy.node = node;
+    copy.nodeSelector = nodeSelector == null ? null : Map.copyOf(nodeSelector);
+    copy.placement = placement;
+    copy.peakGpuMemoryBytes = peakGpuMemoryBytes;
+    copy.createdAt = createdAt;
+    copy.queuedAt = queuedAt;
+    copy.startedAt = startedAt;
+    copy.finishedAt = finishedAt;
+    copy.attempts = new ArrayList<>();
+    attempts.forEach(a -> copy.attempts.add(a.copyFor(copy)));
+    copy.version = version;
+    return copy;
+  }
+
+  private Optional<JobAttempt> attemptNumbered(int number) {
+    return attempts.stream().filter(a -> a.attempt() == number).findFirst();
   }
 
   private JobAttempt currentAttempt() {

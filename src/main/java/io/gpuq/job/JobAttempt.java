@@ -1,5 +1,6 @@
 package io.gpuq.job;
 
+import io.gpuq.job.JobTransition.AttemptField;
 import jakarta.persistence.Column;
 import jakarta.persistence.Convert;
 import jakarta.persistence.Entity;
@@ -62,21 +63,47 @@ public class JobAttempt {
 
   protected JobAttempt() {}
 
-  JobAttempt(Job job, int attempt, JobPlacement placement, Instant startedAt) {
+  /** A new attempt, written by the transition that opens it ({@link JobTransition#OPENING}). */
+  JobAttempt(Job job, int attempt) {
     this.job = job;
     this.attempt = attempt;
-    this.node = placement.node();
-    this.placement = placement;
-    this.budgetBytes = placement.budgetBytesPerGpu();
-    this.startedAt = startedAt;
   }
 
-  void end(JobState outcome, FailureReason reason, String message, Integer exitCode, Instant when) {
-    this.outcome = outcome;
-    this.failureReason = reason;
-    this.failureMessage = truncate(message);
-    this.exitCode = exitCode;
-    this.finishedAt = when;
+  void set(AttemptField field, Object value) {
+    switch (field) {
+      case NODE -> node = (String) value;
+      case PLACEMENT -> placement = (JobPlacement) value;
+      case BUDGET_BYTES -> budgetBytes = (Long) value;
+      case STARTED_AT -> startedAt = (Instant) value;
+      case OUTCOME -> outcome = (JobState) value;
+      case FAILURE_REASON -> failureReason = (FailureReason) value;
+      case FAILURE_MESSAGE -> failureMessage = truncate((String) value);
+      case EXIT_CODE -> exitCode = (Integer) value;
+      case FINISHED_AT -> finishedAt = (Instant) value;
+    }
+  }
+
+  void recordProcess(long pid, long startTicks) {
+    this.pid = pid;
+    this.pidStartTicks = startTicks;
+  }
+
+  JobAttempt copyFor(Job owner) {
+    JobAttempt copy = new JobAttempt(owner, attempt);
+    copy.id = id;
+    copy.node = node;
+    copy.placement = placement;
+    copy.budgetBytes = budgetBytes;
+    copy.pid = pid;
+    copy.pidStartTicks = pidStartTicks;
+    copy.startedAt = startedAt;
+    copy.finishedAt = finishedAt;
+    copy.outcome = outcome;
+    copy.failureReason = failureReason;
+    copy.failureMessage = failureMessage;
+    copy.exitCode = exitCode;
+    copy.peakGpuMemoryBytes = peakGpuMemoryBytes;
+    return copy;
   }
 
   void recordExitCode(Integer exitCode) {

@@ -1,6 +1,5 @@
 package io.gpuq.job;
 
-import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
@@ -12,7 +11,7 @@ import org.springframework.data.jpa.repository.Query;
 import org.springframework.data.repository.query.Param;
 
 public interface JobRepository
-    extends JpaRepository<Job, String>, JpaSpecificationExecutor<Job>, JobStartWrites {
+    extends JpaRepository<Job, String>, JpaSpecificationExecutor<Job>, TransitionWrites {
 
   Optional<Job> findByOwnerAndIdempotencyKey(String owner, String idempotencyKey);
 
@@ -39,38 +38,6 @@ public interface JobRepository
           + " from Job j where j.state = io.gpuq.job.JobState.QUEUED and j.gpus >= 1"
           + " order by j.priority desc, j.id asc")
   List<QueuedJob> findGpuQueueHead(Limit limit);
-
-  /**
-   * Moves a job through a transition that sets its exit code and end, in one statement, if it is
-   * still in that attempt and in a state the transition may leave; returns how many rows moved (0
-   * or 1). The version rises as an entity update would raise it, so that a transaction holding the
-   * job (a cancel) fails instead of overwriting this.
-   */
-  @Modifying
-  @Query(
-      "update Job j set j.state = :to, j.exitCode = :exitCode, j.finishedAt = :now,"
-          + " j.version = j.version + 1"
-          + " where j.id = :jobId and j.attempt = :attempt and j.state in :from")
-  int endInOneStatement(
-      @Param("jobId") String jobId,
-      @Param("attempt") int attempt,
-      @Param("from") Collection<JobState> from,
-      @Param("to") JobState to,
-      @Param("exitCode") Integer exitCode,
-      @Param("now") Instant now);
-
-  /** Records the end of an attempt that ended without a failure, in one statement. */
-  @Modifying
-  @Query(
-      "update JobAttempt a set a.outcome = :outcome, a.failureReason = null,"
-          + " a.failureMessage = null, a.exitCode = :exitCode, a.finishedAt = :now"
-          + " where a.job.id = :jobId and a.attempt = :attempt")
-  int endAttemptInOneStatement(
-      @Param("jobId") String jobId,
-      @Param("attempt") int attempt,
-      @Param("outcome") JobState outcome,
-      @Param("exitCode") Integer exitCode,
-      @Param("now") Instant now);
 
   /**
    * Records a worker's process in one statement. Not only while the job runs: a fast worker may

@@ -6,11 +6,15 @@ import static io.gpuq.job.JobState.QUEUED;
 import static io.gpuq.job.JobState.RUNNING;
 import static io.gpuq.job.JobState.SUCCEEDED;
 
+import java.util.EnumMap;
 import java.util.EnumSet;
+import java.util.Map;
 import java.util.Set;
 
 /**
- * The job lifecycle: every allowed move between states, in one place.
+ * The job lifecycle: every allowed move between states, and what each one sets and clears on the
+ * job and on its attempt, in one place. The entity ({@link Job}) and the SQL that moves a job
+ * without loading it both apply these descriptions; neither spells the fields out again.
  *
  * <pre>
  * QUEUED --start--> RUNNING --succeed--> SUCCEEDED
@@ -20,18 +24,165 @@ import java.util.Set;
  * </pre>
  */
 public enum JobTransition {
-  START(EnumSet.of(QUEUED), RUNNING),
-  SUCCEED(EnumSet.of(RUNNING), SUCCEEDED),
-  FAIL(EnumSet.of(RUNNING), FAILED),
-  REQUEUE_FOR_RETRY(EnumSet.of(RUNNING), QUEUED),
-  CANCEL(EnumSet.of(QUEUED, RUNNING), CANCELLED);
+  START(
+      EnumSet.of(QUEUED),
+      RUNNING,
+      jobWrites(
+          JobField.PLACEMENT, Value.PLACEMENT,
+          JobField.NODE, Value.PLACEMENT_NODE,
+          JobField.STARTED_AT, Value.NOW,
+          JobField.FAILURE_REASON, Value.NONE,
+          JobField.FAILURE_MESSAGE, Value.NONE,
+          JobField.EXIT_CODE, Value.NONE),
+      AttemptEffect.OPENS,
+      null),
+  SUCCEED(
+      EnumSet.of(RUNNING),
+      SUCCEEDED,
+      jobWrites(
+          JobField.EXIT_CODE, Value.EXIT_CODE,
+          JobField.FINISHED_AT, Value.NOW),
+      AttemptEffect.ENDS,
+      SUCCEEDED),
+  FAIL(
+      EnumSet.of(RUNNING),
+      FAILED,
+      jobWrites(
+          JobField.FAILURE_REASON, Value.REASON,
+          JobField.FAILURE_MESSAGE, Value.MESSAGE,
+          JobField.EXIT_CODE, Value.EXIT_CODE,
+          JobField.FINISHED_AT, Value.NOW),
+      AttemptEffect.ENDS,
+      FAILED),
+  /** The budget also grows after a memory failure: a computation, left to {@link Job}. */
+  REQUEUE_FOR_RETRY(
+      EnumSet.of(RUNNING),
+      QUEUED,
+      jobWrites(
+          JobField.ATTEMPT, Value.NEXT_ATTEMPT,
+          JobField.PLACEMENT, Value.NONE,
+          JobField.NODE, Value.NONE,
+          JobField.STARTED_AT, Value.NONE,
+          JobField.QUEUED_AT, Value.NOW,
+          JobField.PEAK_GPU_MEMORY_BYTES, Value.NONE),
+      AttemptEffect.ENDS,
+      FAILED),
+  CANCEL(
+      EnumSet.of(QUEUED, RUNNING),
+      CANCELLED,
+      jobWrites(JobField.FINISHED_AT, Value.NOW),
+      AttemptEffect.ENDS_IF_OPEN,
+      CANCELLED);
+
+  /** The columns of a job that transitions write, besides its state. */
+  public enum JobField {
+    ATTEMPT("attempt"),
+    PLACEMENT("placement"),
+    NODE("node"),
+    STARTED_AT("started_at"),
+    QUEUED_AT("queued_at"),
+    FINISHED_AT("finished_at"),
+    FAILURE_REASON("failure_reason"),
+    FAILURE_MESSAGE("failure_message"),
+    EXIT_CODE("exit_code"),
+    PEAK_GPU_MEMORY_BYTES("peak_gpu_memory_bytes");
+
+    private final String column;
+
+    JobField(String column) {
+      this.column = column;
+    }
+
+    public String column() {
+      return column;
+    }
+  }
+
+  /** The columns of an attempt that transitions write. */
+  public enum AttemptField {
+    NODE("node"),
+    PLACEMENT("placement"),
+    BUDGET_BYTES("budget_bytes"),
+    STARTED_AT("started_at"),
+    OUTCOME("outcome"),
+    FAILURE_REASON("failure_reason"),
+    FAILURE_MESSAGE("failure_message"),
+    EXIT_CODE("exit_code"),
+    FINISHED_AT("finished_at");
+
+    private final String column;
+
+    AttemptField(String column) {
+      this.column = column;
+    }
+
+    public String column() {
+      return column;
+    }
+  }
+
+  /** Where a written value comes from: the move's own {@link Change}, or nowhere (cleared). */
+  public enum Value {
+    /** Cleared: null. */
+    NONE,
+    NOW,
+    PLACEMENT,
+    PLACEMENT_NODE,
+    /** The budget per GPU of the placement. */
+    BUDGET,
+    EXIT_CODE,
+    REASON,
+    MESSAGE,
+    /** The attempt's outcome this transition states. */
+    ATTEMPT_OUTCOME,
+    /** The job's attempt number plus one. */
+    NEXT_ATTEMPT
+  }
+
+  /** What a transition does to the job's current attempt. */
+  public enum AttemptEffect {
+    /** Adds a new attempt, written with {@link #OPENING}. */
+    OPENS,
+    /** Closes the current one, written with {@link #ENDING}. */
+    ENDS,
+    /** Closes the current one if it is still open: a queued job has none open. */
+    ENDS_IF_OPEN
+  }
+
+  /** What opening an attempt writes on it. */
+  public static final Map<AttemptField, Value> OPENING =
+      attemptWrites(
+          AttemptField.NODE, Value.PLACEMENT_NODE,
+          AttemptField.PLACEMENT, Value.PLACEMENT,
+          AttemptField.BUDGET_BYTES, Value.BUDGET,
+          AttemptField.STARTED_AT, Value.NOW);
+
+  /** What ending an attempt writes on it. */
+  public static final Map<AttemptField, Value> ENDING =
+      attemptWrites(
+          AttemptField.OUTCOME, Value.ATTEMPT_OUTCOME,
+          AttemptField.FAILURE_REASON, Value.REASON,
+          AttemptField.FAILURE_MESSAGE, Value.MESSAGE,
+          AttemptField.EXIT_CODE, Value.EXIT_CODE,
+          AttemptField.FINISHED_AT, Value.NOW);
 
   private final Set<JobState> from;
   private final JobState to;
+  private final Map<JobField, Value> jobWrites;
+  private final AttemptEffect attemptEffect;
+  private final JobState attemptOutcome;
 
-  JobTransition(Set<JobState> from, JobState to) {
+  JobTransition(
+      Set<JobState> from,
+      JobState to,
+      Map<JobField, Value> jobWrites,
+      AttemptEffect attemptEffect,
+      JobState attemptOutcome) {
     this.from = from;
     this.to = to;
+    this.jobWrites = jobWrites;
+    this.attemptEffect = attemptEffect;
+    this.attemptOutcome = attemptOutcome;
   }
 
   /** The states this transition may leave. */
@@ -47,6 +198,25 @@ public enum JobTransition {
     return to;
   }
 
+  /** What it writes on the job besides its state, in column order (every other field stays). */
+  public Map<JobField, Value> jobWrites() {
+    return jobWrites;
+  }
+
+  public AttemptEffect attemptEffect() {
+    return attemptEffect;
+  }
+
+  /** What it writes on the attempt it opens or ends. */
+  public Map<AttemptField, Value> attemptWrites() {
+    return attemptEffect == AttemptEffect.OPENS ? OPENING : ENDING;
+  }
+
+  /** The outcome it gives the attempt it ends; null for {@link #START}. */
+  public JobState attemptOutcome() {
+    return attemptOutcome;
+  }
+
   /**
    * The state a job in {@code current} reaches through this transition.
    *
@@ -58,5 +228,62 @@ public enum JobTransition {
       throw new IllegalTransitionException(jobId, current, this);
     }
     return to;
+  }
+
+  /**
+   * The values one move of a job brings: what {@link Value} names, resolved.
+   *
+   * @param placement for {@link #START}, else null
+   * @param exitCode null when nobody saw it
+   * @param reason null unless it failed
+   * @param message why it failed or was cancelled; null otherwise
+   */
+  public record Change(
+      JobPlacement placement,
+      java.time.Instant now,
+      Integer exitCode,
+      FailureReason reason,
+      String message) {
+
+    public static Change start(JobPlacement placement, java.time.Instant now) {
+      return new Change(placement, now, null, null, null);
+    }
+
+    public static Change end(
+        Integer exitCode, FailureReason reason, String message, java.time.Instant now) {
+      return new Change(null, now, exitCode, reason, message);
+    }
+
+    /** The value {@code value} stands for in {@code transition} of a job now in {@code attempt}. */
+    public Object valueOf(Value value, JobTransition transition, int attempt) {
+      return switch (value) {
+        case NONE -> null;
+        case NOW -> now;
+        case PLACEMENT -> placement;
+        case PLACEMENT_NODE -> placement.node();
+        case BUDGET -> placement.budgetBytesPerGpu();
+        case EXIT_CODE -> exitCode;
+        case REASON -> reason;
+        case MESSAGE -> message;
+        case ATTEMPT_OUTCOME -> transition.attemptOutcome();
+        case NEXT_ATTEMPT -> attempt + 1;
+      };
+    }
+  }
+
+  private static Map<JobField, Value> jobWrites(Object... fieldsAndValues) {
+    return writes(JobField.class, fieldsAndValues);
+  }
+
+  private static Map<AttemptField, Value> attemptWrites(Object... fieldsAndValues) {
+    return writes(AttemptField.class, fieldsAndValues);
+  }
+
+  private static <F extends Enum<F>> Map<F, Value> writes(Class<F> type, Object... pairs) {
+    EnumMap<F, Value> writes = new EnumMap<>(type);
+    for (int i = 0; i < pairs.length; i += 2) {
+      writes.put(type.cast(pairs[i]), (Value) pairs[i + 1]);
+    }
+    return java.util.Collections.unmodifiableMap(writes);
   }
 }

@@ -3,27 +3,36 @@ package io.gpuq.node;
 import io.gpuq.duty.PeriodicDuty;
 import io.gpuq.job.JobService;
 import java.time.Duration;
+import java.util.Collection;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Declares the running jobs of silent nodes LOST, which requeues those with attempts left so that a
- * live node runs them. Every node reaps; the version-checked update lets only one win.
+ * live node runs them. Every node reaps; the store's guarded writes let only one win.
  */
 public final class DeadNodeReaper implements PeriodicDuty {
 
   private static final Logger log = LoggerFactory.getLogger(DeadNodeReaper.class);
 
-  private final NodeRegistry registry;
+  private final Supplier<Collection<String>> silentNodes;
   private final JobService jobs;
-  private final Runnable wakeSchedulerForGpus;
+  private final Runnable requeued;
   private final Duration interval;
 
+  /**
+   * @param silentNodes the nodes that stopped heartbeating
+   * @param requeued told once a pass declared jobs lost: some may be queued again, for GPUs too
+   */
   public DeadNodeReaper(
-      NodeRegistry registry, JobService jobs, Runnable wakeSchedulerForGpus, Duration interval) {
-    this.registry = registry;
+      Supplier<Collection<String>> silentNodes,
+      JobService jobs,
+      Runnable requeued,
+      Duration interval) {
+    this.silentNodes = silentNodes;
     this.jobs = jobs;
-    this.wakeSchedulerForGpus = wakeSchedulerForGpus;
+    this.requeued = requeued;
     this.interval = interval;
   }
 
@@ -40,7 +49,7 @@ public final class DeadNodeReaper implements PeriodicDuty {
   @Override
   public void runOnce() {
     int reaped = 0;
-    for (String node : registry.silentNodes()) {
+    for (String node : silentNodes.get()) {
       int lost = jobs.declareLostOn(node, "node " + node + " stopped heartbeating");
       if (lost > 0) {
         log.warn("node {} is silent: declared {} of its running jobs LOST", node, lost);
@@ -48,8 +57,7 @@ public final class DeadNodeReaper implements PeriodicDuty {
       }
     }
     if (reaped > 0) {
-      // Requeued jobs may need GPUs.
-      wakeSchedulerForGpus.run();
+      requeued.run();
     }
   }
 }

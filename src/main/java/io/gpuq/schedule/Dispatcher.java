@@ -6,6 +6,7 @@ import io.gpuq.gpu.GpuUsage;
 import io.gpuq.job.ClaimedJob;
 import io.gpuq.job.JobPlacement;
 import io.gpuq.job.JobService;
+import io.gpuq.job.QueueHead;
 import io.gpuq.job.QueuedJob;
 import io.gpuq.launch.Workers;
 import io.gpuq.placement.GpuCapacity;
@@ -166,7 +167,7 @@ public class Dispatcher {
     if (cpuFirst == 0 && !readGpuQueue) {
       return List.of();
     }
-    JobService.QueueHead head = jobs.queueHead(cpuFirst, readGpuQueue ? lookahead : 0);
+    QueueHead head = jobs.queueHead(cpuFirst, readGpuQueue ? lookahead : 0);
     if (readGpuQueue) {
       gpuJobsWaiting = !head.gpu().isEmpty();
     }

@@ -14,6 +14,7 @@ import io.gpuq.job.JobAttempt;
 import io.gpuq.job.JobPlacement;
 import io.gpuq.job.JobService;
 import io.gpuq.job.JobState;
+import io.gpuq.job.JobStoreUnavailableException;
 import io.gpuq.job.WorkerProcess;
 import io.gpuq.launch.AdoptRequest;
 import io.gpuq.launch.JobFiles;
@@ -41,8 +42,6 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.dao.DataAccessException;
-import org.springframework.transaction.TransactionException;
 
 /**
  * Runs one attempt of a placed job: marks it started, launches its worker, and when the worker
@@ -63,8 +62,11 @@ public class JobExecution {
   private final GpuBackend gpus;
   private final GpuInventory inventory;
   private final ProcFs procFs;
-  private Consumer<JobPlacement> onCapacityFreed = placement -> {};
+  private final Consumer<JobPlacement> onCapacityFreed;
 
+  /**
+   * @param onCapacityFreed told, with the placement it held, whenever a worker's place becomes free
+   */
   public JobExecution(
       JobService jobs,
       Workers workers,
@@ -74,8 +76,10 @@ public class JobExecution {
       int logTailBytes,
       GpuBackend gpus,
       GpuInventory inventory,
-      ProcFs procFs) {
+      ProcFs procFs,
+      Consumer<JobPlacement> onCapacityFreed) {
     this.jobs = jobs;
+    this.onCapacityFreed = onCapacityFreed;
     this.workers = workers;
     this.files = files;
     this.setup = setup;
@@ -84,11 +88,6 @@ public class JobExecution {
     this.gpus = gpus;
     this.inventory = inventory;
     this.procFs = procFs;
-  }
-
-  /** Told, with the placement it held, whenever a worker's place becomes free. */
-  public void onCapacityFreed(Consumer<JobPlacement> listener) {
-    this.onCapacityFreed = listener;
   }
 
   /**
@@ -237,7 +236,7 @@ public class JobExecution {
 
   private static boolean databaseUnavailable(Throwable failure) {
     for (Throwable t = failure; t != null; t = t.getCause()) {
-      if (t instanceof DataAccessException || t instanceof TransactionException) {
+      if (t instanceof JobStoreUnavailableException) {
         return true;
       }
     }

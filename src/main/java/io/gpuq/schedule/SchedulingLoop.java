@@ -1,9 +1,6 @@
 package io.gpuq.schedule;
 
 import java.time.Duration;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
@@ -19,34 +16,25 @@ public class SchedulingLoop implements SmartLifecycle {
   private static final Logger log = LoggerFactory.getLogger(SchedulingLoop.class);
 
   private final Dispatcher dispatcher;
+  private final Wakeups wakeups;
   private final Duration safetyNet;
-  private final Semaphore wake = new Semaphore(0);
-  private final AtomicBoolean gpuWork = new AtomicBoolean(true);
   private volatile boolean running;
   private Thread thread;
 
-  public SchedulingLoop(Dispatcher dispatcher, Duration safetyNet) {
+  public SchedulingLoop(Dispatcher dispatcher, Wakeups wakeups, Duration safetyNet) {
     this.dispatcher = dispatcher;
+    this.wakeups = wakeups;
     this.safetyNet = safetyNet;
   }
 
-  /**
-   * Asks for a pass that also reads the GPU jobs' queue: a GPU job was submitted or requeued, or a
-   * GPU worker's place became free.
-   */
+  /** See {@link Wakeups#wakeUpForGpus}. */
   public void wakeUpForGpus() {
-    gpuWork.set(true);
-    wakeUp();
+    wakeups.wakeUpForGpus();
   }
 
-  /**
-   * Asks for a dispatch pass soon; cheap, and safe to call from any thread. Such a pass reads the
-   * GPU jobs' queue only if the last read found jobs waiting there (see {@link #wakeUpForGpus}).
-   */
+  /** See {@link Wakeups#wakeUp}. */
   public void wakeUp() {
-    if (wake.availablePermits() == 0) {
-      wake.release();
-    }
+    wakeups.wakeUp();
   }
 
   @Override
@@ -86,12 +74,10 @@ public class SchedulingLoop implements SmartLifecycle {
     Duration nextWait = Duration.ZERO;
     while (running) {
       try {
-        boolean woken =
-            nextWait.isZero() || wake.tryAcquire(nextWait.toMillis(), TimeUnit.MILLISECONDS);
-        wake.drainPermits();
+        boolean woken = wakeups.await(nextWait);
         // A pass on the timer (the safety net, start spacing) reads everything: it also covers
         // what no event announces, such as GPU memory that other processes released.
-        boolean gpuQueue = gpuWork.getAndSet(false) || !woken;
+        boolean gpuQueue = wakeups.takeGpuWork() || !woken;
         DispatchResult result = dispatcher.dispatch(gpuQueue);
         // A pass places all it can see; only jobs lost to another node leave room to fill now.
         nextWait = result.lost() > 0 ? Duration.ZERO : result.nextWakeWithin(safetyNet);

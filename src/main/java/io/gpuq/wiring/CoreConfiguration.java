@@ -32,7 +32,10 @@ import io.gpuq.proc.ProcFs;
 import io.gpuq.schedule.Dispatcher;
 import io.gpuq.schedule.JobExecution;
 import io.gpuq.schedule.PlacementAdmission;
+import io.gpuq.schedule.Scheduler;
+import io.gpuq.schedule.SchedulerBuilder;
 import io.gpuq.schedule.SchedulingLoop;
+import io.gpuq.schedule.StopUnownedWorkers;
 import io.gpuq.schedule.TimeoutDuty;
 import io.gpuq.schedule.WorkerRecovery;
 import io.gpuq.text.MemorySize;
@@ -105,27 +108,69 @@ public class CoreConfiguration {
         procFs);
   }
 
+  /**
+   * The scheduler's steps, wired by its own composition root; the beans below only expose them (to
+   * the web layer, the metrics, the lifecycle).
+   */
   @Bean
-  JobExecution jobExecution(
+  Scheduler scheduler(
       JobService jobs,
       Workers workers,
       JobFiles files,
+      Placer placer,
+      Clock clock,
+      NodeIdentity node,
       GpuqProperties properties,
       GpuBackend gpuBackend,
       GpuInventory inventory,
+      GpuPoller poller,
       WorkerEnvironment environment,
       Isolation isolation,
-      ProcFs procFs) {
-    return new JobExecution(
-        jobs,
-        workers,
-        files,
-        setupOf(environment, files, isolation),
-        new ExitClassifier(new OomRecognizer()),
-        properties.worker().logTailBytes(),
-        gpuBackend,
-        inventory,
-        procFs);
+      ProcFs procFs,
+      NodeRegistry nodes,
+      ExecutorService jobStarter,
+      StorageGuard storage) {
+    return new SchedulerBuilder(jobs, workers, files, placer, clock, node.name())
+        .workerSetup(setupOf(environment, files, isolation))
+        .exitClassifier(new ExitClassifier(new OomRecognizer()), properties.worker().logTailBytes())
+        .gpus(gpuBackend, inventory, poller::latest)
+        .procFs(procFs)
+        .cpuSlots(properties.scheduler().cpuSlots())
+        .selects(nodes::selects)
+        .starter(jobStarter)
+        .roomToStart(() -> !storage.check().isLow())
+        .safetyNet(properties.scheduler().safetyNetInterval())
+        .build();
+  }
+
+  @Bean
+  JobExecution jobExecution(Scheduler scheduler) {
+    return scheduler.execution();
+  }
+
+  @Bean
+  Dispatcher dispatcher(Scheduler scheduler) {
+    return scheduler.dispatcher();
+  }
+
+  @Bean
+  SchedulingLoop schedulingLoop(Scheduler scheduler) {
+    return scheduler.loop();
+  }
+
+  @Bean
+  WorkerRecovery workerRecovery(Scheduler scheduler) {
+    return scheduler.recovery();
+  }
+
+  @Bean
+  TimeoutDuty timeoutDuty(Scheduler scheduler) {
+    return scheduler.timeouts();
+  }
+
+  @Bean
+  StopUnownedWorkers stopUnownedWorkers(Scheduler scheduler) {
+    return scheduler.stopUnowned();
   }
 
   @Bean
@@ -180,35 +225,6 @@ public class CoreConfiguration {
     return Headroom.ofBytes(MemorySize.parse(trimmed));
   }
 
-  @Bean
-  Dispatcher dispatcher(
-      JobService jobs,
-      Workers workers,
-      JobExecution execution,
-      Placer placer,
-      GpuInventory inventory,
-      GpuPoller poller,
-      Clock clock,
-      NodeIdentity node,
-      GpuqProperties properties,
-      NodeRegistry nodes,
-      ExecutorService jobStarter,
-      StorageGuard storage) {
-    return new Dispatcher(
-        jobs,
-        workers,
-        execution,
-        placer,
-        inventory,
-        poller::latest,
-        clock,
-        node.name(),
-        properties.scheduler().cpuSlots(),
-        nodes::selects,
-        jobStarter,
-        () -> !storage.check().isLow());
-  }
-
   @Bean(destroyMethod = "shutdown")
   ExecutorService jobStarter() {
     return Executors.newFixedThreadPool(4, daemon("gpuq-starter"));
@@ -218,33 +234,6 @@ public class CoreConfiguration {
   PlacementAdmission placementAdmission(
       Placer placer, Dispatcher dispatcher, Clock clock, NodeRegistry nodes) {
     return new PlacementAdmission(placer, dispatcher, clock, nodes);
-  }
-
-  @Bean
-  SchedulingLoop schedulingLoop(
-      Dispatcher dispatcher, JobExecution execution, GpuqProperties properties) {
-    SchedulingLoop loop =
-        new SchedulingLoop(dispatcher, properties.scheduler().safetyNetInterval());
-    execution.onCapacityFreed(
-        placement -> {
-          if (placement.gpus().isEmpty()) {
-            loop.wakeUp();
-          } else {
-            loop.wakeUpForGpus();
-          }
-        });
-    return loop;
-  }
-
-  @Bean
-  WorkerRecovery workerRecovery(
-      JobService jobs, JobExecution execution, Workers workers, NodeIdentity node) {
-    return new WorkerRecovery(jobs, execution, workers, node.name());
-  }
-
-  @Bean
-  TimeoutDuty timeoutDuty(Workers workers, Clock clock) {
-    return new TimeoutDuty(workers, clock);
   }
 
   @Bean

@@ -12,6 +12,7 @@ import io.gpuq.node.NodeIdentity;
 import io.gpuq.node.NodeRegistry;
 import io.gpuq.node.NodeRepository;
 import io.gpuq.schedule.SchedulingLoop;
+import io.gpuq.schedule.StopUnownedWorkers;
 import java.time.Clock;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -52,14 +53,18 @@ public class NodeConfiguration {
 
   @Bean
   HeartbeatDuty heartbeatDuty(
-      NodeRegistry registry, JobService jobs, Workers workers, GpuqProperties properties) {
-    return new HeartbeatDuty(registry, jobs, workers, properties.cluster().heartbeatInterval());
+      NodeRegistry registry, StopUnownedWorkers stopUnowned, GpuqProperties properties) {
+    return new HeartbeatDuty(
+        registry, stopUnowned::runOnce, properties.cluster().heartbeatInterval());
   }
 
   @Bean
   DeadNodeReaper deadNodeReaper(
       NodeRegistry registry, JobService jobs, SchedulingLoop scheduler, GpuqProperties properties) {
     return new DeadNodeReaper(
-        registry, jobs, scheduler::wakeUpForGpus, properties.cluster().heartbeatInterval());
+        registry::silentNodes,
+        jobs,
+        scheduler::wakeUpForGpus,
+        properties.cluster().heartbeatInterval());
   }
 }

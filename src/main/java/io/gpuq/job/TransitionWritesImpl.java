@@ -1,5 +1,6 @@
 package io.gpuq.job;
 
+import io.gpuq.job.JobTransition.Change;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import java.sql.Connection;
@@ -9,7 +10,6 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -18,41 +18,35 @@ import java.util.Map;
 import org.hibernate.Session;
 
 /**
- * A claim in plain JDBC, in the transaction's own connection: one locking select of what the launch
- * needs, then two batches, one of updates of the jobs and one of inserts of their attempts.
- * Measured on H2 with C1, a claim of eight jobs this way costs about half the CPU of loading them
- * and letting Hibernate flush them; a JPQL update and a persisted attempt per job cost more than
- * either (each goes through Spring Data, Hibernate's bulk-update path and an identity insert of its
- * own).
+ * The hot transitions in plain JDBC. A claim, in the transaction's own connection: one locking
+ * select of what the launch needs, then two batches, one of updates of the jobs and one of inserts
+ * of their attempts. Measured on H2 with C1, a claim of eight jobs this way costs about half the
+ * CPU of loading them and letting Hibernate flush them; a JPQL update and a persisted attempt per
+ * job cost more than either (each goes through Spring Data, Hibernate's bulk-update path and an
+ * identity insert of its own).
  *
- * <p>The columns are {@link Job#start}'s; the repository contract compares what both store.
+ * <p>What is written is generated from {@link JobTransition}'s description, which the entity
+ * applies too; the store contract compares what both store.
  */
-class JobStartWritesImpl implements JobStartWrites {
+class TransitionWritesImpl implements TransitionWrites {
 
   private static final JobTransition START = JobTransition.START;
+  private static final TransitionSql START_SQL = new TransitionSql(START);
+  private static final TransitionSql SUCCEED_SQL = new TransitionSql(JobTransition.SUCCEED);
   private static final JsonColumns.StringList COMMAND = new JsonColumns.StringList();
   private static final JsonColumns.StringMap ENV = new JsonColumns.StringMap();
   private static final List<JobState> SOURCES = List.copyOf(START.sources());
 
-  private static final String START_JOB =
-      "update jobs set state = ?, placement = ?, node = ?, started_at = ?,"
-          + " failure_reason = null, failure_message = null, exit_code = null,"
-          // As an entity update would: a transaction holding the job (a cancel) then fails instead
-          // of overwriting this.
-          + " version = version + 1"
-          + " where id = ? and state in ("
-          + String.join(", ", Collections.nCopies(SOURCES.size(), "?"))
-          + ")";
+  private static final String START_JOB = START_SQL.updateJob(false);
+  private static final String INSERT_ATTEMPT = START_SQL.insertAttempt();
+  private static final String SUCCEED_JOB = SUCCEED_SQL.updateJob(true);
+  private static final String SUCCEED_ATTEMPT = SUCCEED_SQL.updateAttempt();
 
   private static final String LOCK_TO_START =
       "select id, owner, attempt, command, working_dir, env, framework, timeout_millis, created_at,"
           + " queued_at from jobs where state in ("
           + String.join(", ", Collections.nCopies(SOURCES.size(), "?"))
           + ") and id in (%s) for update skip locked";
-
-  private static final String INSERT_ATTEMPT =
-      "insert into job_attempts (job_id, attempt, node, placement, budget_bytes, started_at)"
-          + " values (?, ?, ?, ?, ?, ?)";
 
   @PersistenceContext private EntityManager entityManager;
 
@@ -127,23 +121,10 @@ class JobStartWritesImpl implements JobStartWrites {
       Map<String, JobPlacement> placements,
       Instant now)
       throws SQLException {
-    // The same JSON and the same instant the entity's converter and Hibernate would write.
-    OffsetDateTime at = now.atOffset(ZoneOffset.UTC);
-    String[] placementJson = new String[jobs.size()];
     int[] moved;
     try (PreparedStatement update = connection.prepareStatement(START_JOB)) {
-      for (int i = 0; i < jobs.size(); i++) {
-        ClaimedJob job = jobs.get(i);
-        JobPlacement placement = placements.get(job.id());
-        placementJson[i] = JsonColumns.write(placement);
-        update.setString(1, START.target().name());
-        update.setString(2, placementJson[i]);
-        update.setString(3, placement.node());
-        update.setObject(4, at);
-        update.setString(5, job.id());
-        for (int source = 0; source < SOURCES.size(); source++) {
-          update.setString(6 + source, SOURCES.get(source).name());
-        }
+      for (ClaimedJob job : jobs) {
+        START_SQL.bindJob(update, 1, start(placements, job, now), job.id(), null);
         update.addBatch();
       }
       moved = update.executeBatch();
@@ -157,13 +138,7 @@ class JobStartWritesImpl implements JobStartWrites {
           continue;
         }
         ClaimedJob job = jobs.get(i);
-        JobPlacement placement = placements.get(job.id());
-        insert.setString(1, job.id());
-        insert.setInt(2, job.attempt());
-        insert.setString(3, placement.node());
-        insert.setString(4, placementJson[i]);
-        insert.setLong(5, placement.budgetBytesPerGpu());
-        insert.setObject(6, at);
+        START_SQL.bindAttemptInsert(insert, job.id(), job.attempt(), start(placements, job, now));
         insert.addBatch();
         started.add(job);
       }
@@ -172,5 +147,30 @@ class JobStartWritesImpl implements JobStartWrites {
       }
     }
     return started;
+  }
+
+  private static Change start(Map<String, JobPlacement> placements, ClaimedJob job, Instant now) {
+    return Change.start(placements.get(job.id()), now);
+  }
+
+  @Override
+  public boolean succeedWithoutLoading(String jobId, int attempt, Integer exitCode, Instant now) {
+    Change change = Change.end(exitCode, null, null, now);
+    return entityManager
+        .unwrap(Session.class)
+        .doReturningWork(
+            connection -> {
+              try (PreparedStatement job = connection.prepareStatement(SUCCEED_JOB)) {
+                SUCCEED_SQL.bindJob(job, 1, change, jobId, attempt);
+                if (job.executeUpdate() == 0) {
+                  return false;
+                }
+              }
+              try (PreparedStatement ended = connection.prepareStatement(SUCCEED_ATTEMPT)) {
+                SUCCEED_SQL.bindAttemptUpdate(ended, jobId, attempt, change);
+                ended.executeUpdate();
+              }
+              return true;
+            });
   }
 }

@@ -1,11 +1,11 @@
 package io.gpuq.job;
 
+import static io.gpuq.job.JobBuilder.T0;
 import static io.gpuq.job.JobSpecs.aSpec;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.gpuq.job.Caller.Role;
 import io.gpuq.placement.PlacedGpu;
 import java.sql.ResultSet;
 import java.time.Clock;
@@ -17,15 +17,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.function.IntFunction;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -35,40 +31,38 @@ import org.springframework.boot.jdbc.test.autoconfigure.AutoConfigureTestDatabas
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
-import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.dao.OptimisticLockingFailureException;
-import org.springframework.data.domain.Limit;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.annotation.Propagation;
 import org.springframework.transaction.annotation.Transactional;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * What gpuq needs from its database, run unchanged on each database it supports: H2 in PostgreSQL
- * mode (one node) and PostgreSQL (several nodes sharing one database). Each subclass points the
- * context at a fresh database that Flyway migrates; tests commit for real, as the application does,
- * and several of them race real threads against each other.
+ * The job store contract on a database, and what only a database store must keep besides: the
+ * columns it writes (the SQL fast paths write what the entity would), instants to the microsecond,
+ * version checks and row locks. Run unchanged on each database gpuq supports: H2 in PostgreSQL mode
+ * (one node) and PostgreSQL (several nodes sharing one database). Each subclass points the context
+ * at a fresh database that Flyway migrates; tests commit for real, as the application does, and
+ * several of them race real threads against each other.
  */
 @DataJpaTest(showSql = false)
 @AutoConfigureTestDatabase(replace = AutoConfigureTestDatabase.Replace.NONE)
 // Commits for real: rollback-only test transactions would hide constraint and version checks.
 @Transactional(propagation = Propagation.NOT_SUPPORTED)
-@Import({JobService.class, JobRepositoryContract.Fixtures.class})
-abstract class JobRepositoryContract {
-
-  static final Instant T0 = Instant.parse("2026-11-29T12:00:00.123456Z");
-  static final long GIB = 1L << 30;
-  static final Caller ALICE = new Caller("alice", Role.SUBMITTER);
-  static final Caller BOB = new Caller("bob", Role.SUBMITTER);
-  static final Caller ADMIN = new Caller("root", Role.ADMIN);
+@Import({JpaJobStore.class, JpaJobStoreContract.Fixtures.class})
+abstract class JpaJobStoreContract extends JobStoreContract {
 
   @Autowired JobRepository repository;
-  @Autowired JobService service;
+  @Autowired JpaJobStore store;
   @Autowired TransactionTemplate tx;
   @Autowired DataSource dataSource;
-  @Autowired RecordedEvents events;
 
   private final JobIds ids = new JobIds(Clock.fixed(T0, ZoneOffset.UTC));
+
+  @Override
+  JobStore store() {
+    return store;
+  }
 
   /** The name JDBC gives the database these tests must run on. */
   abstract String databaseProductName();
@@ -82,35 +76,11 @@ abstract class JobRepositoryContract {
     Clock clock() {
       return Clock.fixed(T0, ZoneOffset.UTC);
     }
-
-    @Bean
-    RecordedEvents recordedEvents() {
-      return new RecordedEvents();
-    }
-  }
-
-  /** The lifecycle events JobService sent, in order. */
-  static final class RecordedEvents implements JobLifecycleListener {
-    final Queue<String> started = new ConcurrentLinkedQueue<>();
-    final Queue<JobState> endedIn = new ConcurrentLinkedQueue<>();
-
-    @Override
-    public void attemptStarted(
-        String jobId, int attempt, Instant createdAt, Instant queuedAt, Instant startedAt) {
-      started.add(jobId + "#" + attempt);
-    }
-
-    @Override
-    public void attemptEnded(String jobId, int attempt, AttemptOutcome outcome, JobState jobState) {
-      endedIn.add(jobState);
-    }
   }
 
   @BeforeEach
   void emptyDatabase() {
     jdbc().update("delete from jobs"); // labels and attempts go with their job (on delete cascade)
-    events.started.clear();
-    events.endedIn.clear();
   }
 
   @Test
@@ -157,7 +127,7 @@ abstract class JobRepositoryContract {
         FailureReason.OUT_OF_MEMORY, "CUDA out of memory", 1, 16 * GIB, T0.plusSeconds(60));
     job.start(secondPlacement, T0.plusSeconds(61));
     save(job);
-    service
+    service()
         .recordWorkerProcesses(List.of(new WorkerProcess(job.id(), 1, 4242, 987_654_321L)))
         .join();
 
@@ -224,109 +194,9 @@ abstract class JobRepositoryContract {
     assertThat(column.toInstant()).isEqualTo(T0);
   }
 
-  @Test
-  void jobs_without_a_key_never_collide() {
-    for (int i = 0; i < 3; i++) {
-      save(Job.submit(ids.next(), "alice", aSpec().build(), null, T0));
-    }
-
-    assertThat(repository.count()).isEqualTo(3);
-  }
-
   // --- idempotency keys --------------------------------------------------------------------------
 
-  @Test
-  void one_owner_cannot_store_two_jobs_with_one_key_but_two_owners_can() {
-    Job first = save(Job.submit(ids.next(), "alice", aSpec().build(), "nightly", T0));
-
-    assertThatThrownBy(() -> save(Job.submit(ids.next(), "alice", aSpec().build(), "nightly", T0)))
-        .isInstanceOf(DataIntegrityViolationException.class);
-    Job bobs = save(Job.submit(ids.next(), "bob", aSpec().build(), "nightly", T0));
-
-    assertThat(repository.findByOwnerAndIdempotencyKey("alice", "nightly"))
-        .map(Job::id)
-        .contains(first.id());
-    assertThat(repository.findByOwnerAndIdempotencyKey("bob", "nightly"))
-        .map(Job::id)
-        .contains(bobs.id());
-    assertThat(repository.findByOwnerAndIdempotencyKey("alice", "weekly")).isEmpty();
-    assertThat(repository.count()).isEqualTo(2);
-  }
-
-  @Test
-  void a_repeated_submission_returns_the_first_job() {
-    Submission first = service.submit(ALICE, aSpec().build(), "nightly");
-    Submission again = service.submit(ALICE, aSpec().build(), "nightly");
-
-    assertThat(first.created()).isTrue();
-    assertThat(again.created()).isFalse();
-    assertThat(again.job().id()).isEqualTo(first.job().id());
-  }
-
-  @Test
-  void simultaneous_submissions_with_one_key_create_exactly_one_job() throws Exception {
-    List<Outcome<Submission>> outcomes =
-        race(6, i -> service.submit(ALICE, aSpec().build(), "same-key"));
-
-    assertThat(outcomes).allSatisfy(o -> assertThat(o.failure()).isNull());
-    assertThat(outcomes).filteredOn(o -> o.value().created()).hasSize(1);
-    assertThat(outcomes)
-        .extracting(o -> o.value().job().id())
-        .containsOnly(outcomes.get(0).value().job().id());
-    assertThat(repository.count()).isEqualTo(1);
-  }
-
   // --- the queue ---------------------------------------------------------------------------------
-
-  @Test
-  void its_head_is_queued_jobs_by_priority_then_submission_order() {
-    Job low = save(queued(0));
-    Job highFirst = save(queued(5));
-    Job highSecond = save(queued(5));
-    save(running(10, "node-1"));
-    Job lowest = save(queued(-1));
-    save(cancelled(10));
-
-    assertThat(repository.findCpuQueueHead(Limit.of(3)))
-        .extracting(QueuedJob::id)
-        .containsExactly(highFirst.id(), highSecond.id(), low.id());
-    assertThat(service.cpuQueueHead(10))
-        .extracting(QueuedJob::id)
-        .containsExactly(highFirst.id(), highSecond.id(), low.id(), lowest.id());
-  }
-
-  @Test
-  void cpu_only_and_gpu_jobs_are_read_as_two_queues_each_in_scheduling_order() {
-    Job cpuLow = save(queued(0));
-    Job gpuLow = save(queuedOnGpus(0));
-    Job cpuHigh = save(queued(5));
-    Job gpuHigh = save(queuedOnGpus(5));
-    Job gpuLowSecond = save(queuedOnGpus(0));
-
-    assertThat(service.cpuQueueHead(10))
-        .extracting(QueuedJob::id)
-        .containsExactly(cpuHigh.id(), cpuLow.id());
-    assertThat(service.queueHead(0, 10).gpu())
-        .extracting(QueuedJob::id)
-        .containsExactly(gpuHigh.id(), gpuLow.id(), gpuLowSecond.id());
-    assertThat(service.queueHead(0, 2).gpu())
-        .extracting(QueuedJob::id)
-        .containsExactly(gpuHigh.id(), gpuLow.id());
-  }
-
-  @Test
-  void a_worker_process_is_recorded_on_its_attempt_even_after_the_attempt_ended() {
-    Job job = running(0, "node-1");
-    job.succeed(0, T0.plusSeconds(2));
-    save(job);
-
-    service.recordWorkerProcesses(List.of(new WorkerProcess(job.id(), 1, 4242, 987L))).join();
-
-    JobAttempt attempt = service.get(ADMIN, job.id()).attempts().get(0);
-    assertThat(attempt.pid()).isEqualTo(4242);
-    assertThat(attempt.pidStartTicks()).isEqualTo(987L);
-    assertThat(attempt.outcome()).isEqualTo(JobState.SUCCEEDED);
-  }
 
   @Test
   void a_worker_process_recorded_while_the_attempt_end_is_written_keeps_both() throws Exception {
@@ -338,7 +208,7 @@ abstract class JobRepositoryContract {
           // Another transaction records the process after this one read the attempt.
           runInAnotherThread(
               () ->
-                  service
+                  service()
                       .recordWorkerProcesses(List.of(new WorkerProcess(job.id(), 1, 77, 5L)))
                       .join());
           loaded.succeed(0, T0.plusSeconds(3));
@@ -355,7 +225,7 @@ abstract class JobRepositoryContract {
     Job viaService = save(running(0, "node-1"));
     Job viaEntity = save(running(0, "node-1"));
 
-    service.recordAttemptEnd(viaService.id(), 1, AttemptOutcome.succeeded(), 0);
+    service().recordAttemptEnd(viaService.id(), 1, AttemptOutcome.succeeded(), 0);
     Instant finished = reload(viaService.id()).finishedAt();
     tx.executeWithoutResult(
         status -> repository.findById(viaEntity.id()).orElseThrow().succeed(0, finished));
@@ -368,53 +238,7 @@ abstract class JobRepositoryContract {
     assertThat(events.endedIn).contains(JobState.SUCCEEDED);
   }
 
-  @Test
-  void an_attempt_that_ended_at_a_known_time_ends_then_not_when_its_end_is_recorded() {
-    Instant started = T0.minusSeconds(60);
-    Instant ended = T0.minusSeconds(44).plusNanos(123_456_000);
-    Job succeeded = save(runningSince(started));
-    Job failed = save(runningSince(started));
-    Job fromTheFuture = save(runningSince(started));
-
-    service.recordAttemptEndLater(succeeded.id(), 1, AttemptOutcome.succeeded(), 0, ended).join();
-    service
-        .recordAttemptEndLater(
-            failed.id(),
-            1,
-            new AttemptOutcome(FailureReason.EXIT_CODE, "exited with code 3", 3),
-            0,
-            ended)
-        .join();
-    service
-        .recordAttemptEndLater(
-            fromTheFuture.id(), 1, AttemptOutcome.succeeded(), 0, T0.plusSeconds(3600))
-        .join();
-
-    for (Job job : List.of(succeeded, failed)) {
-      Job read = reload(job.id());
-      assertThat(read.state()).as(job.id()).isIn(JobState.SUCCEEDED, JobState.FAILED);
-      assertThat(read.finishedAt()).as(job.id()).isEqualTo(ended);
-      assertThat(read.attempts().get(0).finishedAt()).as(job.id()).isEqualTo(ended);
-    }
-    // A clock that ran ahead of this node's must not end an attempt in the future.
-    assertThat(reload(fromTheFuture.id()).finishedAt()).isEqualTo(T0);
-  }
-
-  private Job runningSince(Instant started) {
-    Job job = Job.submit(ids.next(), "alice", aSpec().build(), null, started);
-    job.start(JobPlacement.cpuOnly("node-1"), started);
-    return job;
-  }
-
   // --- claiming without loading the job ----------------------------------------------------------
-
-  static final JobPlacement TWO_GPUS =
-      new JobPlacement(
-          "node-1",
-          List.of(
-              new PlacedGpu(1, "GPU-aaaa-1", 6 * GIB, 16 * GIB),
-              new PlacedGpu(3, "GPU-aaaa-3", 6 * GIB, 16 * GIB)),
-          0.375);
 
   @Test
   void a_claim_stores_what_starting_the_entity_would() {
@@ -430,7 +254,7 @@ abstract class JobRepositoryContract {
     }
     long versionBefore = version(viaService.id());
 
-    assertThat(service.markStarted(viaService.id(), TWO_GPUS)).isPresent();
+    assertThat(service().markStarted(viaService.id(), TWO_GPUS)).isPresent();
     tx.executeWithoutResult(
         status -> repository.findById(viaEntity.id()).orElseThrow().start(TWO_GPUS, T0));
 
@@ -468,7 +292,7 @@ abstract class JobRepositoryContract {
   void a_claim_answers_what_launching_the_job_needs() {
     Job job = save(claimable());
 
-    ClaimedJob claimed = service.markStarted(job.id(), TWO_GPUS).orElseThrow();
+    ClaimedJob claimed = service().markStarted(job.id(), TWO_GPUS).orElseThrow();
 
     assertThat(claimed)
         .isEqualTo(
@@ -484,7 +308,7 @@ abstract class JobRepositoryContract {
                 T0,
                 T0));
     assertThat(
-            service
+            service()
                 .markStarted(save(queued(0)).id(), JobPlacement.cpuOnly("node-1"))
                 .orElseThrow()
                 .timeout())
@@ -496,7 +320,7 @@ abstract class JobRepositoryContract {
     Job viaService = save(requeued());
     Job viaEntity = save(requeued());
 
-    ClaimedJob claimed = service.markStarted(viaService.id(), TWO_GPUS).orElseThrow();
+    ClaimedJob claimed = service().markStarted(viaService.id(), TWO_GPUS).orElseThrow();
     tx.executeWithoutResult(
         status -> repository.findById(viaEntity.id()).orElseThrow().start(TWO_GPUS, T0));
 
@@ -551,8 +375,9 @@ abstract class JobRepositoryContract {
     Map<String, Object> runningBefore = storedRow("jobs", "id", running.id());
 
     List<ClaimedJob> claimed =
-        service.markStarted(
-            Map.of(cancelled.id(), TWO_GPUS, running.id(), TWO_GPUS, queued.id(), TWO_GPUS));
+        service()
+            .markStarted(
+                Map.of(cancelled.id(), TWO_GPUS, running.id(), TWO_GPUS, queued.id(), TWO_GPUS));
     // The writes' own guard, past the lock that already leaves such jobs out.
     List<ClaimedJob> startedPastTheLock =
         tx.execute(
@@ -635,128 +460,7 @@ abstract class JobRepositoryContract {
     }
   }
 
-  @Test
-  void jobs_are_counted_per_state_with_zero_for_empty_states() {
-    save(queued(0));
-    save(queued(0));
-    save(running(0, "node-1"));
-    save(cancelled(0));
-
-    assertThat(service.countByState())
-        .containsExactlyInAnyOrderEntriesOf(
-            Map.of(
-                JobState.QUEUED, 2L,
-                JobState.RUNNING, 1L,
-                JobState.SUCCEEDED, 0L,
-                JobState.FAILED, 0L,
-                JobState.CANCELLED, 1L));
-  }
-
-  @Test
-  void a_node_finds_the_jobs_it_runs() {
-    Job mine = save(running(0, "node-1"));
-    Job alsoMine = save(running(0, "node-1"));
-    save(running(0, "node-2"));
-    save(queued(0));
-
-    assertThat(repository.findByStateAndNode(JobState.RUNNING, "node-1"))
-        .extracting(Job::id)
-        .containsExactlyInAnyOrder(mine.id(), alsoMine.id());
-  }
-
-  @Test
-  void a_node_finds_its_attempts_declared_lost_with_or_without_their_process() {
-    Job withProcess = save(running(0, "node-1"));
-    Job withoutProcess = save(running(0, "node-1"));
-    save(running(0, "node-2"));
-    service
-        .recordWorkerProcesses(List.of(new WorkerProcess(withProcess.id(), 1, 4242, 987L)))
-        .join();
-
-    service.declareLostOn("node-1", "node node-1 stopped heartbeating");
-
-    assertThat(service.lostAttemptsOn("node-1"))
-        .containsExactlyInAnyOrder(
-            new LostAttempt(withProcess.id(), 1, 4242L, 987L),
-            new LostAttempt(withoutProcess.id(), 1, null, null));
-    assertThat(service.lostAttemptsOn("node-2")).isEmpty();
-  }
-
   // --- listing -----------------------------------------------------------------------------------
-
-  /** Seven jobs: five of alice's with and without labels, two of bob's, oldest first. */
-  record Listed(Job plain, Job visionProd, Job vision, Job nlpProd, Job visionProdToo) {}
-
-  Listed jobsOfTwoOwners() {
-    Job plain = submitWith(ALICE, Map.of());
-    Job visionProd = submitWith(ALICE, Map.of("team", "vision", "env", "prod"));
-    submitWith(BOB, Map.of("team", "vision", "env", "prod"));
-    Job vision = submitWith(ALICE, Map.of("team", "vision"));
-    Job nlpProd = submitWith(ALICE, Map.of("team", "nlp", "env", "prod"));
-    submitWith(BOB, Map.of());
-    Job visionProdToo = submitWith(ALICE, Map.of("team", "vision", "env", "prod", "x", "1"));
-    return new Listed(plain, visionProd, vision, nlpProd, visionProdToo);
-  }
-
-  @Test
-  void a_submitter_sees_only_their_own_jobs_newest_first() {
-    Listed l = jobsOfTwoOwners();
-    assertThat(ids(service.list(ALICE, null, Map.of(), null, 50)))
-        .containsExactly(
-            l.visionProdToo().id(),
-            l.nlpProd().id(),
-            l.vision().id(),
-            l.visionProd().id(),
-            l.plain().id());
-    assertThat(service.list(ADMIN, null, Map.of(), null, 50).items()).hasSize(7);
-  }
-
-  @Test
-  void jobs_must_carry_every_label_asked_for() {
-    Listed l = jobsOfTwoOwners();
-    assertThat(ids(service.list(ALICE, null, Map.of("team", "vision", "env", "prod"), null, 50)))
-        .containsExactly(l.visionProdToo().id(), l.visionProd().id());
-    assertThat(ids(service.list(ALICE, null, Map.of("env", "prod"), null, 50)))
-        .containsExactly(l.visionProdToo().id(), l.nlpProd().id(), l.visionProd().id());
-    assertThat(service.list(ADMIN, null, Map.of("team", "vision", "env", "prod"), null, 50).items())
-        .hasSize(3);
-    assertThat(service.list(ALICE, null, Map.of("team", "audio"), null, 50).items()).isEmpty();
-  }
-
-  @Test
-  void a_state_filter_shows_only_that_state() {
-    Listed l = jobsOfTwoOwners();
-    service.markStarted(l.vision().id(), JobPlacement.cpuOnly("node-1"));
-
-    assertThat(ids(service.list(ALICE, JobState.RUNNING, Map.of(), null, 50)))
-        .containsExactly(l.vision().id());
-    assertThat(service.list(ALICE, JobState.QUEUED, Map.of(), null, 50).items()).hasSize(4);
-  }
-
-  @Test
-  void pages_continue_before_the_last_id_until_none_are_left() {
-    Listed l = jobsOfTwoOwners();
-    JobPage first = service.list(ALICE, null, Map.of(), null, 2);
-    JobPage second = service.list(ALICE, null, Map.of(), first.nextBeforeId(), 2);
-    JobPage third = service.list(ALICE, null, Map.of(), second.nextBeforeId(), 2);
-
-    assertThat(ids(first)).containsExactly(l.visionProdToo().id(), l.nlpProd().id());
-    assertThat(first.nextBeforeId()).isEqualTo(l.nlpProd().id());
-    assertThat(ids(second)).containsExactly(l.vision().id(), l.visionProd().id());
-    assertThat(ids(third)).containsExactly(l.plain().id());
-    assertThat(third.nextBeforeId()).isNull();
-    assertThat(service.list(ALICE, null, Map.of(), null, 5).nextBeforeId())
-        .as("a page that holds exactly the rest has no next page")
-        .isNull();
-  }
-
-  private Job submitWith(Caller caller, Map<String, String> labels) {
-    return service.submit(caller, aSpec().labels(labels).build(), null).job();
-  }
-
-  private static List<String> ids(JobPage page) {
-    return page.items().stream().map(Job::id).toList();
-  }
 
   // --- concurrent writers ------------------------------------------------------------------------
 
@@ -807,8 +511,9 @@ abstract class JobRepositoryContract {
               () ->
                   pool.submit(
                       () ->
-                          service.recordAttemptEnd(
-                              id, 1, new AttemptOutcome(null, null, 0), 16 * GIB)));
+                          service()
+                              .recordAttemptEnd(
+                                  id, 1, new AttemptOutcome(null, null, 0), 16 * GIB)));
       ending.get(30, TimeUnit.SECONDS);
     } finally {
       pool.shutdownNow();
@@ -834,7 +539,7 @@ abstract class JobRepositoryContract {
           holdingAChange(
               id,
               job -> job.succeed(0, T0.plusSeconds(5)),
-              () -> pool.submit(() -> service.cancel(ALICE, id, stopped::add)));
+              () -> pool.submit(() -> service().cancel(ALICE, id, stopped::add)));
 
       assertThatThrownBy(() -> cancelling.get(30, TimeUnit.SECONDS))
           .hasCauseInstanceOf(JobConflictException.class);
@@ -843,58 +548,6 @@ abstract class JobRepositoryContract {
     }
     assertThat(stopped).isEmpty();
     assertThat(reload(id).state()).isEqualTo(JobState.SUCCEEDED);
-  }
-
-  @Test
-  void cancels_racing_attempt_ends_leave_every_job_consistent() throws Exception {
-    for (int round = 0; round < 10; round++) {
-      String id = save(running(0, "node-1")).id();
-
-      List<Outcome<Object>> outcomes =
-          race(
-              2,
-              i -> {
-                if (i == 0) {
-                  return service.cancel(ALICE, id, job -> {});
-                }
-                service.recordAttemptEnd(id, 1, new AttemptOutcome(null, null, 0), 16 * GIB);
-                return null;
-              });
-
-      Job job = reload(id);
-      Throwable cancelFailure = outcomes.get(0).failure();
-      assertThat(outcomes.get(1).failure()).as("recording the end").isNull();
-      if (job.state() == JobState.CANCELLED) {
-        assertThat(cancelFailure).isNull();
-        assertThat(job.attempts().get(0).exitCode()).as("exit code kept after cancel").isZero();
-      } else {
-        assertThat(job.state()).isEqualTo(JobState.SUCCEEDED);
-        assertThat(cancelFailure).isInstanceOf(JobConflictException.class);
-      }
-    }
-  }
-
-  @Test
-  void of_several_nodes_claiming_one_queued_job_exactly_one_starts_it() throws Exception {
-    for (int round = 0; round < 5; round++) {
-      String id = save(queued(0)).id();
-
-      List<Outcome<Optional<ClaimedJob>>> claims = claimFromEightNodes(id);
-
-      List<Integer> winners = new ArrayList<>();
-      for (int node = 0; node < claims.size(); node++) {
-        Outcome<Optional<ClaimedJob>> claim = claims.get(node);
-        if (claim.failure() == null && claim.value().isPresent()) {
-          winners.add(node);
-        }
-      }
-      assertThat(winners).hasSize(1);
-      Job job = reload(id);
-      assertThat(job.state()).isEqualTo(JobState.RUNNING);
-      assertThat(job.node()).isEqualTo("node-" + winners.get(0));
-      assertThat(job.attempts()).singleElement();
-    }
-    assertThat(events.started).hasSize(5).doesNotHaveDuplicates();
   }
 
   @Test
@@ -907,10 +560,6 @@ abstract class JobRepositoryContract {
       assertThat(claims).allSatisfy(c -> assertThat(c.failure()).isNull());
       assertThat(claims).filteredOn(c -> c.value().isPresent()).hasSize(1);
     }
-  }
-
-  private List<Outcome<Optional<ClaimedJob>>> claimFromEightNodes(String id) throws Exception {
-    return race(8, i -> service.markStarted(id, JobPlacement.cpuOnly("node-" + i)));
   }
 
   /**
@@ -967,45 +616,13 @@ abstract class JobRepositoryContract {
     return tx.execute(status -> repository.save(job));
   }
 
-  Job reload(String id) {
-    return tx.execute(status -> repository.findById(id).orElseThrow());
-  }
-
   JdbcTemplate jdbc() {
     return new JdbcTemplate(dataSource);
   }
 
-  /** What one racer did: its value, or what it threw. */
-  record Outcome<T>(T value, Throwable failure) {}
-
-  /** Runs {@code n} tasks on their own threads, released together, and waits for all of them. */
-  static <T> List<Outcome<T>> race(int n, IntFunction<T> task) throws Exception {
-    ExecutorService pool = Executors.newFixedThreadPool(n);
-    try {
-      CountDownLatch go = new CountDownLatch(1);
-      List<Future<T>> futures = new ArrayList<>();
-      for (int i = 0; i < n; i++) {
-        int racer = i;
-        futures.add(
-            pool.submit(
-                () -> {
-                  go.await();
-                  return task.apply(racer);
-                }));
-      }
-      go.countDown();
-      List<Outcome<T>> outcomes = new ArrayList<>();
-      for (Future<T> future : futures) {
-        try {
-          outcomes.add(new Outcome<>(future.get(60, TimeUnit.SECONDS), null));
-        } catch (java.util.concurrent.ExecutionException e) {
-          outcomes.add(new Outcome<>(null, e.getCause()));
-        }
-      }
-      return outcomes;
-    } finally {
-      pool.shutdownNow();
-    }
+  private List<Outcome<Optional<ClaimedJob>>> claimFromEightNodes(String id) throws Exception {
+    JobService service = service();
+    return race(8, i -> service.markStarted(id, JobPlacement.cpuOnly("node-" + i)));
   }
 
   private static void arrive(CyclicBarrier barrier) {

@@ -9,8 +9,8 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /** The contract on H2 in PostgreSQL mode: the URL of application.yml, in a data dir of its own. */
-@DisplayName("The job repository on H2")
-class H2JobRepositoryContractTest extends JobRepositoryContract {
+@DisplayName("The job store on H2")
+class H2JobStoreContractTest extends JpaJobStoreContract {
 
   @DynamicPropertySource
   static void database(DynamicPropertyRegistry registry) {

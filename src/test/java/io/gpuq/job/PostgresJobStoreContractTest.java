@@ -9,9 +9,9 @@ import org.springframework.test.context.DynamicPropertySource;
 /**
  * The contract on a real PostgreSQL, configured by the {@code postgres} profile as in production.
  */
-@DisplayName("The job repository on PostgreSQL")
+@DisplayName("The job store on PostgreSQL")
 @ActiveProfiles("postgres")
-class PostgresJobRepositoryContractTest extends JobRepositoryContract {
+class PostgresJobStoreContractTest extends JpaJobStoreContract {
 
   @DynamicPropertySource
   static void database(DynamicPropertyRegistry registry) {

@@ -1,0 +1,14 @@
+package io.gpuq.job;
+
+/** What the store says of an attempt whose worker runs on a node: go on, or stop it, and why. */
+public enum AttemptStanding {
+  /** It is still the job's running attempt, on that node. */
+  RUNS_THERE,
+  /** A user cancelled the job: its worker is stopped, and the job stays CANCELLED. */
+  CANCELLED,
+  /**
+   * The job no longer runs there: declared lost while the node was silent (and perhaps running
+   * elsewhere now), or ended. Its worker is stale.
+   */
+  GONE
+}

@@ -1,0 +1,227 @@
+package io.gpuq.job;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Predicate;
+
+/**
+ * The job store in this process's memory: for tests of the scheduler's steps, and the reference the
+ * database stores are compared with (the same {@code JobStoreContract}). One lock serialises every
+ * use, so no two writers ever race; jobs are handed out as copies, so that what a caller holds
+ * never changes under it, as with a database.
+ */
+public final class InMemoryJobStore implements JobStore {
+
+  // Scheduling order: priority first, then submission order (ids sort by creation time).
+  private static final Comparator<Job> QUEUE_ORDER =
+      Comparator.comparingInt(Job::priority).reversed().thenComparing(Job::id);
+
+  private final Map<String, Job> jobs = new HashMap<>();
+
+  @Override
+  public synchronized Job submit(NewJob job) {
+    if (job.idempotencyKey() != null && findByKey(job.owner(), job.idempotencyKey()).isPresent()) {
+      throw new IdempotencyKeyTakenException(job.owner(), job.idempotencyKey(), null);
+    }
+    if (jobs.containsKey(job.id())) {
+      throw new IllegalArgumentException("a job with id " + job.id() + " is stored already");
+    }
+    Job stored = job.job();
+    jobs.put(stored.id(), stored);
+    return stored.copy();
+  }
+
+  @Override
+  public synchronized Optional<Job> find(String id) {
+    return Optional.ofNullable(jobs.get(id)).map(Job::copy);
+  }
+
+  @Override
+  public synchronized Optional<Job> findByKey(String owner, String idempotencyKey) {
+    return jobs.values().stream()
+        .filter(j -> j.owner().equals(owner) && idempotencyKey.equals(j.idempotencyKey()))
+        .findFirst()
+        .map(Job::copy);
+  }
+
+  @Override
+  public synchronized JobPage page(JobFilter filter) {
+    List<Job> rows =
+        jobs.values().stream()
+            .filter(matching(filter))
+            .sorted(Comparator.comparing(Job::id).reversed())
+            .limit(filter.limit() + 1L)
+            .map(Job::copy)
+            .toList();
+    if (rows.size() <= filter.limit()) {
+      return new JobPage(rows, null);
+    }
+    List<Job> page = rows.subList(0, filter.limit());
+    return new JobPage(List.copyOf(page), page.get(page.size() - 1).id());
+  }
+
+  private static Predicate<Job> matching(JobFilter filter) {
+    return job ->
+        (filter.owner() == null || filter.owner().equals(job.owner()))
+            && (filter.state() == null || filter.state() == job.state())
+            && (filter.beforeId() == null || job.id().compareTo(filter.beforeId()) < 0)
+            && job.labels().entrySet().containsAll(filter.labels().entrySet());
+  }
+
+  @Override
+  public synchronized QueueHead queueHead(int cpuOnlyLimit, int gpuLimit) {
+    return new QueueHead(
+        queued(job -> job.gpus() == 0, cpuOnlyLimit), queued(job -> job.gpus() > 0, gpuLimit));
+  }
+
+  private List<QueuedJob> queued(Predicate<Job> kind, int limit) {
+    return jobs.values().stream()
+        .filter(job -> job.state() == JobState.QUEUED && kind.test(job))
+        .sorted(QUEUE_ORDER)
+        .limit(limit)
+        .map(
+            job ->
+                new QueuedJob(
+                    job.id(),
+                    job.gpus(),
+                    job.gpuMemoryBytes(),
+                    job.gpuFraction(),
+                    job.priority(),
+                    job.queuedAt(),
+                    job.nodeSelector()))
+        .toList();
+  }
+
+  @Override
+  public synchronized List<ClaimedJob> claim(Map<String, JobPlacement> placements, Instant now) {
+    List<ClaimedJob> claimed = new ArrayList<>();
+    placements.forEach(
+        (id, placement) -> {
+          Job job = jobs.get(id);
+          if (job != null && JobTransition.START.isAllowedFrom(job.state())) {
+            job.start(placement, now);
+            claimed.add(
+                new ClaimedJob(
+                    job.id(),
+                    job.owner(),
+                    job.attempt(),
+                    job.command(),
+                    job.workingDir(),
+                    job.env(),
+                    job.framework(),
+                    job.timeout(),
+                    job.createdAt(),
+                    job.queuedAt()));
+          }
+        });
+    return claimed;
+  }
+
+  @Override
+  public synchronized CompletableFuture<Void> recordProcess(WorkerProcess process) {
+    Job job = jobs.get(process.jobId());
+    if (job != null) {
+      job.recordProcess(process);
+    }
+    return CompletableFuture.completedFuture(null);
+  }
+
+  @Override
+  public synchronized CompletableFuture<JobState> endAttempt(AttemptEnd end) {
+    Job job = jobs.get(end.jobId());
+    return CompletableFuture.completedFuture(job == null ? null : job.endAttempt(end));
+  }
+
+  @Override
+  public synchronized JobState cancel(String id, Instant now) {
+    Job job = jobs.get(id);
+    if (job == null) {
+      throw new JobNotFoundException(id);
+    }
+    if (job.state().isTerminal()) {
+      throw new JobConflictException("job " + id + " has already finished (" + job.state() + ")");
+    }
+    JobState from = job.state();
+    job.cancel(now);
+    return from;
+  }
+
+  @Override
+  public synchronized void observeGpuMemory(String id, long bytes) {
+    Job job = jobs.get(id);
+    if (job != null && job.state() == JobState.RUNNING) {
+      job.observeGpuMemory(bytes);
+    }
+  }
+
+  @Override
+  public synchronized List<Job> runningOn(String node) {
+    return jobs.values().stream()
+        .filter(job -> job.state() == JobState.RUNNING && node.equals(job.node()))
+        .map(Job::copy)
+        .toList();
+  }
+
+  @Override
+  public synchronized List<LostAttempt> lostAttemptsOn(String node) {
+    List<LostAttempt> lost = new ArrayList<>();
+    for (Job job : jobs.values()) {
+      for (JobAttempt attempt : job.attempts()) {
+        if (node.equals(attempt.node()) && attempt.failureReason() == FailureReason.LOST) {
+          lost.add(
+              new LostAttempt(job.id(), attempt.attempt(), attempt.pid(), attempt.pidStartTicks()));
+        }
+      }
+    }
+    return lost;
+  }
+
+  @Override
+  public synchronized AttemptStanding standingOf(String jobId, int attempt, String node) {
+    Job job = jobs.get(jobId);
+    return job == null ? AttemptStanding.GONE : Standing.of(job, attempt, node);
+  }
+
+  @Override
+  public synchronized Set<String> endedAmong(Collection<String> ids) {
+    Set<String> ended = new HashSet<>();
+    for (String id : ids) {
+      Job job = jobs.get(id);
+      if (job != null && job.state().isTerminal()) {
+        ended.add(id);
+      }
+    }
+    return ended;
+  }
+
+  @Override
+  public synchronized Optional<Long> peakGpuMemoryOf(String id, int attempt) {
+    return Optional.ofNullable(jobs.get(id)).stream()
+        .flatMap(job -> job.attempts().stream())
+        .filter(a -> a.attempt() == attempt)
+        .map(JobAttempt::peakGpuMemoryBytes)
+        .filter(Objects::nonNull)
+        .findFirst();
+  }
+
+  @Override
+  public synchronized Map<JobState, Long> countByState() {
+    Map<JobState, Long> counts = new EnumMap<>(JobState.class);
+    for (JobState state : JobState.values()) {
+      counts.put(state, 0L);
+    }
+    jobs.values().forEach(job -> counts.merge(job.state(), 1L, Long::sum));
+    return counts;
+  }
+}

@@ -1,0 +1,104 @@
+package io.gpuq.job;
+
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Where jobs live, in the lifecycle's own words: a job is submitted, claimed by a node, its
+ * worker's process recorded, its attempt ended (or declared lost, or its cancel requested), and
+ * read back. Each move is one of {@link JobTransition}'s, which states what it sets and clears.
+ *
+ * <p>Several nodes may share one store: every write is guarded by the state it may leave, so that
+ * of two nodes (or a node and a user) moving one job at once, one wins and the other is told so.
+ * The contract of every implementation is {@code JobStoreContract}, in the tests.
+ */
+public interface JobStore extends AutoCloseable {
+
+  /**
+   * Stores a new job, queued for its first attempt.
+   *
+   * @throws IdempotencyKeyTakenException when its owner already has a job with its key
+   */
+  Job submit(NewJob job);
+
+  Optional<Job> find(String id);
+
+  /** The job this owner submitted with this idempotency key. */
+  Optional<Job> findByKey(String owner, String idempotencyKey);
+
+  /** One page of a listing, newest first. */
+  JobPage page(JobFilter filter);
+
+  /** Both queue heads in scheduling order (priority, then submission); a limit of 0 skips one. */
+  QueueHead queueHead(int cpuOnlyLimit, int gpuLimit);
+
+  /**
+   * Starts those of these jobs that are still queued ({@link JobTransition#START}), each with its
+   * placement; jobs no longer queued, or being claimed by another node this very moment, are left
+   * out of the answer and left as they were.
+   */
+  List<ClaimedJob> claim(Map<String, JobPlacement> placements, Instant now);
+
+  /**
+   * Records an attempt's worker process. Not only while the job runs: a fast worker may have ended,
+   * and been recorded, before its launch is. The future completes once it is stored.
+   */
+  CompletableFuture<Void> recordProcess(WorkerProcess process);
+
+  /**
+   * Records how an attempt ended ({@link Job#endAttempt}). The future completes once it is stored,
+   * with the job's state after it, or null when that attempt was no longer the job's current one.
+   */
+  CompletableFuture<JobState> endAttempt(AttemptEnd end);
+
+  /**
+   * Declares an attempt LOST: its node fell silent. A job with attempts left is queued again.
+   *
+   * @see #endAttempt
+   */
+  default CompletableFuture<JobState> declareLost(
+      String jobId, int attempt, String why, Instant at) {
+    return endAttempt(
+        new AttemptEnd(jobId, attempt, new AttemptOutcome(FailureReason.LOST, why, null), 0, at));
+  }
+
+  /**
+   * Cancels a queued or running job ({@link JobTransition#CANCEL}). That is a stored fact: the node
+   * running the job's worker learns it from here ({@link #standingOf}) and stops the worker.
+   *
+   * @return the state the job left
+   * @throws JobNotFoundException when there is no such job
+   * @throws JobConflictException when it has already finished
+   */
+  JobState cancel(String id, Instant now);
+
+  /** The peak of GPU memory measured for a running job's process tree, if higher than before. */
+  void observeGpuMemory(String id, long bytes);
+
+  /** Jobs running on this node: after a restart, the ones an earlier gpuq there left running. */
+  List<Job> runningOn(String node);
+
+  /** Attempts on this node that another node declared lost, and whose workers may still run. */
+  List<LostAttempt> lostAttemptsOn(String node);
+
+  /** What became of an attempt a worker on {@code node} runs: whether it should run on. */
+  AttemptStanding standingOf(String jobId, int attempt, String node);
+
+  /** Which of these jobs have ended. */
+  Set<String> endedAmong(Collection<String> ids);
+
+  /** The most GPU memory an attempt was measured to use on one GPU, if it was measured. */
+  Optional<Long> peakGpuMemoryOf(String id, int attempt);
+
+  /** Jobs per state, every state present (0 when none). */
+  Map<JobState, Long> countByState();
+
+  /** Stores what was handed in and not stored yet. */
+  @Override
+  default void close() {}
+}

@@ -1,0 +1,297 @@
+package io.gpuq.job;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.EnumMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.dao.DataAccessException;
+import org.springframework.dao.DataIntegrityViolationException;
+import org.springframework.dao.OptimisticLockingFailureException;
+import org.springframework.data.domain.Limit;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.TransactionException;
+import org.springframework.transaction.support.TransactionCallback;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The job store in a relational database (H2, PostgreSQL), through JPA, with plain-JDBC fast paths
+ * where loading the entity cost the scheduler most of its CPU ({@link TransitionWrites}). Each use
+ * is its own transaction; what many threads hand in at once (submissions, workers' starts and ends)
+ * shares a commit ({@link GroupCommit}).
+ */
+@Component
+public class JpaJobStore implements JobStore {
+
+  private static final Logger log = LoggerFactory.getLogger(JpaJobStore.class);
+  private static final int MAX_CONFLICT_RETRIES = 5;
+  private static final int MAX_BATCH = 64;
+  private static final int MAX_IDS_PER_QUERY = 500;
+  private static final Duration WORKER_EVENT_LINGER = Duration.ofMillis(5);
+
+  private final JobRepository jobs;
+  private final TransactionTemplate tx;
+  private final GroupCommit<NewJob, Job> newJobs;
+  private final GroupCommit<WorkerEvent, JobState> workerEvents;
+
+  public JpaJobStore(JobRepository jobs, TransactionTemplate tx) {
+    this.jobs = jobs;
+    this.tx = tx;
+    this.newJobs =
+        new GroupCommit<>(
+            "gpuq-submit-writer",
+            MAX_BATCH,
+            Duration.ZERO,
+            batch -> tx.execute(status -> jobs.saveAll(batch.stream().map(NewJob::job).toList())),
+            one -> tx.execute(status -> jobs.save(one.job())));
+    this.workerEvents =
+        new GroupCommit<>(
+            "gpuq-worker-event-writer",
+            MAX_BATCH,
+            // Nobody waits on these (a worker's place is free before its end is written), so a
+            // few milliseconds gather more of them per commit.
+            WORKER_EVENT_LINGER,
+            batch -> tx.execute(status -> batch.stream().map(this::apply).toList()),
+            one -> retryingOnConflict(status -> apply(one)));
+  }
+
+  /** Writes what submissions and workers' ends handed in before the application stops. */
+  @Override
+  public void close() {
+    newJobs.close();
+    workerEvents.close();
+  }
+
+  /** What workers report, written in the order it happened, many per commit. */
+  private sealed interface WorkerEvent {}
+
+  private record ProcessStarted(WorkerProcess process) implements WorkerEvent {}
+
+  private record Ended(AttemptEnd end) implements WorkerEvent {}
+
+  private JobState apply(WorkerEvent event) {
+    if (event instanceof ProcessStarted started) {
+      WorkerProcess p = started.process();
+      jobs.recordWorkerProcess(p.jobId(), p.attempt(), p.pid(), p.startTicks());
+      return null;
+    }
+    return applyEnd(((Ended) event).end());
+  }
+
+  @Override
+  public Job submit(NewJob job) {
+    try {
+      // Concurrent submissions share a commit.
+      return await(newJobs.write(job));
+    } catch (DataIntegrityViolationException e) {
+      if (job.idempotencyKey() == null) {
+        throw e;
+      }
+      // The unique index on (owner, key) let another job with this key in first.
+      throw new IdempotencyKeyTakenException(job.owner(), job.idempotencyKey(), e);
+    }
+  }
+
+  @Override
+  public Optional<Job> find(String id) {
+    return tx.execute(status -> jobs.findById(id));
+  }
+
+  @Override
+  public Optional<Job> findByKey(String owner, String idempotencyKey) {
+    return tx.execute(status -> jobs.findByOwnerAndIdempotencyKey(owner, idempotencyKey));
+  }
+
+  @Override
+  public JobPage page(JobFilter filter) {
+    return tx.execute(status -> JobQueries.page(jobs, filter));
+  }
+
+  @Override
+  public QueueHead queueHead(int cpuOnlyLimit, int gpuLimit) {
+    return tx.execute(
+        status ->
+            new QueueHead(
+                cpuOnlyLimit == 0 ? List.of() : jobs.findCpuQueueHead(Limit.of(cpuOnlyLimit)),
+                gpuLimit == 0 ? List.of() : jobs.findGpuQueueHead(Limit.of(gpuLimit))));
+  }
+
+  /**
+   * One transaction for a whole scheduling pass: the jobs still queued and not being claimed by
+   * another node right now ({@code FOR UPDATE SKIP LOCKED}) are started. No job is loaded: a claim
+   * locks and reads only what launching needs, in one statement, and writes what {@link
+   * JobTransition#START} states as two batches. Loading the jobs with their labels and attempts,
+   * and Hibernate's flushing them, cost the scheduler most of a claim's CPU.
+   */
+  @Override
+  public List<ClaimedJob> claim(Map<String, JobPlacement> placements, Instant now) {
+    if (placements.isEmpty()) {
+      return List.of();
+    }
+    // No entity is written, so no version check can fail: nothing to retry.
+    return tx.execute(
+        status -> {
+          List<ClaimedJob> locked = jobs.lockToStart(placements.keySet());
+          return jobs.startWithoutLoading(locked, placements, now);
+        });
+  }
+
+  @Override
+  public CompletableFuture<Void> recordProcess(WorkerProcess process) {
+    return translated(workerEvents.write(new ProcessStarted(process))).thenApply(state -> null);
+  }
+
+  @Override
+  public CompletableFuture<JobState> endAttempt(AttemptEnd end) {
+    return translated(workerEvents.write(new Ended(end)));
+  }
+
+  /** A write's failure in the store's words: a database that cannot write now is unavailable. */
+  private static <T> CompletableFuture<T> translated(CompletableFuture<T> write) {
+    CompletableFuture<T> result = new CompletableFuture<>();
+    write.whenComplete(
+        (value, failure) -> {
+          if (failure == null) {
+            result.complete(value);
+          } else {
+            result.completeExceptionally(unavailableIfSo(failure));
+          }
+        });
+    return result;
+  }
+
+  private static Throwable unavailableIfSo(Throwable failure) {
+    Throwable cause = failure instanceof CompletionException ? failure.getCause() : failure;
+    for (Throwable t = cause; t != null; t = t.getCause()) {
+      if (t instanceof DataAccessException || t instanceof TransactionException) {
+        return new JobStoreUnavailableException(cause);
+      }
+    }
+    return cause;
+  }
+
+  private JobState applyEnd(AttemptEnd end) {
+    if (end.outcome().isSuccess()
+        && jobs.succeedWithoutLoading(
+            end.jobId(), end.attempt(), end.outcome().exitCode(), end.endedAt())) {
+      return JobState.SUCCEEDED;
+    }
+    // Any other case (a failure, cancelled meanwhile, an older attempt) is left to the entity.
+    return jobs.findById(end.jobId()).map(job -> job.endAttempt(end)).orElse(null);
+  }
+
+  @Override
+  public JobState cancel(String id, Instant now) {
+    return retryingOnConflict(
+        status -> {
+          Job job = jobs.findById(id).orElseThrow(() -> new JobNotFoundException(id));
+          if (job.state().isTerminal()) {
+            throw new JobConflictException(
+                "job " + id + " has already finished (" + job.state() + ")");
+          }
+          JobState from = job.state();
+          job.cancel(now);
+          return from;
+        });
+  }
+
+  @Override
+  public void observeGpuMemory(String id, long bytes) {
+    retryingOnConflict(
+        status -> {
+          jobs.findById(id)
+              .filter(job -> job.state() == JobState.RUNNING)
+              .ifPresent(job -> job.observeGpuMemory(bytes));
+          return null;
+        });
+  }
+
+  /**
+   * Runs a read-modify-write of one job, again if a concurrent writer (the user cancelling while
+   * the worker exits) changed the job first; the version column detects it.
+   */
+  private <T> T retryingOnConflict(TransactionCallback<T> work) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return tx.execute(work);
+      } catch (OptimisticLockingFailureException e) {
+        if (attempt == MAX_CONFLICT_RETRIES) {
+          throw e;
+        }
+        log.debug("concurrent update of a job, retrying ({})", e.getMessage());
+      }
+    }
+  }
+
+  @Override
+  public List<Job> runningOn(String node) {
+    return tx.execute(status -> jobs.findByStateAndNode(JobState.RUNNING, node));
+  }
+
+  @Override
+  public List<LostAttempt> lostAttemptsOn(String node) {
+    return tx.execute(status -> jobs.findLostAttemptsOn(node));
+  }
+
+  @Override
+  public AttemptStanding standingOf(String jobId, int attempt, String node) {
+    return tx.execute(status -> jobs.findById(jobId).map(job -> Standing.of(job, attempt, node)))
+        .orElse(AttemptStanding.GONE);
+  }
+
+  /** Read in one query per {@value #MAX_IDS_PER_QUERY} ids, however many there are. */
+  @Override
+  public Set<String> endedAmong(Collection<String> ids) {
+    List<JobState> ended = Arrays.stream(JobState.values()).filter(JobState::isTerminal).toList();
+    List<String> all = List.copyOf(ids);
+    Set<String> found = new HashSet<>();
+    for (int from = 0; from < all.size(); from += MAX_IDS_PER_QUERY) {
+      List<String> chunk = all.subList(from, Math.min(all.size(), from + MAX_IDS_PER_QUERY));
+      found.addAll(tx.execute(status -> jobs.findIdsInStates(chunk, ended)));
+    }
+    return found;
+  }
+
+  @Override
+  public Optional<Long> peakGpuMemoryOf(String id, int attempt) {
+    return tx.execute(
+        status ->
+            jobs.findById(id).stream()
+                .flatMap(job -> job.attempts().stream())
+                .filter(a -> a.attempt() == attempt)
+                .findFirst()
+                .map(JobAttempt::peakGpuMemoryBytes));
+  }
+
+  @Override
+  public Map<JobState, Long> countByState() {
+    Map<JobState, Long> counts = new EnumMap<>(JobState.class);
+    for (JobState state : JobState.values()) {
+      counts.put(state, 0L);
+    }
+    tx.execute(status -> jobs.countByStateRaw())
+        .forEach(row -> counts.put((JobState) row[0], (Long) row[1]));
+    return counts;
+  }
+
+  /** Waits for a group commit, rethrowing what failed the write as it was thrown. */
+  private static <T> T await(CompletableFuture<T> write) {
+    try {
+      return write.join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof RuntimeException cause) {
+        throw cause;
+      }
+      throw e;
+    }
+  }
+}

@@ -1,0 +1,177 @@
+package io.gpuq.schedule;
+
+import io.gpuq.gpu.GpuBackend;
+import io.gpuq.gpu.GpuInventory;
+import io.gpuq.gpu.GpuUsage;
+import io.gpuq.guard.ExitClassifier;
+import io.gpuq.guard.OomRecognizer;
+import io.gpuq.job.ClaimedJob;
+import io.gpuq.job.JobPlacement;
+import io.gpuq.job.JobService;
+import io.gpuq.launch.JobFiles;
+import io.gpuq.launch.WorkerSetup;
+import io.gpuq.launch.Workers;
+import io.gpuq.placement.Placer;
+import io.gpuq.proc.ProcFs;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Executor;
+import java.util.function.BiFunction;
+import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+
+/**
+ * The scheduler's one composition root, plain Java: it is handed what the scheduler works with (the
+ * jobs, the workers, the GPUs, the placer) and builds every step once, each given what it needs,
+ * none told of another afterwards. Spring, or a test, hands it its parts.
+ */
+public final class SchedulerBuilder {
+
+  private final JobService jobs;
+  private final Workers workers;
+  private final JobFiles files;
+  private final Placer placer;
+  private final Clock clock;
+  private final String node;
+  private BiFunction<ClaimedJob, JobPlacement, WorkerSetup> setup =
+      (job, placement) -> new WorkerSetup(null, Map.of(), List.of());
+  private ExitClassifier classifier = new ExitClassifier(new OomRecognizer());
+  private int logTailBytes = 64 * 1024;
+  private GpuBackend gpus = new NoGpus();
+  private GpuInventory inventory = new GpuInventory("emulated", List.of(), Optional.empty());
+  private Supplier<GpuUsage> usage;
+  private ProcFs procFs = new ProcFs(java.nio.file.Path.of("/proc"));
+  private int cpuSlots = 4;
+  private Predicate<Map<String, String>> selects = Map::isEmpty;
+  private Executor starter = Runnable::run;
+  private BooleanSupplier roomToStart = () -> true;
+  private Duration safetyNet = Duration.ofSeconds(5);
+
+  public SchedulerBuilder(
+      JobService jobs, Workers workers, JobFiles files, Placer placer, Clock clock, String node) {
+    this.jobs = jobs;
+    this.workers = workers;
+    this.files = files;
+    this.placer = placer;
+    this.clock = clock;
+    this.node = node;
+    this.usage = () -> GpuUsage.none(clock.instant());
+  }
+
+  /** Who each worker runs as, and its environment; by default gpuq's own account, no variables. */
+  public SchedulerBuilder workerSetup(BiFunction<ClaimedJob, JobPlacement, WorkerSetup> setup) {
+    this.setup = setup;
+    return this;
+  }
+
+  public SchedulerBuilder exitClassifier(ExitClassifier classifier, int logTailBytes) {
+    this.classifier = classifier;
+    this.logTailBytes = logTailBytes;
+    return this;
+  }
+
+  /** This node's GPUs, and their last measured use; none by default. */
+  public SchedulerBuilder gpus(GpuBackend gpus, GpuInventory inventory, Supplier<GpuUsage> usage) {
+    this.gpus = gpus;
+    this.inventory = inventory;
+    this.usage = usage;
+    return this;
+  }
+
+  public SchedulerBuilder procFs(ProcFs procFs) {
+    this.procFs = procFs;
+    return this;
+  }
+
+  public SchedulerBuilder cpuSlots(int cpuSlots) {
+    this.cpuSlots = cpuSlots;
+    return this;
+  }
+
+  /** Whether this node runs jobs with a node selector; by default only jobs with none. */
+  public SchedulerBuilder selects(Predicate<Map<String, String>> selects) {
+    this.selects = selects;
+    return this;
+  }
+
+  /** Where launches run; by default on the scheduling thread itself. */
+  public SchedulerBuilder starter(Executor starter) {
+    this.starter = starter;
+    return this;
+  }
+
+  /** Whether there is room (disk) to start jobs now. */
+  public SchedulerBuilder roomToStart(BooleanSupplier roomToStart) {
+    this.roomToStart = roomToStart;
+    return this;
+  }
+
+  /** How long the loop waits, at most, for a wake-up before a pass of its own. */
+  public SchedulerBuilder safetyNet(Duration safetyNet) {
+    this.safetyNet = safetyNet;
+    return this;
+  }
+
+  public Scheduler build() {
+    Wakeups wakeups = new Wakeups();
+    JobExecution execution =
+        new JobExecution(
+            jobs,
+            workers,
+            files,
+            setup,
+            classifier,
+            logTailBytes,
+            gpus,
+            inventory,
+            procFs,
+            wakeups::capacityFreed);
+    Dispatcher dispatcher =
+        new Dispatcher(
+            jobs,
+            workers,
+            execution,
+            placer,
+            inventory,
+            usage,
+            clock,
+            node,
+            cpuSlots,
+            selects,
+            starter,
+            roomToStart);
+    return new Scheduler(
+        wakeups,
+        execution,
+        dispatcher,
+        new SchedulingLoop(dispatcher, wakeups, safetyNet),
+        new WorkerRecovery(jobs, execution, workers, node),
+        new TimeoutDuty(workers, clock),
+        new StopUnownedWorkers(jobs, workers, node));
+  }
+
+  /** A node without GPUs: there is nothing to attach workers to. */
+  private static final class NoGpus implements GpuBackend {
+    @Override
+    public String kind() {
+      return "none";
+    }
+
+    @Override
+    public List<io.gpuq.gpu.GpuDevice> devices() {
+      return List.of();
+    }
+
+    @Override
+    public List<io.gpuq.gpu.GpuSample> sample() {
+      return List.of();
+    }
+
+    @Override
+    public void close() {}
+  }
+}

@@ -1,0 +1,53 @@
+package io.gpuq.schedule;
+
+import io.gpuq.job.JobService;
+import io.gpuq.launch.RunningWorker;
+import io.gpuq.launch.StopReason;
+import io.gpuq.launch.Workers;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Stops the workers on this node whose attempts the store no longer gives it: a job cancelled
+ * (through any node) is stopped as cancelled; a job declared lost while this node was silent, and
+ * perhaps running elsewhere now, is stopped as stale rather than left to run twice.
+ */
+public final class StopUnownedWorkers {
+
+  private static final Logger log = LoggerFactory.getLogger(StopUnownedWorkers.class);
+
+  private final JobService jobs;
+  private final Workers workers;
+  private final String node;
+
+  public StopUnownedWorkers(JobService jobs, Workers workers, String node) {
+    this.jobs = jobs;
+    this.workers = workers;
+    this.node = node;
+  }
+
+  /** Asks the store about each live worker not being stopped already, and stops the unowned. */
+  public void runOnce() {
+    for (RunningWorker worker : workers.live()) {
+      if (worker.stopReason() != null) {
+        continue;
+      }
+      switch (jobs.standingOf(worker.jobId(), worker.attempt(), node)) {
+        case RUNS_THERE -> {}
+        case CANCELLED -> {
+          log.info("job {} was cancelled: stopping its worker", worker.jobId());
+          workers.stop(worker.jobId(), StopReason.CANCELLED);
+        }
+        case GONE -> {
+          log.warn(
+              "job {} attempt {} no longer belongs to node {} (declared lost while it was"
+                  + " silent): stopping its stale worker",
+              worker.jobId(),
+              worker.attempt(),
+              node);
+          workers.stop(worker.jobId(), StopReason.STALE);
+        }
+      }
+    }
+  }
+}

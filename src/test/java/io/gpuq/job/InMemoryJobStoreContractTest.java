@@ -1,0 +1,15 @@
+package io.gpuq.job;
+
+import org.junit.jupiter.api.DisplayName;
+
+/** The contract on the store the scheduler's unit tests use. */
+@DisplayName("The job store in memory")
+class InMemoryJobStoreContractTest extends JobStoreContract {
+
+  private final JobStore store = new InMemoryJobStore();
+
+  @Override
+  JobStore store() {
+    return store;
+  }
+}

@@ -1,0 +1,737 @@
+package io.gpuq.job;
+
+import static io.gpuq.job.JobBuilder.T0;
+import static io.gpuq.job.JobBuilder.aFailedJob;
+import static io.gpuq.job.JobBuilder.aJobCancelledWhileQueued;
+import static io.gpuq.job.JobBuilder.aJobCancelledWhileRunning;
+import static io.gpuq.job.JobBuilder.aLostJob;
+import static io.gpuq.job.JobBuilder.aQueuedJob;
+import static io.gpuq.job.JobBuilder.aRequeuedJob;
+import static io.gpuq.job.JobBuilder.aRunningJob;
+import static io.gpuq.job.JobBuilder.aSucceededJob;
+import static io.gpuq.job.JobSpecs.aSpec;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.gpuq.job.Caller.Role;
+import io.gpuq.placement.PlacedGpu;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What gpuq needs of a {@link JobStore}, run unchanged on every store: H2 in PostgreSQL mode (one
+ * node), PostgreSQL (several nodes sharing one database) and memory (the scheduler's unit tests).
+ * Each subclass hands in an empty store. Several tests race real threads against each other.
+ */
+abstract class JobStoreContract {
+
+  static final long GIB = 1L << 30;
+  static final Caller ALICE = new Caller("alice", Role.SUBMITTER);
+  static final Caller BOB = new Caller("bob", Role.SUBMITTER);
+  static final Caller ADMIN = new Caller("root", Role.ADMIN);
+
+  static final JobPlacement TWO_GPUS =
+      new JobPlacement(
+          "node-1",
+          List.of(
+              new PlacedGpu(1, "GPU-aaaa-1", 6 * GIB, 16 * GIB),
+              new PlacedGpu(3, "GPU-aaaa-3", 6 * GIB, 16 * GIB)),
+          0.375);
+
+  final RecordedEvents events = new RecordedEvents();
+
+  /** The store under test, emptied before each test. */
+  abstract JobStore store();
+
+  /** The job use cases over that store, with a clock fixed at {@link JobBuilder#T0}. */
+  JobService service() {
+    return new JobService(store(), Clock.fixed(T0, ZoneOffset.UTC), List.of(events));
+  }
+
+  /** The lifecycle events JobService sent, in order. */
+  static final class RecordedEvents implements JobLifecycleListener {
+    final Queue<String> started = new ConcurrentLinkedQueue<>();
+    final Queue<JobState> endedIn = new ConcurrentLinkedQueue<>();
+
+    @Override
+    public void attemptStarted(
+        String jobId, int attempt, Instant createdAt, Instant queuedAt, Instant startedAt) {
+      started.add(jobId + "#" + attempt);
+    }
+
+    @Override
+    public void attemptEnded(String jobId, int attempt, AttemptOutcome outcome, JobState jobState) {
+      endedIn.add(jobState);
+    }
+  }
+
+  @BeforeEach
+  void noEventsYet() {
+    events.started.clear();
+    events.endedIn.clear();
+  }
+
+  Job reload(String id) {
+    return store().find(id).orElseThrow();
+  }
+
+  // --- submitting --------------------------------------------------------------------------------
+
+  @Test
+  void a_submitted_job_is_queued_for_its_first_attempt_with_no_attempt_yet() {
+    Job job = aQueuedJob().spec(s -> s.labels(Map.of("team", "vision"))).in(store());
+
+    assertThat(job.state()).isEqualTo(JobState.QUEUED);
+    assertThat(job.attempt()).isEqualTo(1);
+    assertThat(job.attempts()).isEmpty();
+    assertThat(job.labels()).isEqualTo(Map.of("team", "vision"));
+    assertThat(job.createdAt()).isEqualTo(T0);
+    assertThat(job.queuedAt()).isEqualTo(T0);
+    assertThat(store().find("no-such-job")).isEmpty();
+  }
+
+  @Test
+  void one_owner_cannot_store_two_jobs_with_one_key_but_two_owners_can() {
+    Job first = aQueuedJob().idempotencyKey("nightly").in(store());
+
+    assertThatThrownBy(() -> aQueuedJob().idempotencyKey("nightly").in(store()))
+        .isInstanceOf(IdempotencyKeyTakenException.class);
+    Job bobs = aQueuedJob().ownedBy("bob").idempotencyKey("nightly").in(store());
+
+    assertThat(store().findByKey("alice", "nightly")).map(Job::id).contains(first.id());
+    assertThat(store().findByKey("bob", "nightly")).map(Job::id).contains(bobs.id());
+    assertThat(store().findByKey("alice", "weekly")).isEmpty();
+    assertThat(store().countByState().get(JobState.QUEUED)).isEqualTo(2);
+  }
+
+  @Test
+  void jobs_without_a_key_never_collide() {
+    for (int i = 0; i < 3; i++) {
+      aQueuedJob().in(store());
+    }
+
+    assertThat(store().countByState().get(JobState.QUEUED)).isEqualTo(3);
+  }
+
+  @Test
+  void a_repeated_submission_returns_the_first_job() {
+    Submission first = service().submit(ALICE, aSpec().build(), "nightly");
+    Submission again = service().submit(ALICE, aSpec().build(), "nightly");
+
+    assertThat(first.created()).isTrue();
+    assertThat(again.created()).isFalse();
+    assertThat(again.job().id()).isEqualTo(first.job().id());
+  }
+
+  @Test
+  void simultaneous_submissions_with_one_key_create_exactly_one_job() throws Exception {
+    JobService service = service();
+    List<Outcome<Submission>> outcomes =
+        race(6, i -> service.submit(ALICE, aSpec().build(), "same-key"));
+
+    assertThat(outcomes).allSatisfy(o -> assertThat(o.failure()).isNull());
+    assertThat(outcomes).filteredOn(o -> o.value().created()).hasSize(1);
+    assertThat(outcomes)
+        .extracting(o -> o.value().job().id())
+        .containsOnly(outcomes.get(0).value().job().id());
+    assertThat(store().countByState().get(JobState.QUEUED)).isEqualTo(1);
+  }
+
+  // --- the queue ---------------------------------------------------------------------------------
+
+  @Test
+  void its_head_is_queued_jobs_by_priority_then_submission_order() {
+    Job low = aQueuedJob().priority(0).in(store());
+    Job highFirst = aQueuedJob().priority(5).in(store());
+    Job highSecond = aQueuedJob().priority(5).in(store());
+    aRunningJob().priority(10).in(store());
+    Job lowest = aQueuedJob().priority(-1).in(store());
+    aJobCancelledWhileQueued().priority(10).in(store());
+
+    assertThat(store().queueHead(3, 0).cpuOnly())
+        .extracting(QueuedJob::id)
+        .containsExactly(highFirst.id(), highSecond.id(), low.id());
+    assertThat(store().queueHead(10, 0).cpuOnly())
+        .extracting(QueuedJob::id)
+        .containsExactly(highFirst.id(), highSecond.id(), low.id(), lowest.id());
+  }
+
+  @Test
+  void cpu_only_and_gpu_jobs_are_read_as_two_queues_each_in_scheduling_order() {
+    Job cpuLow = aQueuedJob().priority(0).in(store());
+    Job gpuLow = aQueuedJob().priority(0).onAGpu().in(store());
+    Job cpuHigh = aQueuedJob().priority(5).in(store());
+    Job gpuHigh = aQueuedJob().priority(5).onAGpu().in(store());
+    Job gpuLowSecond = aQueuedJob().priority(0).onAGpu().in(store());
+
+    assertThat(store().queueHead(10, 0).cpuOnly())
+        .extracting(QueuedJob::id)
+        .containsExactly(cpuHigh.id(), cpuLow.id());
+    assertThat(store().queueHead(10, 0).gpu()).isEmpty();
+    assertThat(store().queueHead(0, 10).gpu())
+        .extracting(QueuedJob::id)
+        .containsExactly(gpuHigh.id(), gpuLow.id(), gpuLowSecond.id());
+    assertThat(store().queueHead(0, 2).gpu())
+        .extracting(QueuedJob::id)
+        .containsExactly(gpuHigh.id(), gpuLow.id());
+  }
+
+  @Test
+  void a_requeued_job_waits_in_the_queue_from_when_its_attempt_ended() {
+    Job requeued = aRequeuedJob().in(store());
+
+    assertThat(requeued.state()).isEqualTo(JobState.QUEUED);
+    assertThat(requeued.attempt()).isEqualTo(2);
+    assertThat(store().queueHead(10, 0).cpuOnly())
+        .singleElement()
+        .satisfies(
+            head -> {
+              assertThat(head.id()).isEqualTo(requeued.id());
+              assertThat(head.queuedAt()).isEqualTo(T0.plusSeconds(2));
+            });
+  }
+
+  // --- claiming ----------------------------------------------------------------------------------
+
+  @Test
+  void a_claim_starts_the_job_and_answers_what_launching_it_needs() {
+    Job job =
+        aQueuedJob()
+            .spec(
+                s ->
+                    s.command("python3", "train.py", "--lr", "3e-4")
+                        .workingDir("/data/runs/r-1")
+                        .env(Map.of("SEED", "7"))
+                        .framework(Framework.PYTORCH)
+                        .timeout(Duration.ofMinutes(90))
+                        .gpuMemory(6 * GIB))
+            .in(store());
+
+    List<ClaimedJob> claimed = store().claim(Map.of(job.id(), TWO_GPUS), T0.plusSeconds(5));
+
+    assertThat(claimed)
+        .containsExactly(
+            new ClaimedJob(
+                job.id(),
+                "alice",
+                1,
+                List.of("python3", "train.py", "--lr", "3e-4"),
+                "/data/runs/r-1",
+                Map.of("SEED", "7"),
+                Framework.PYTORCH,
+                Duration.ofMinutes(90),
+                T0,
+                T0));
+    Job read = reload(job.id());
+    assertThat(read.state()).isEqualTo(JobState.RUNNING);
+    assertThat(read.placement()).isEqualTo(TWO_GPUS);
+    assertThat(read.node()).isEqualTo("node-1");
+    assertThat(read.startedAt()).isEqualTo(T0.plusSeconds(5));
+    assertThat(read.attempts())
+        .singleElement()
+        .satisfies(
+            attempt -> {
+              assertThat(attempt.attempt()).isEqualTo(1);
+              assertThat(attempt.node()).isEqualTo("node-1");
+              assertThat(attempt.placement()).isEqualTo(TWO_GPUS);
+              assertThat(attempt.budgetBytes()).isEqualTo(6 * GIB);
+              assertThat(attempt.startedAt()).isEqualTo(T0.plusSeconds(5));
+              assertThat(attempt.outcome()).isNull();
+            });
+  }
+
+  @Test
+  void a_requeued_job_claimed_again_gets_its_second_attempt() {
+    Job requeued = aRequeuedJob().on("node-2").in(store());
+
+    ClaimedJob claimed = store().claim(Map.of(requeued.id(), TWO_GPUS), T0.plusSeconds(60)).get(0);
+
+    assertThat(claimed.attempt()).isEqualTo(2);
+    assertThat(claimed.queuedAt()).isEqualTo(T0.plusSeconds(2));
+    assertThat(reload(requeued.id()).attempts())
+        .satisfiesExactly(
+            first -> {
+              assertThat(first.node()).isEqualTo("node-2");
+              assertThat(first.outcome()).isEqualTo(JobState.FAILED);
+            },
+            second -> {
+              assertThat(second.attempt()).isEqualTo(2);
+              assertThat(second.placement()).isEqualTo(TWO_GPUS);
+              assertThat(second.outcome()).isNull();
+            });
+  }
+
+  @Test
+  void a_job_no_longer_queued_is_not_claimed_and_stays_as_it_was() {
+    Job cancelled = aJobCancelledWhileQueued().in(store());
+    Job running = aRunningJob().on("node-2").in(store());
+    Job queued = aQueuedJob().in(store());
+
+    List<ClaimedJob> claimed =
+        service()
+            .markStarted(
+                Map.of(cancelled.id(), TWO_GPUS, running.id(), TWO_GPUS, queued.id(), TWO_GPUS));
+
+    assertThat(claimed).extracting(ClaimedJob::id).containsExactly(queued.id());
+    assertThat(reload(cancelled.id()).attempts()).isEmpty();
+    assertThat(reload(cancelled.id()).state()).isEqualTo(JobState.CANCELLED);
+    assertThat(reload(running.id()).node()).isEqualTo("node-2");
+    assertThat(reload(running.id()).attempts()).singleElement();
+    assertThat(events.started).containsExactly(queued.id() + "#1");
+  }
+
+  @Test
+  void of_several_nodes_claiming_one_queued_job_exactly_one_starts_it() throws Exception {
+    for (int round = 0; round < 5; round++) {
+      String id = aQueuedJob().in(store()).id();
+
+      List<Outcome<List<ClaimedJob>>> claims =
+          race(8, i -> store().claim(Map.of(id, JobPlacement.cpuOnly("node-" + i)), T0));
+
+      assertThat(claims).allSatisfy(c -> assertThat(c.failure()).isNull());
+      List<Integer> winners = new ArrayList<>();
+      for (int node = 0; node < claims.size(); node++) {
+        if (!claims.get(node).value().isEmpty()) {
+          winners.add(node);
+        }
+      }
+      assertThat(winners).hasSize(1);
+      Job job = reload(id);
+      assertThat(job.state()).isEqualTo(JobState.RUNNING);
+      assertThat(job.node()).isEqualTo("node-" + winners.get(0));
+      assertThat(job.attempts()).singleElement();
+    }
+  }
+
+  // --- workers' processes and ends ---------------------------------------------------------------
+
+  @Test
+  void a_worker_process_is_recorded_on_its_attempt_even_after_the_attempt_ended() {
+    Job job = aSucceededJob().in(store());
+
+    store().recordProcess(new WorkerProcess(job.id(), 1, 4242, 987L)).join();
+
+    JobAttempt attempt = reload(job.id()).attempts().get(0);
+    assertThat(attempt.pid()).isEqualTo(4242);
+    assertThat(attempt.pidStartTicks()).isEqualTo(987L);
+    assertThat(attempt.outcome()).isEqualTo(JobState.SUCCEEDED);
+  }
+
+  @Test
+  void a_success_ends_the_job_and_its_attempt_with_the_exit_code_at_the_end_time() {
+    Job job = aRunningJob().in(store());
+    Instant ended = T0.plusSeconds(44).plusNanos(123_456_000);
+
+    JobState after =
+        store()
+            .endAttempt(new AttemptEnd(job.id(), 1, AttemptOutcome.succeeded(), 0, ended))
+            .join();
+
+    Job read = reload(job.id());
+    assertThat(after).isEqualTo(JobState.SUCCEEDED);
+    assertThat(read.state()).isEqualTo(JobState.SUCCEEDED);
+    assertThat(read.exitCode()).isZero();
+    assertThat(read.finishedAt()).isEqualTo(ended);
+    assertThat(read.attempts().get(0).outcome()).isEqualTo(JobState.SUCCEEDED);
+    assertThat(read.attempts().get(0).exitCode()).isZero();
+    assertThat(read.attempts().get(0).finishedAt()).isEqualTo(ended);
+  }
+
+  @Test
+  void a_failure_with_no_attempt_left_fails_the_job_with_its_reason() {
+    Job job = aFailedJob().failedWith(FailureReason.OUT_OF_MEMORY).in(store());
+
+    assertThat(job.state()).isEqualTo(JobState.FAILED);
+    assertThat(job.failureReason()).isEqualTo(FailureReason.OUT_OF_MEMORY);
+    assertThat(job.exitCode()).isEqualTo(1);
+    assertThat(job.finishedAt()).isEqualTo(T0.plusSeconds(2));
+    assertThat(job.attempts().get(0).failureReason()).isEqualTo(FailureReason.OUT_OF_MEMORY);
+  }
+
+  @Test
+  void a_memory_failure_with_attempts_left_requeues_the_job_with_a_grown_budget() {
+    Job job =
+        aRequeuedJob()
+            .spec(s -> s.gpuMemory(4 * GIB).growth(1.5))
+            .failedWith(FailureReason.OUT_OF_MEMORY)
+            .placedAt(TWO_GPUS)
+            .in(store());
+
+    assertThat(job.state()).isEqualTo(JobState.QUEUED);
+    assertThat(job.gpuMemoryBytes()).isEqualTo(6 * GIB);
+    assertThat(job.requestedGpuMemoryBytes()).isEqualTo(4 * GIB);
+    assertThat(job.node()).isNull();
+    assertThat(job.placement()).isNull();
+    assertThat(job.startedAt()).isNull();
+  }
+
+  @Test
+  void the_end_of_an_attempt_that_is_no_longer_current_changes_nothing() {
+    Job requeued = aRequeuedJob().in(store());
+
+    JobState after =
+        store()
+            .endAttempt(new AttemptEnd(requeued.id(), 1, AttemptOutcome.succeeded(), 0, T0))
+            .join();
+
+    assertThat(after).isNull();
+    assertThat(reload(requeued.id()).state()).isEqualTo(JobState.QUEUED);
+  }
+
+  @Test
+  void an_attempt_that_ended_at_a_known_time_ends_then_not_when_its_end_is_recorded() {
+    Job succeeded = aRunningJob().at(T0.minusSeconds(60)).in(store());
+    Job failed = aRunningJob().at(T0.minusSeconds(60)).in(store());
+    Job fromTheFuture = aRunningJob().at(T0.minusSeconds(60)).in(store());
+    Instant ended = T0.minusSeconds(44).plusNanos(123_456_000);
+    JobService service = service();
+
+    service.recordAttemptEndLater(succeeded.id(), 1, AttemptOutcome.succeeded(), 0, ended).join();
+    service
+        .recordAttemptEndLater(
+            failed.id(),
+            1,
+            new AttemptOutcome(FailureReason.EXIT_CODE, "exited with code 3", 3),
+            0,
+            ended)
+        .join();
+    service
+        .recordAttemptEndLater(
+            fromTheFuture.id(), 1, AttemptOutcome.succeeded(), 0, T0.plusSeconds(3600))
+        .join();
+
+    for (Job job : List.of(succeeded, failed)) {
+      Job read = reload(job.id());
+      assertThat(read.state()).as(job.id()).isIn(JobState.SUCCEEDED, JobState.FAILED);
+      assertThat(read.finishedAt()).as(job.id()).isEqualTo(ended);
+      assertThat(read.attempts().get(0).finishedAt()).as(job.id()).isEqualTo(ended);
+    }
+    // A clock that ran ahead of this node's must not end an attempt in the future.
+    assertThat(reload(fromTheFuture.id()).finishedAt()).isEqualTo(T0);
+    assertThat(events.endedIn)
+        .containsExactlyInAnyOrder(JobState.SUCCEEDED, JobState.FAILED, JobState.SUCCEEDED);
+  }
+
+  @Test
+  void the_peak_of_gpu_memory_is_kept_per_attempt_and_only_grows() {
+    Job job = aRunningJob().in(store());
+
+    store().observeGpuMemory(job.id(), 3 * GIB);
+    store().observeGpuMemory(job.id(), 5 * GIB);
+    store().observeGpuMemory(job.id(), 4 * GIB);
+
+    assertThat(store().peakGpuMemoryOf(job.id(), 1)).contains(5 * GIB);
+    assertThat(reload(job.id()).peakGpuMemoryBytes()).isEqualTo(5 * GIB);
+    assertThat(store().peakGpuMemoryOf(job.id(), 2)).isEmpty();
+    assertThat(store().peakGpuMemoryOf(aRunningJob().in(store()).id(), 1)).isEmpty();
+  }
+
+  // --- cancelling --------------------------------------------------------------------------------
+
+  @Test
+  void a_cancelled_running_job_ends_cancelled_with_its_attempt_and_no_failure_reason() {
+    Job job = aRunningJob().in(store());
+
+    JobState from = store().cancel(job.id(), T0.plusSeconds(9));
+
+    Job read = reload(job.id());
+    assertThat(from).isEqualTo(JobState.RUNNING);
+    assertThat(read.state()).isEqualTo(JobState.CANCELLED);
+    assertThat(read.finishedAt()).isEqualTo(T0.plusSeconds(9));
+    assertThat(read.failureReason()).isNull();
+    assertThat(read.attempts())
+        .singleElement()
+        .satisfies(
+            attempt -> {
+              assertThat(attempt.outcome()).isEqualTo(JobState.CANCELLED);
+              assertThat(attempt.failureReason()).isNull();
+              assertThat(attempt.failureMessage()).isEqualTo("cancelled by the user");
+              assertThat(attempt.finishedAt()).isEqualTo(T0.plusSeconds(9));
+            });
+  }
+
+  @Test
+  void a_job_queued_again_for_a_retry_can_be_cancelled() {
+    Job requeued = aRequeuedJob().in(store());
+
+    assertThat(store().cancel(requeued.id(), T0.plusSeconds(9))).isEqualTo(JobState.QUEUED);
+
+    Job read = reload(requeued.id());
+    assertThat(read.state()).isEqualTo(JobState.CANCELLED);
+    assertThat(read.attempts())
+        .singleElement()
+        .satisfies(a -> assertThat(a.outcome()).isEqualTo(JobState.FAILED));
+  }
+
+  @Test
+  void a_finished_or_unknown_job_cannot_be_cancelled() {
+    Job succeeded = aSucceededJob().in(store());
+
+    assertThatThrownBy(() -> store().cancel(succeeded.id(), T0))
+        .isInstanceOf(JobConflictException.class);
+    assertThatThrownBy(() -> store().cancel("no-such-job", T0))
+        .isInstanceOf(JobNotFoundException.class);
+    assertThat(reload(succeeded.id()).state()).isEqualTo(JobState.SUCCEEDED);
+  }
+
+  @Test
+  void the_exit_of_a_cancelled_worker_is_kept_on_the_cancelled_job() {
+    Job job = aJobCancelledWhileRunning().in(store());
+
+    JobState after =
+        store()
+            .endAttempt(
+                new AttemptEnd(job.id(), 1, new AttemptOutcome(null, "cancelled", 143), 0, T0))
+            .join();
+
+    Job read = reload(job.id());
+    assertThat(after).isEqualTo(JobState.CANCELLED);
+    assertThat(read.state()).isEqualTo(JobState.CANCELLED);
+    assertThat(read.exitCode()).isEqualTo(143);
+    assertThat(read.attempts().get(0).exitCode()).isEqualTo(143);
+    assertThat(read.attempts().get(0).outcome()).isEqualTo(JobState.CANCELLED);
+  }
+
+  @Test
+  void cancels_racing_attempt_ends_leave_every_job_consistent() throws Exception {
+    JobService service = service();
+    for (int round = 0; round < 10; round++) {
+      String id = aRunningJob().in(store()).id();
+
+      List<Outcome<Object>> outcomes =
+          race(
+              2,
+              i -> {
+                if (i == 0) {
+                  return service.cancel(ALICE, id, job -> {});
+                }
+                service.recordAttemptEnd(id, 1, new AttemptOutcome(null, null, 0), 16 * GIB);
+                return null;
+              });
+
+      Job job = reload(id);
+      Throwable cancelFailure = outcomes.get(0).failure();
+      assertThat(outcomes.get(1).failure()).as("recording the end").isNull();
+      if (job.state() == JobState.CANCELLED) {
+        assertThat(cancelFailure).isNull();
+        assertThat(job.attempts().get(0).exitCode()).as("exit code kept after cancel").isZero();
+      } else {
+        assertThat(job.state()).isEqualTo(JobState.SUCCEEDED);
+        assertThat(cancelFailure).isInstanceOf(JobConflictException.class);
+      }
+    }
+  }
+
+  // --- what a node asks of its workers' jobs -----------------------------------------------------
+
+  @Test
+  void a_worker_learns_whether_its_attempt_runs_on_was_cancelled_or_is_gone() {
+    Job running = aRunningJob().on("node-1").in(store());
+    Job cancelled = aJobCancelledWhileRunning().on("node-1").in(store());
+    Job lostAndRequeued = aLostJob().spec(s -> s.attempts(2)).on("node-1").in(store());
+    Job succeeded = aSucceededJob().on("node-1").in(store());
+
+    assertThat(store().standingOf(running.id(), 1, "node-1")).isEqualTo(AttemptStanding.RUNS_THERE);
+    assertThat(store().standingOf(running.id(), 1, "node-2")).isEqualTo(AttemptStanding.GONE);
+    assertThat(store().standingOf(running.id(), 2, "node-1")).isEqualTo(AttemptStanding.GONE);
+    assertThat(store().standingOf(cancelled.id(), 1, "node-1"))
+        .isEqualTo(AttemptStanding.CANCELLED);
+    assertThat(store().standingOf(lostAndRequeued.id(), 1, "node-1"))
+        .isEqualTo(AttemptStanding.GONE);
+    assertThat(store().standingOf(succeeded.id(), 1, "node-1")).isEqualTo(AttemptStanding.GONE);
+    assertThat(store().standingOf("no-such-job", 1, "node-1")).isEqualTo(AttemptStanding.GONE);
+  }
+
+  @Test
+  void a_node_finds_the_jobs_it_runs() {
+    Job mine = aRunningJob().on("node-1").in(store());
+    Job alsoMine = aRunningJob().on("node-1").in(store());
+    aRunningJob().on("node-2").in(store());
+    aSucceededJob().on("node-1").in(store());
+    aQueuedJob().in(store());
+
+    assertThat(store().runningOn("node-1"))
+        .extracting(Job::id)
+        .containsExactlyInAnyOrder(mine.id(), alsoMine.id());
+  }
+
+  @Test
+  void a_node_finds_its_attempts_declared_lost_with_or_without_their_process() {
+    Job withProcess = aRunningJob().on("node-1").in(store());
+    Job withoutProcess = aRunningJob().on("node-1").in(store());
+    aRunningJob().on("node-2").in(store());
+    store().recordProcess(new WorkerProcess(withProcess.id(), 1, 4242, 987L)).join();
+
+    assertThat(service().declareLostOn("node-1", "node node-1 stopped heartbeating")).isEqualTo(2);
+
+    assertThat(store().lostAttemptsOn("node-1"))
+        .containsExactlyInAnyOrder(
+            new LostAttempt(withProcess.id(), 1, 4242L, 987L),
+            new LostAttempt(withoutProcess.id(), 1, null, null));
+    assertThat(store().lostAttemptsOn("node-2")).isEmpty();
+    assertThat(reload(withProcess.id()).state()).isEqualTo(JobState.FAILED);
+    assertThat(reload(withProcess.id()).failureReason()).isEqualTo(FailureReason.LOST);
+  }
+
+  @Test
+  void of_many_jobs_the_ended_ones_are_found_at_once() {
+    Job queued = aQueuedJob().in(store());
+    Job running = aRunningJob().in(store());
+    Job succeeded = aSucceededJob().in(store());
+    Job failed = aFailedJob().in(store());
+    Job cancelled = aJobCancelledWhileQueued().in(store());
+    List<String> many = new ArrayList<>();
+    for (int i = 0; i < 1200; i++) {
+      many.add("unknown-" + i);
+    }
+    many.addAll(List.of(queued.id(), running.id(), succeeded.id(), failed.id(), cancelled.id()));
+
+    assertThat(store().endedAmong(many))
+        .containsExactlyInAnyOrder(succeeded.id(), failed.id(), cancelled.id());
+  }
+
+  @Test
+  void jobs_are_counted_per_state_with_zero_for_empty_states() {
+    aQueuedJob().in(store());
+    aQueuedJob().in(store());
+    aRunningJob().in(store());
+    aJobCancelledWhileQueued().in(store());
+
+    assertThat(store().countByState())
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of(
+                JobState.QUEUED, 2L,
+                JobState.RUNNING, 1L,
+                JobState.SUCCEEDED, 0L,
+                JobState.FAILED, 0L,
+                JobState.CANCELLED, 1L));
+  }
+
+  // --- listing -----------------------------------------------------------------------------------
+
+  /** Seven jobs: five of alice's with and without labels, two of bob's, oldest first. */
+  record Listed(Job plain, Job visionProd, Job vision, Job nlpProd, Job visionProdToo) {}
+
+  Listed jobsOfTwoOwners() {
+    Job plain = submitWith(ALICE, Map.of());
+    Job visionProd = submitWith(ALICE, Map.of("team", "vision", "env", "prod"));
+    submitWith(BOB, Map.of("team", "vision", "env", "prod"));
+    Job vision = submitWith(ALICE, Map.of("team", "vision"));
+    Job nlpProd = submitWith(ALICE, Map.of("team", "nlp", "env", "prod"));
+    submitWith(BOB, Map.of());
+    Job visionProdToo = submitWith(ALICE, Map.of("team", "vision", "env", "prod", "x", "1"));
+    return new Listed(plain, visionProd, vision, nlpProd, visionProdToo);
+  }
+
+  @Test
+  void a_submitter_sees_only_their_own_jobs_newest_first() {
+    Listed l = jobsOfTwoOwners();
+    assertThat(ids(service().list(ALICE, null, Map.of(), null, 50)))
+        .containsExactly(
+            l.visionProdToo().id(),
+            l.nlpProd().id(),
+            l.vision().id(),
+            l.visionProd().id(),
+            l.plain().id());
+    assertThat(service().list(ADMIN, null, Map.of(), null, 50).items()).hasSize(7);
+  }
+
+  @Test
+  void jobs_must_carry_every_label_asked_for() {
+    Listed l = jobsOfTwoOwners();
+    JobService service = service();
+    assertThat(ids(service.list(ALICE, null, Map.of("team", "vision", "env", "prod"), null, 50)))
+        .containsExactly(l.visionProdToo().id(), l.visionProd().id());
+    assertThat(ids(service.list(ALICE, null, Map.of("env", "prod"), null, 50)))
+        .containsExactly(l.visionProdToo().id(), l.nlpProd().id(), l.visionProd().id());
+    assertThat(service.list(ADMIN, null, Map.of("team", "vision", "env", "prod"), null, 50).items())
+        .hasSize(3);
+    assertThat(service.list(ALICE, null, Map.of("team", "audio"), null, 50).items()).isEmpty();
+  }
+
+  @Test
+  void a_state_filter_shows_only_that_state() {
+    Listed l = jobsOfTwoOwners();
+    service().markStarted(l.vision().id(), JobPlacement.cpuOnly("node-1"));
+
+    assertThat(ids(service().list(ALICE, JobState.RUNNING, Map.of(), null, 50)))
+        .containsExactly(l.vision().id());
+    assertThat(service().list(ALICE, JobState.QUEUED, Map.of(), null, 50).items()).hasSize(4);
+  }
+
+  @Test
+  void pages_continue_before_the_last_id_until_none_are_left() {
+    Listed l = jobsOfTwoOwners();
+    JobService service = service();
+    JobPage first = service.list(ALICE, null, Map.of(), null, 2);
+    JobPage second = service.list(ALICE, null, Map.of(), first.nextBeforeId(), 2);
+    JobPage third = service.list(ALICE, null, Map.of(), second.nextBeforeId(), 2);
+
+    assertThat(ids(first)).containsExactly(l.visionProdToo().id(), l.nlpProd().id());
+    assertThat(first.nextBeforeId()).isEqualTo(l.nlpProd().id());
+    assertThat(ids(second)).containsExactly(l.vision().id(), l.visionProd().id());
+    assertThat(ids(third)).containsExactly(l.plain().id());
+    assertThat(third.nextBeforeId()).isNull();
+    assertThat(service.list(ALICE, null, Map.of(), null, 5).nextBeforeId())
+        .as("a page that holds exactly the rest has no next page")
+        .isNull();
+  }
+
+  private Job submitWith(Caller caller, Map<String, String> labels) {
+    return aQueuedJob().ownedBy(caller.name()).spec(s -> s.labels(labels)).in(store());
+  }
+
+  private static List<String> ids(JobPage page) {
+    return page.items().stream().map(Job::id).toList();
+  }
+
+  // --- racing ------------------------------------------------------------------------------------
+
+  /** What one racer did: its value, or what it threw. */
+  record Outcome<T>(T value, Throwable failure) {}
+
+  /** Runs {@code n} tasks on their own threads, released together, and waits for all of them. */
+  static <T> List<Outcome<T>> race(int n, IntFunction<T> task) throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(n);
+    try {
+      CountDownLatch go = new CountDownLatch(1);
+      List<Future<T>> futures = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        int racer = i;
+        futures.add(
+            pool.submit(
+                () -> {
+                  go.await();
+                  return task.apply(racer);
+                }));
+      }
+      go.countDown();
+      List<Outcome<T>> outcomes = new ArrayList<>();
+      for (Future<T> future : futures) {
+        try {
+          outcomes.add(new Outcome<>(future.get(60, TimeUnit.SECONDS), null));
+        } catch (java.util.concurrent.ExecutionException e) {
+          outcomes.add(new Outcome<>(null, e.getCause()));
+        }
+      }
+      return outcomes;
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+}

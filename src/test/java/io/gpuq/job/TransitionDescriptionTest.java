@@ -1,0 +1,86 @@
+package io.gpuq.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.gpuq.job.JobTransition.AttemptEffect;
+import io.gpuq.job.JobTransition.JobField;
+import io.gpuq.job.JobTransition.Value;
+import java.util.Arrays;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+@DisplayName("What each transition sets and clears, and the SQL written from it")
+class TransitionDescriptionTest {
+
+  @ParameterizedTest
+  @EnumSource(
+      value = JobTransition.class,
+      names = {"SUCCEED", "FAIL", "CANCEL"})
+  void every_move_into_a_final_state_records_when_the_job_finished(JobTransition transition) {
+    assertThat(transition.target().isTerminal()).isTrue();
+    assertThat(transition.jobWrites()).containsEntry(JobField.FINISHED_AT, Value.NOW);
+  }
+
+  @Test
+  void a_start_clears_what_an_earlier_attempt_left_on_the_job_and_opens_an_attempt() {
+    assertThat(JobTransition.START.jobWrites())
+        .containsEntry(JobField.FAILURE_REASON, Value.NONE)
+        .containsEntry(JobField.FAILURE_MESSAGE, Value.NONE)
+        .containsEntry(JobField.EXIT_CODE, Value.NONE)
+        .containsEntry(JobField.STARTED_AT, Value.NOW);
+    assertThat(JobTransition.START.attemptEffect()).isEqualTo(AttemptEffect.OPENS);
+  }
+
+  @Test
+  void a_requeue_forgets_where_the_last_attempt_ran_and_waits_from_now() {
+    assertThat(JobTransition.REQUEUE_FOR_RETRY.jobWrites())
+        .containsEntry(JobField.ATTEMPT, Value.NEXT_ATTEMPT)
+        .containsEntry(JobField.PLACEMENT, Value.NONE)
+        .containsEntry(JobField.NODE, Value.NONE)
+        .containsEntry(JobField.STARTED_AT, Value.NONE)
+        .containsEntry(JobField.QUEUED_AT, Value.NOW)
+        .containsEntry(JobField.PEAK_GPU_MEMORY_BYTES, Value.NONE);
+    assertThat(JobTransition.REQUEUE_FOR_RETRY.attemptOutcome()).isEqualTo(JobState.FAILED);
+  }
+
+  @Test
+  void only_the_moves_that_end_an_attempt_give_it_an_outcome() {
+    Arrays.stream(JobTransition.values())
+        .forEach(
+            t ->
+                assertThat(t.attemptOutcome() == null)
+                    .as(t.name())
+                    .isEqualTo(t.attemptEffect() == AttemptEffect.OPENS));
+  }
+
+  @Test
+  void the_sql_of_a_success_is_written_from_its_description() {
+    TransitionSql succeed = new TransitionSql(JobTransition.SUCCEED);
+
+    assertThat(succeed.updateJob(true))
+        .isEqualTo(
+            "update jobs set state = ?, finished_at = ?, exit_code = ?, version = version + 1"
+                + " where id = ? and attempt = ? and state in (?)");
+    assertThat(succeed.updateAttempt())
+        .isEqualTo(
+            "update job_attempts set outcome = ?, failure_reason = ?, failure_message = ?,"
+                + " exit_code = ?, finished_at = ? where job_id = ? and attempt = ?");
+  }
+
+  @Test
+  void the_sql_of_a_start_clears_with_null_and_inserts_the_attempt_it_opens() {
+    TransitionSql start = new TransitionSql(JobTransition.START);
+
+    assertThat(start.updateJob(false))
+        .isEqualTo(
+            "update jobs set state = ?, placement = ?, node = ?, started_at = ?,"
+                + " failure_reason = null, failure_message = null, exit_code = null,"
+                + " version = version + 1 where id = ? and state in (?)");
+    assertThat(start.insertAttempt())
+        .isEqualTo(
+            "insert into job_attempts (job_id, attempt, node, placement, budget_bytes, started_at)"
+                + " values (?, ?, ?, ?, ?, ?)");
+  }
+}

@@ -1,0 +1,90 @@
+package io.gpuq.schedule;
+
+import io.gpuq.job.JobPlacement;
+import io.gpuq.launch.JobFiles;
+import io.gpuq.launch.LaunchException;
+import io.gpuq.launch.LaunchRequest;
+import io.gpuq.launch.ProcessSignals;
+import io.gpuq.launch.ProcessTreeStopper;
+import io.gpuq.launch.RunningWorker;
+import io.gpuq.launch.WorkerExit;
+import io.gpuq.launch.WorkerLauncher;
+import io.gpuq.launch.Workers;
+import io.gpuq.proc.ProcFs;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * Real workers, real processes, under a test's own data directory: {@code launch("job-1", "sleep",
+ * "60")}, then {@link #exitOf} once it ended. {@link #close} kills what is left.
+ */
+public final class LocalWorkers implements AutoCloseable {
+
+  private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+  private final Map<String, CompletableFuture<WorkerExit>> exits = new ConcurrentHashMap<>();
+  private final Workers workers;
+
+  public LocalWorkers(Path dataDir, Clock clock) {
+    this.workers =
+        new Workers(
+            new WorkerLauncher(new JobFiles(dataDir), clock),
+            new ProcessTreeStopper(timer),
+            Runnable::run,
+            Duration.ofSeconds(5),
+            new ProcFs(Path.of("/proc")));
+  }
+
+  public Workers workers() {
+    return workers;
+  }
+
+  /** Starts attempt 1 of {@code jobId}, CPU-only on node-1, with no timeout. */
+  public RunningWorker launch(String jobId, String... command) {
+    return launch(jobId, null, command);
+  }
+
+  public RunningWorker launch(String jobId, Duration timeout, String... command) {
+    return launch(jobId, timeout, JobPlacement.cpuOnly("node-1"), command);
+  }
+
+  /** Starts attempt 1 of {@code jobId} with this placement. */
+  public RunningWorker launch(
+      String jobId, Duration timeout, JobPlacement placement, String... command) {
+    LaunchRequest request =
+        new LaunchRequest(
+            jobId,
+            1,
+            List.of(command),
+            null,
+            Map.of("PATH", "/usr/local/bin:/usr/bin:/bin"),
+            null,
+            List.of(),
+            timeout,
+            placement);
+    CompletableFuture<WorkerExit> exit = new CompletableFuture<>();
+    exits.put(jobId, exit);
+    try {
+      return workers.start(request, exit::complete);
+    } catch (LaunchException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** How the worker of {@code jobId} ended; completes once it has. */
+  public CompletableFuture<WorkerExit> exitOf(String jobId) {
+    return exits.get(jobId);
+  }
+
+  @Override
+  public void close() {
+    workers.live().forEach(w -> ProcessSignals.signalGroup(w.pid(), ProcessSignals.SIGKILL));
+    timer.shutdownNow();
+  }
+}

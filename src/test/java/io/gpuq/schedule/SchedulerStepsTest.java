@@ -1,0 +1,133 @@
+package io.gpuq.schedule;
+
+import static io.gpuq.job.JobBuilder.aQueuedJob;
+import static io.gpuq.job.JobBuilder.aRunningJob;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.gpuq.job.FailureReason;
+import io.gpuq.job.InMemoryJobStore;
+import io.gpuq.job.Job;
+import io.gpuq.job.JobService;
+import io.gpuq.job.JobState;
+import io.gpuq.launch.JobFiles;
+import io.gpuq.placement.Headroom;
+import io.gpuq.placement.PlacementPolicy;
+import io.gpuq.placement.Placer;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The scheduler's steps as {@link SchedulerBuilder} wires them, over the in-memory store, with real
+ * worker processes on a CPU-only node of two slots.
+ */
+@DisplayName("The scheduler's steps over the in-memory store")
+class SchedulerStepsTest {
+
+  private final InMemoryJobStore store = new InMemoryJobStore();
+  private final Clock clock = Clock.systemUTC();
+  private final JobService jobs = new JobService(store, clock, List.of());
+  @TempDir Path dataDir;
+  private LocalWorkers local;
+  private Scheduler scheduler;
+
+  @BeforeEach
+  void aNodeWithTwoCpuSlots() {
+    local = new LocalWorkers(dataDir, clock);
+    scheduler =
+        new SchedulerBuilder(
+                jobs,
+                local.workers(),
+                new JobFiles(dataDir),
+                new Placer(new PlacementPolicy(Headroom.NONE, Duration.ZERO, Duration.ZERO, 8)),
+                clock,
+                "node-1")
+            .cpuSlots(2)
+            .safetyNet(Duration.ofMinutes(10))
+            .build();
+  }
+
+  @AfterEach
+  void stop() {
+    scheduler.loop().stop();
+    local.close();
+  }
+
+  private Job state(Job job) {
+    return store.find(job.id()).orElseThrow();
+  }
+
+  @Test
+  void a_pass_starts_as_many_queued_jobs_as_there_are_free_slots_in_scheduling_order() {
+    Job low = aQueuedJob().priority(0).spec(s -> s.command("/bin/sleep", "60")).in(store);
+    Job high = aQueuedJob().priority(9).spec(s -> s.command("/bin/sleep", "60")).in(store);
+    Job middle = aQueuedJob().priority(5).spec(s -> s.command("/bin/sleep", "60")).in(store);
+
+    DispatchResult result = scheduler.dispatcher().dispatch(false);
+
+    assertThat(result.started()).isEqualTo(2);
+    assertThat(state(high).state()).isEqualTo(JobState.RUNNING);
+    assertThat(state(middle).state()).isEqualTo(JobState.RUNNING);
+    assertThat(state(low).state()).isEqualTo(JobState.QUEUED);
+    assertThat(state(high).node()).isEqualTo("node-1");
+    assertThat(scheduler.dispatcher().dispatch(false).started()).as("no slot left").isZero();
+  }
+
+  @Test
+  void a_launched_worker_is_watched_and_its_end_recorded_with_its_exit_code() {
+    Job succeeds = aQueuedJob().spec(s -> s.command("/bin/true")).in(store);
+    Job fails = aQueuedJob().spec(s -> s.command("/bin/sh", "-c", "exit 3")).in(store);
+
+    scheduler.dispatcher().dispatch(false);
+
+    await().atMost(Duration.ofSeconds(30)).until(() -> state(fails).state().isTerminal());
+    await().atMost(Duration.ofSeconds(30)).until(() -> state(succeeds).state().isTerminal());
+    assertThat(state(succeeds).state()).isEqualTo(JobState.SUCCEEDED);
+    assertThat(state(succeeds).attempts().get(0).pid()).isPositive();
+    Job failed = state(fails);
+    assertThat(failed.state()).isEqualTo(JobState.FAILED);
+    assertThat(failed.failureReason()).isEqualTo(FailureReason.EXIT_CODE);
+    assertThat(failed.failureMessage()).isEqualTo("exited with code 3");
+    assertThat(failed.exitCode()).isEqualTo(3);
+  }
+
+  @Test
+  void the_loop_starts_the_next_jobs_as_workers_free_their_slots() {
+    List<Job> queued =
+        List.of(
+            aQueuedJob().spec(s -> s.command("/bin/true")).in(store),
+            aQueuedJob().spec(s -> s.command("/bin/true")).in(store),
+            aQueuedJob().spec(s -> s.command("/bin/true")).in(store),
+            aQueuedJob().spec(s -> s.command("/bin/true")).in(store));
+
+    scheduler.loop().start();
+
+    // Two slots for four jobs: the last two start only because the first two freed theirs (the
+    // safety net is ten minutes away).
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> queued.stream().allMatch(job -> state(job).state() == JobState.SUCCEEDED));
+  }
+
+  @Test
+  void a_job_left_running_here_whose_worker_is_gone_is_recorded_as_lost_at_restart() {
+    Job left = aRunningJob().on("node-1").in(store);
+    Job elsewhere = aRunningJob().on("node-2").in(store);
+
+    scheduler.recovery().start();
+
+    await().atMost(Duration.ofSeconds(30)).until(() -> state(left).state().isTerminal());
+    Job recovered = state(left);
+    assertThat(recovered.state()).isEqualTo(JobState.FAILED);
+    assertThat(recovered.failureReason()).isEqualTo(FailureReason.LOST);
+    assertThat(state(elsewhere).state()).isEqualTo(JobState.RUNNING);
+    assertThat(scheduler.recovery().isRunning()).isTrue();
+  }
+}
