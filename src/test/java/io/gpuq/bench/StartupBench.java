@@ -44,7 +44,9 @@ public final class StartupBench {
 
   private static Map<String, Pattern> milestones() {
     Map<String, Pattern> m = new LinkedHashMap<>();
-    m.put("first log line (JVM and logging up)", Pattern.compile("Starting GpuqApplication"));
+    m.put(
+        "first log line (JVM and logging up)",
+        Pattern.compile("Starting (AOT-processed )?GpuqApplication"));
     m.put("Tomcat initialized", Pattern.compile("Tomcat initialized with port"));
     m.put("web context created", Pattern.compile("Root WebApplicationContext: initialization"));
     m.put("database pool open", Pattern.compile("HikariPool-\\d+ - Start completed"));
@@ -52,7 +54,9 @@ public final class StartupBench {
     m.put(
         "JPA EntityManagerFactory ready", Pattern.compile("Initialized JPA EntityManagerFactory"));
     m.put("Tomcat started", Pattern.compile("Tomcat started on port"));
-    m.put("'Started GpuqApplication' line", Pattern.compile("Started GpuqApplication in"));
+    m.put(
+        "'Started GpuqApplication' line",
+        Pattern.compile("Started (AOT-processed )?GpuqApplication in"));
     return m;
   }
 
