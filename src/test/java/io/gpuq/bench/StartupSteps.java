@@ -30,6 +30,8 @@ public final class StartupSteps {
     BufferingApplicationStartup recorder = new BufferingApplicationStartup(100_000);
     SpringApplication application = new SpringApplication(GpuqApplication.class);
     application.setApplicationStartup(recorder);
+    // Not this class: with -Dspring.aot.enabled=true, Spring looks for GpuqApplication's AOT code.
+    application.setMainApplicationClass(GpuqApplication.class);
     long t0 = System.nanoTime();
     try (ConfigurableApplicationContext context = application.run(args)) {
       System.out.printf(
