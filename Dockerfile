@@ -86,7 +86,7 @@ ENV JDK_JAVA_OPTIONS="-XX:TieredStopAtLevel=1"
 # Class-data sharing: one start during the build, stopped as soon as its context is refreshed,
 # leaves an archive of every class it loaded, parsed and verified; each start of the container
 # maps it instead of loading them again. With the bean definitions generated at build time (the
-# pom's process-aot) gpuq is ready in about a third of the time (docs/benchmarks.md, "Start-up").
+# pom's process-aot) gpuq needs a third of the CPU time to be ready (docs/benchmarks.md, "Start-up").
 # A JVM started with options the archive does not fit starts without it, and says so.
 RUN java -XX:ArchiveClassesAtExit=/opt/gpuq/app/gpuq.jsa -Dspring.context.exit=onRefresh \
       -jar /opt/gpuq/app/gpuq.jar --gpuq.data-dir=/tmp/gpuq-cds --gpuq.gpu.backend=emulated \

@@ -20,9 +20,10 @@ public class GpuqApplication {
 
   /**
    * Whether the class was loaded from a jar, which the build makes together with the bean
-   * definitions generated ahead of time (the pom's {@code process-aot}): using them saves a third
-   * of the start-up (docs/benchmarks.md). From a directory of classes (an IDE, {@code
-   * spring-boot:run}, tests) they may be left over from an older build, so they are not used.
+   * definitions generated ahead of time (the pom's {@code process-aot}): using them saves about a
+   * quarter of the start-up's CPU time (docs/benchmarks.md). From a directory of classes (an IDE,
+   * {@code spring-boot:run}, tests) they may be left over from an older build, so they are not
+   * used.
    */
   static boolean runsFromAJar(Class<?> type) {
     CodeSource source = type.getProtectionDomain().getCodeSource();
