@@ -27,6 +27,9 @@ COPY src/ src/
 RUN --mount=type=cache,target=/root/.m2 \
     ./mvnw -B package -DskipTests \
  && cp target/gpuq-*.jar /gpuq.jar
+# The jar unpacked by Spring Boot's own tooling (gpuq.jar and lib/): the JVM's class-data sharing
+# can archive classes from plain jars only, not from the jars nested in /gpuq.jar.
+RUN java -Djarmode=tools -jar /gpuq.jar extract --destination /gpuq-extracted
 
 # ---- runtime -----------------------------------------------------------------------------------
 FROM eclipse-temurin:17-jre
@@ -50,7 +53,10 @@ RUN groupadd --gid 10002 gpuq-job \
  && mkdir -p /var/lib/gpuq /opt/gpuq \
  && chmod 0711 /var/lib/gpuq
 
+# /opt/gpuq/gpuq.jar: the jar as built, for images that copy it (docs/deploy.md). gpuq runs from
+# /opt/gpuq/app: the same jar unpacked, with a class-data-sharing archive (below).
 COPY --from=build /gpuq.jar /opt/gpuq/gpuq.jar
+COPY --from=build /gpuq-extracted/ /opt/gpuq/app/
 
 # NVIDIA's container toolkit reads these two to mount the driver's libnvidia-ml.so (NVML) and the
 # device nodes; "utility" is what brings NVML, "compute" brings CUDA for the workers.
@@ -77,8 +83,18 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=90s --retries=3 \
 # (docs/benchmarks.md). Set JDK_JAVA_OPTIONS="" to get the JVM's default (C1 then C2).
 ENV JDK_JAVA_OPTIONS="-XX:TieredStopAtLevel=1"
 
+# Class-data sharing: one start during the build, stopped as soon as its context is refreshed,
+# leaves an archive of every class it loaded, parsed and verified; each start of the container
+# maps it instead of loading them again. With the bean definitions generated at build time (the
+# pom's process-aot) gpuq needs a third of the CPU time to be ready (docs/benchmarks.md, "Start-up").
+# A JVM started with options the archive does not fit starts without it, and says so.
+RUN java -XX:ArchiveClassesAtExit=/opt/gpuq/app/gpuq.jsa -Dspring.context.exit=onRefresh \
+      -jar /opt/gpuq/app/gpuq.jar --gpuq.data-dir=/tmp/gpuq-cds --gpuq.gpu.backend=emulated \
+ && rm -rf /tmp/gpuq-cds
+
 # Further JVM options go in JAVA_TOOL_OPTIONS (the JVM reads it itself); Spring properties as
 # environment variables (GPUQ_*, SPRING_*) or as arguments (--gpuq.gpu.backend=emulated).
 # -s: with --pid=host (or Kubernetes' hostPID) tini is not PID 1, and reaps orphaned grandchildren
 # of workers only as a registered subreaper.
-ENTRYPOINT ["/usr/bin/tini", "-s", "--", "java", "-jar", "/opt/gpuq/gpuq.jar"]
+ENTRYPOINT ["/usr/bin/tini", "-s", "--", "java", "-XX:SharedArchiveFile=/opt/gpuq/app/gpuq.jsa", \
+            "-jar", "/opt/gpuq/app/gpuq.jar"]

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.gpuq.GpuqApplication;
 import io.gpuq.support.HttpApi;
+import io.gpuq.support.IntegrationTier;
 import io.gpuq.support.TestAccounts;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,6 +17,7 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import tools.jackson.databind.JsonNode;
 
+@IntegrationTier
 @DisplayName("The queue and the history survive a restart of gpuq")
 class RestartIntegrationTest {
 

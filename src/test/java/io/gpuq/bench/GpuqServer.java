@@ -44,25 +44,16 @@ public final class GpuqServer implements AutoCloseable {
 
   /** Starts the jar and returns once {@code /actuator/health} answers 200. */
   static GpuqServer start(Path jar, int cpuSlots, List<String> jvmOptions) throws IOException {
+    return start(jar, cpuSlots, jvmOptions, List.of());
+  }
+
+  /** As {@link #start(Path, int, List)}, with more arguments for gpuq after the usual ones. */
+  static GpuqServer start(Path jar, int cpuSlots, List<String> jvmOptions, List<String> gpuqArgs)
+      throws IOException {
     Path dataDir = Files.createTempDirectory("gpuq-bench-");
     Path log = Files.createTempFile("gpuq-bench-server-", ".log");
     int port = freePort();
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.addAll(jvmOptions);
-    command.addAll(
-        List.of(
-            "-jar",
-            jar.toString(),
-            "--server.port=" + port,
-            "--gpuq.data-dir=" + dataDir,
-            "--gpuq.scheduler.cpu-slots=" + cpuSlots,
-            "--gpuq.gpu.backend=emulated",
-            "--gpuq.auth.tokens[0].name=bench",
-            "--gpuq.auth.tokens[0].token=" + TOKEN,
-            "--gpuq.auth.tokens[0].role=ADMIN",
-            // As before isolation, so that figures stay comparable: no account switch per job.
-            io.gpuq.support.TestAccounts.runAsSelfArgument()));
+    List<String> command = command(jar, port, dataDir, cpuSlots, jvmOptions, gpuqArgs);
     long t0 = System.nanoTime();
     Process process =
         new ProcessBuilder(command)
@@ -84,10 +75,41 @@ public final class GpuqServer implements AutoCloseable {
         server.close();
         throw new IllegalStateException("gpuq was not healthy after 180 s; log: " + log);
       }
-      sleep(200);
+      sleep(20); // the start-up time is measured to this resolution (StartupBench)
     }
     server.startup = Duration.ofNanos(System.nanoTime() - t0);
     return server;
+  }
+
+  /**
+   * The command line of a gpuq on {@code port} with {@code dataDir}: 8 CPU slots, emulated GPUs and
+   * one admin token, then {@code gpuqArgs}.
+   */
+  static List<String> command(
+      Path jar,
+      int port,
+      Path dataDir,
+      int cpuSlots,
+      List<String> jvmOptions,
+      List<String> gpuqArgs) {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(jvmOptions);
+    command.addAll(
+        List.of(
+            "-jar",
+            jar.toString(),
+            "--server.port=" + port,
+            "--gpuq.data-dir=" + dataDir,
+            "--gpuq.scheduler.cpu-slots=" + cpuSlots,
+            "--gpuq.gpu.backend=emulated",
+            "--gpuq.auth.tokens[0].name=bench",
+            "--gpuq.auth.tokens[0].token=" + TOKEN,
+            "--gpuq.auth.tokens[0].role=ADMIN",
+            // As before isolation, so that figures stay comparable: no account switch per job.
+            io.gpuq.support.TestAccounts.runAsSelfArgument()));
+    command.addAll(gpuqArgs);
+    return command;
   }
 
   int port() {
@@ -131,13 +153,17 @@ public final class GpuqServer implements AutoCloseable {
   }
 
   private void deleteDataDir() {
-    if (!Files.exists(dataDir)) {
+    deleteTree(dataDir);
+  }
+
+  static void deleteTree(Path dir) {
+    if (!Files.exists(dir)) {
       return;
     }
-    try (Stream<Path> all = Files.walk(dataDir)) {
+    try (Stream<Path> all = Files.walk(dir)) {
       all.sorted(Comparator.reverseOrder()).forEach(GpuqServer::deleteQuietly);
     } catch (IOException e) {
-      System.out.println("could not delete " + dataDir + ": " + e);
+      System.out.println("could not delete " + dir + ": " + e);
     }
   }
 
@@ -166,7 +192,7 @@ public final class GpuqServer implements AutoCloseable {
     }
   }
 
-  private static int freePort() throws IOException {
+  static int freePort() throws IOException {
     try (ServerSocket socket = new ServerSocket(0)) {
       return socket.getLocalPort();
     }

@@ -39,7 +39,8 @@ import tools.jackson.databind.JsonNode;
  */
 public final class ThroughputBench {
 
-  private static final Path JAR = Path.of("target/gpuq-0.1.0-SNAPSHOT.jar");
+  static final Path JAR = Path.of("target/gpuq-0.1.0-SNAPSHOT.jar");
+  private static final Path POM = Path.of("pom.xml");
 
   private final BenchClient client;
   private final GpuqServer server;
@@ -670,10 +671,10 @@ public final class ThroughputBench {
   }
 
   /**
-   * Builds the jar when it is missing or older than a source under src/main, so the bench never
-   * measures stale code.
+   * Builds the jar when it is missing or older than a source under src/main or the pom (which says
+   * how the jar is built), so the bench never measures stale code.
    */
-  private static void ensureJar(boolean build) throws IOException, InterruptedException {
+  static void ensureJar(boolean build) throws IOException, InterruptedException {
     boolean stale = !Files.exists(JAR) || newestSource().isAfter(modified(JAR));
     if (!stale) {
       return;
@@ -696,7 +697,7 @@ public final class ThroughputBench {
   }
 
   private static Instant newestSource() throws IOException {
-    try (Stream<Path> files = Files.walk(Path.of("src/main"))) {
+    try (Stream<Path> files = Stream.concat(Files.walk(Path.of("src/main")), Stream.of(POM))) {
       return files
           .filter(Files::isRegularFile)
           .map(ThroughputBench::modified)

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.gpuq.support.GpuqProcess;
 import io.gpuq.support.HttpApi;
+import io.gpuq.support.IntegrationTier;
 import io.gpuq.support.OsAccounts;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIf;
 import tools.jackson.databind.JsonNode;
 
+@IntegrationTier
 @EnabledIf(value = "io.gpuq.support.OsAccounts#canCreate", disabledReason = OsAccounts.SKIPPED)
 @DisplayName("A gpuq killed with SIGKILL re-adopts workers that run as other accounts")
 class IsolatedCrashRecoveryTest {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.gpuq.support.HttpApi;
+import io.gpuq.support.IntegrationTier;
 import io.gpuq.support.OsAccounts;
 import java.io.IOException;
 import java.io.InputStream;
@@ -33,6 +34,7 @@ import tools.jackson.databind.JsonNode;
  * Every attack of the isolation issue, as a job that now fails to attack: a real gpuq running as
  * root, whose owners' jobs run as two real OS accounts created for the test.
  */
+@IntegrationTier
 @EnabledIf(value = "io.gpuq.support.OsAccounts#canCreate", disabledReason = OsAccounts.SKIPPED)
 @SpringBootTest(
     webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,

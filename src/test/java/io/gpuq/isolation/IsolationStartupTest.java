@@ -3,6 +3,7 @@ package io.gpuq.isolation;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpuq.support.GpuqProcess;
+import io.gpuq.support.IntegrationTier;
 import io.gpuq.support.OsAccounts;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIf;
 
 /** A gpuq that could switch accounts, refusing at start what would fail or leak later. */
+@IntegrationTier
 @EnabledIf(value = "io.gpuq.support.OsAccounts#canCreate", disabledReason = OsAccounts.SKIPPED)
 @DisplayName("gpuq as root refuses to start")
 class IsolationStartupTest {

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.gpuq.fs.SafeFiles;
 import io.gpuq.support.GpuqProcess;
 import io.gpuq.support.HttpApi;
+import io.gpuq.support.IntegrationTier;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -20,6 +21,7 @@ import tools.jackson.databind.JsonNode;
  * the job ended during its recovery, before it answers its health checks. Opening that FIFO must
  * not hold its start forever.
  */
+@IntegrationTier
 @DisplayName("A FIFO left in place of a log while gpuq was down does not stop it from starting")
 class SabotageAcrossRestartTest {
 

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.gpuq.support.GpuqProcess;
 import io.gpuq.support.HttpApi;
+import io.gpuq.support.IntegrationTier;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,6 +28,7 @@ import tools.jackson.databind.JsonNode;
  * CAP_SETGID from its bounding and inheritable sets, so that neither gpuq nor any of its workers
  * can have them; run as an ordinary user, gpuq lacks them already and starts as it is.
  */
+@IntegrationTier
 @DisplayName("gpuq without the rights to switch accounts runs every job as itself")
 class SharedAccountModeTest {
 

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.gpuq.placement.PlacedGpu;
+import io.gpuq.support.IntegrationTier;
 import java.sql.ResultSet;
 import java.time.Clock;
 import java.time.Duration;
@@ -45,6 +46,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * at a fresh database that Flyway migrates; tests commit for real, as the application does, and
  * several of them race real threads against each other.
  */
+@IntegrationTier
 @DataJpaTest(showSql = false)
 @AutoConfigureTestDatabase(replace = AutoConfigureTestDatabase.Replace.NONE)
 // Commits for real: rollback-only test transactions would hide constraint and version checks.

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import io.gpuq.isolation.Account;
 import io.gpuq.job.JobPlacement;
 import io.gpuq.job.WorkerProcess;
+import io.gpuq.support.IntegrationTier;
 import io.gpuq.support.OsAccounts;
 import io.gpuq.support.Tmpfs;
 import java.io.FileInputStream;
@@ -124,6 +125,7 @@ abstract class WorkerLauncherContract {
   }
 
   @Test
+  @IntegrationTier // creates an OS account
   @EnabledIf(value = "io.gpuq.support.OsAccounts#canCreate", disabledReason = OsAccounts.SKIPPED)
   void aWorkerOfAnotherAccountRunsItsProgramAsThatAccountWhileItsWrapperStaysGpuqs()
       throws IOException {
@@ -243,6 +245,7 @@ abstract class WorkerLauncherContract {
   }
 
   @Test
+  @IntegrationTier // mounts a tmpfs
   @EnabledIf(
       value = "io.gpuq.support.Tmpfs#canMount",
       disabledReason = "mounting a tmpfs needs root")
@@ -264,6 +267,7 @@ abstract class WorkerLauncherContract {
   }
 
   @Test
+  @IntegrationTier // mounts a tmpfs
   @EnabledIf(
       value = "io.gpuq.support.Tmpfs#canMount",
       disabledReason = "mounting a tmpfs needs root")

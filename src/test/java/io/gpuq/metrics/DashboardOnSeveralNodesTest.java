@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.gpuq.support.GpuqCluster;
 import io.gpuq.support.HttpApi;
+import io.gpuq.support.IntegrationTier;
 import io.gpuq.support.PostgresSupport;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -36,6 +37,7 @@ import tools.jackson.databind.JsonNode;
  * instance}. {@code gpuq_jobs} has no {@code node} label and counts the whole shared database on
  * every node, so a query that sums or lists it per scrape shows each job once per node.
  */
+@IntegrationTier
 @DisplayName("The dashboard over several gpuq nodes, evaluated by promtool")
 class DashboardOnSeveralNodesTest {
 

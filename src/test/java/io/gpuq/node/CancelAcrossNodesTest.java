@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.gpuq.support.GpuqCluster;
 import io.gpuq.support.HttpApi;
+import io.gpuq.support.IntegrationTier;
 import io.gpuq.support.PostgresSupport;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
+@IntegrationTier
 @DisplayName("A job cancelled through one node while it runs on another")
 class CancelAcrossNodesTest {
 

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.gpuq.launch.ProcessSignals;
 import io.gpuq.support.GpuqProcess;
 import io.gpuq.support.HttpApi;
+import io.gpuq.support.IntegrationTier;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
+@IntegrationTier
 @DisplayName("A gpuq killed with SIGKILL loses no job and runs none twice")
 class CrashRecoveryTest {
 

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.gpuq.support.GpuqProcess;
 import io.gpuq.support.HttpApi;
+import io.gpuq.support.IntegrationTier;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
+@IntegrationTier
 @DisplayName("A job whose worker ended while gpuq was down ended when its worker did")
 class EndedWhileDownTest {
 

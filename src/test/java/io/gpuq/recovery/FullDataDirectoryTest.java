@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.gpuq.support.GpuqProcess;
 import io.gpuq.support.HttpApi;
+import io.gpuq.support.IntegrationTier;
 import io.gpuq.support.Tmpfs;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIf;
 import tools.jackson.databind.JsonNode;
 
+@IntegrationTier
 @DisplayName("A full data directory: gpuq says so, refuses new jobs, recovers, and runs none twice")
 @EnabledIf(
     value = "io.gpuq.support.Tmpfs#canMount",

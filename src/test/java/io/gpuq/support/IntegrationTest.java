@@ -14,6 +14,7 @@ import org.springframework.test.context.DynamicPropertySource;
  * A real gpuq on a random port with its own H2 file and data directory, shared by every test class
  * that extends this one (one Spring context for all). Three tokens: an admin and two submitters.
  */
+@IntegrationTier
 @SpringBootTest(
     webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
     properties = {

@@ -10,6 +10,7 @@ import java.sql.Statement;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
+@IntegrationTier
 @DisplayName("PostgreSQL for tests")
 class PostgresSupportTest {
 

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.SQLExceptionOverride;
+import io.gpuq.support.IntegrationTier;
 import io.gpuq.support.Tmpfs;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIf;
 
+@IntegrationTier
 @DisplayName("H2 closed by a full disk opens again through the pool once there is space")
 class ClosedDatabaseEvictionTest {
 
