@@ -35,6 +35,10 @@ class CrashRecoveryTest {
         Files.createTempDirectory(
             Files.createDirectories(Path.of("target/test-data")).toAbsolutePath(), "crash-");
     Path ran = dataDir.resolve("ran.txt");
+    // Gates, not sleeps: on a loaded machine a 3-second job could end before the crash, and a
+    // 45-second one before the restart, which is not what either is here to test.
+    Path releaseWhileDown = dataDir.resolve("release-while-down");
+    Path releaseAfterRestart = dataDir.resolve("release-after-restart");
     List<String> ids = new ArrayList<>();
     Map<String, Integer> expectedCode = new java.util.HashMap<>();
     String lost;
@@ -48,12 +52,18 @@ class CrashRecoveryTest {
       HttpApi api = first.api(TOKEN);
       for (int i = 0; i < 20; i++) {
         // Half end while gpuq is down (their wrapper records the exit), half outlive the restart.
-        int seconds = i % 2 == 0 ? 3 : 45;
+        Path gate = i % 2 == 0 ? releaseWhileDown : releaseAfterRestart;
         int code = i % 4 < 2 ? 0 : 3;
         String id =
             api.submit(
                 aJob()
-                    .shell("sleep " + seconds + "; echo $GPUQ_JOB_ID >> " + ran + "; exit " + code)
+                    .shell(
+                        "until [ -e "
+                            + gate
+                            + " ]; do sleep 0.1; done; echo $GPUQ_JOB_ID >> "
+                            + ran
+                            + "; exit "
+                            + code)
                     .json());
         ids.add(id);
         expectedCode.put(id, code);
@@ -85,10 +95,12 @@ class CrashRecoveryTest {
       // And while this node was down, another node declared one of its jobs lost (and ran it
       // elsewhere): that worker must not go on here.
       declareLost(dataDir, stale);
+      Files.createFile(releaseWhileDown);
     }
 
     try (GpuqProcess second = GpuqProcess.start(dataDir, TOKEN, "--gpuq.scheduler.cpu-slots=24")) {
       HttpApi api = second.api(TOKEN);
+      Files.createFile(releaseAfterRestart);
       await()
           .atMost(Duration.ofSeconds(90))
           .pollInterval(Duration.ofMillis(500))
