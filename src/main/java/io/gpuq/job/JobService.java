@@ -157,7 +157,7 @@ public class JobService {
       Caller caller, JobState state, Map<String, String> labels, String beforeId, int limit) {
     JobFilter filter =
         new JobFilter(caller.isAdmin() ? null : caller.name(), state, labels, beforeId, limit);
-    return tx.execute(status -> JobQueries.page(jobs, filter));
+    return tx.execute(status -> jobs.page(filter));
   }
 
   /**
