@@ -61,7 +61,7 @@ class JobListingImpl implements JobListing {
       parameters.add(label.getKey());
       parameters.add(label.getValue());
     }
-    sql.append(" order by j.id desc limit ?");
+    sql.append(" order by ").append(newestFirst(filter)).append(" limit ?");
     parameters.add(filter.limit() + 1);
     Query query = timed(entityManager.createNativeQuery(sql.toString(), String.class));
     for (int i = 0; i < parameters.size(); i++) {
@@ -70,6 +70,25 @@ class JobListingImpl implements JobListing {
     @SuppressWarnings("unchecked")
     List<String> ids = query.getResultList();
     return ids;
+  }
+
+  /**
+   * Newest first, spelled as the index that serves the filter is: H2 reads an index in order, and
+   * stops at the limit, only when ORDER BY names its columns from the first, the equal ones too
+   * (EXPLAIN, H2 2.4; otherwise it sorts every match, 800,000 for a state). PostgreSQL drops the
+   * columns the filter holds equal, and reads the same index either way.
+   */
+  private static String newestFirst(JobFilter filter) {
+    if (filter.owner() != null && filter.state() != null) {
+      return "j.owner, j.state, j.id desc"; // jobs_owner_state_newest
+    }
+    if (filter.owner() != null) {
+      return "j.owner desc, j.id desc"; // jobs_owner (owner, id), read backwards
+    }
+    if (filter.state() != null) {
+      return "j.state, j.id desc"; // jobs_state_newest
+    }
+    return "j.id desc"; // the primary key, read backwards
   }
 
   private List<Job> jobsWithIds(List<String> ids) {
