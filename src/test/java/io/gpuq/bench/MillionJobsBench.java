@@ -114,7 +114,20 @@ public final class MillionJobsBench {
       double[] get,
       double submitsPerSecond,
       double claimsPerSecond,
-      double seedSeconds) {}
+      double seedSeconds) {
+
+    @Override
+    public String toString() {
+      StringBuilder text = new StringBuilder();
+      listings.forEach(
+          (name, p) -> text.append(String.format("%s %.1f/%.1f ms; ", name, p[0], p[1])));
+      return text.append(
+              String.format(
+                  "get %.1f/%.1f ms; %.0f submits/s; %.0f claims/s",
+                  get[0], get[1], submitsPerSecond, claimsPerSecond))
+          .toString();
+    }
+  }
 
   public static void main(String[] args) throws Exception {
     Settings settings = Settings.parse(args);
@@ -133,6 +146,8 @@ public final class MillionJobsBench {
             Files.createDirectories(Path.of("target/bench-data")).toAbsolutePath(), "million-");
     for (String database : settings.databases) {
       Round empty = round(database, 0, settings, root.resolve(database + "-empty"));
+      // Printed at once: a million rows take long to seed on a loaded machine.
+      System.out.printf("%s empty: %s%n", database, empty);
       Round full = round(database, settings.finished, settings, root.resolve(database + "-full"));
       report(database, settings, empty, full);
     }
