@@ -354,7 +354,7 @@ public final class MillionJobsBench {
       load(c, postgres, "job_labels", LABEL_COLUMNS, labelsCsv);
       load(c, postgres, "job_attempts", ATTEMPT_COLUMNS, attemptsCsv);
       if ((chunkStart + SEED_CHUNK) % 200_000 == 0) {
-        System.out.printf("  seeded %,d%n", chunkStart + SEED_CHUNK);
+        System.out.printf("  seeded %,d%n", Math.min(total, chunkStart + SEED_CHUNK));
       }
     }
     try (Statement s = c.createStatement()) {
@@ -451,9 +451,9 @@ public final class MillionJobsBench {
             + " order by j.owner, j.state, j.id desc limit 101");
     shapes.put(
         "label",
-        "select j.id from jobs j where 1 = 1 and exists (select 1 from job_labels l where"
-            + " l.job_id = j.id and l.label_key = 'project' and l.label_value = 'p-123') order by"
-            + " j.id desc limit 101");
+        "select j.id from job_labels d join jobs j on j.id = d.job_id where d.label_key ="
+            + " 'project' and d.label_value = 'p-123' order by d.label_key, d.label_value,"
+            + " d.job_id desc limit 101");
     String prefix = database.equals("postgres") ? "explain (costs off) " : "explain ";
     for (Map.Entry<String, String> shape : shapes.entrySet()) {
       StringBuilder plan = new StringBuilder();
