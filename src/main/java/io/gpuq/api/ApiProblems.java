@@ -98,6 +98,25 @@ public class ApiProblems extends ResponseEntityExceptionHandler {
     return titled(HttpStatus.CONFLICT, "Conflict with the job's state", e.getMessage());
   }
 
+  /**
+   * A read the database cancelled at gpuq.api.query-timeout. 503, not 500: the request was fine and
+   * the same one may well succeed once the database is less loaded.
+   */
+  @ExceptionHandler({
+    org.springframework.dao.QueryTimeoutException.class,
+    jakarta.persistence.QueryTimeoutException.class
+  })
+  ResponseEntity<ProblemDetail> queryTimedOut(RuntimeException e) {
+    return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
+        .header("Retry-After", "5")
+        .body(
+            titled(
+                HttpStatus.SERVICE_UNAVAILABLE,
+                "Query timed out",
+                "the database did not answer within gpuq.api.query-timeout; try again, or narrow"
+                    + " the listing with state, label or a smaller limit"));
+  }
+
   @ExceptionHandler(MethodArgumentTypeMismatchException.class)
   ProblemDetail typeMismatch(MethodArgumentTypeMismatchException e) {
     String message = "\"" + UserText.echo(String.valueOf(e.getValue())) + "\" is not a valid value";

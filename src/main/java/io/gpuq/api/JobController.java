@@ -190,6 +190,15 @@ public class JobController {
           @Content(
               mediaType = "application/problem+json",
               schema = @Schema(implementation = ProblemDetail.class)))
+  @ApiResponse(
+      responseCode = "503",
+      description =
+          "the database did not answer within gpuq.api.query-timeout; Retry-After says when to"
+              + " try again",
+      content =
+          @Content(
+              mediaType = "application/problem+json",
+              schema = @Schema(implementation = ProblemDetail.class)))
   public JobListView list(
       @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
       @Parameter(description = "QUEUED, RUNNING, SUCCEEDED, FAILED or CANCELLED")

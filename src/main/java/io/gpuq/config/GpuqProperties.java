@@ -27,7 +27,8 @@ public record GpuqProperties(
     @DefaultValue Guard guard,
     @DefaultValue Auth auth,
     @DefaultValue Api api,
-    @DefaultValue Storage storage) {
+    @DefaultValue Storage storage,
+    @DefaultValue Retention retention) {
 
   public GpuqProperties {
     nodeLabels = nodeLabels == null ? Map.of() : Map.copyOf(nodeLabels);
@@ -134,10 +135,21 @@ public record GpuqProperties(
    * @param maxRequestBytes requests with a larger body are refused with 413
    * @param maxLogFollowersPerCaller how many {@code logs?follow=true} one token may hold open at
    *     once; the next is refused with 429
+   * @param queryTimeout a job listing the database has not answered within this is cancelled and
+   *     answered 503 (read by the repository as {@code gpuq.api.query-timeout}; the default is
+   *     {@link io.gpuq.job.QueryTimeouts#DEFAULT})
    */
   public record Api(
       @DefaultValue("1048576") long maxRequestBytes,
-      @DefaultValue("8") int maxLogFollowersPerCaller) {}
+      @DefaultValue("8") int maxLogFollowersPerCaller,
+      @DefaultValue(io.gpuq.job.QueryTimeouts.DEFAULT) Duration queryTimeout) {
+
+    public Api {
+      if (queryTimeout.isNegative() || queryTimeout.isZero()) {
+        throw new IllegalArgumentException("gpuq.api.query-timeout must be positive");
+      }
+    }
+  }
 
   /**
    * @param minFree gpuq takes no new job (submissions get 507, readiness is DOWN) while the data
@@ -148,4 +160,22 @@ public record GpuqProperties(
    */
   public record Storage(
       @DefaultValue("1GiB") String minFree, @DefaultValue("1s") Duration checkInterval) {}
+
+  /**
+   * @param finished a job that finished (SUCCEEDED, FAILED or CANCELLED) this long ago is deleted,
+   *     with its directories and log; 0 keeps jobs forever
+   * @param interval how often each node looks for jobs to delete
+   */
+  public record Retention(
+      @DefaultValue("7d") Duration finished, @DefaultValue("10m") Duration interval) {
+
+    public Retention {
+      if (finished.isNegative()) {
+        throw new IllegalArgumentException("gpuq.retention.finished must be 0 or more");
+      }
+      if (interval.isNegative() || interval.isZero()) {
+        throw new IllegalArgumentException("gpuq.retention.interval must be positive");
+      }
+    }
+  }
 }

@@ -27,6 +27,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.hibernate.annotations.BatchSize;
 import org.hibernate.annotations.Fetch;
 import org.hibernate.annotations.FetchMode;
 import org.slf4j.Logger;
@@ -42,6 +43,9 @@ public class Job {
 
   private static final Logger log = LoggerFactory.getLogger(Job.class);
   static final String CANCEL_MESSAGE = "cancelled by the user";
+
+  /** A page of the longest listing (1,000) and its look-ahead row: one batch loads them all. */
+  static final int ASSOCIATION_BATCH = 1001;
 
   @Id private String id;
 
@@ -104,7 +108,8 @@ public class Job {
   @CollectionTable(name = "job_labels", joinColumns = @JoinColumn(name = "job_id"))
   @MapKeyColumn(name = "label_key")
   @Column(name = "label_value", nullable = false)
-  @Fetch(FetchMode.SUBSELECT)
+  @Fetch(FetchMode.SELECT)
+  @BatchSize(size = ASSOCIATION_BATCH)
   private Map<String, String> labels = new HashMap<>();
 
   private String idempotencyKey;
@@ -127,14 +132,18 @@ public class Job {
   private Instant startedAt;
   private Instant finishedAt;
 
-  // Eager, one extra query per listing: jobs are always shown with their labels and attempts.
+  // Eager, as jobs are always shown with their labels and attempts: one extra query per page of
+  // up to ASSOCIATION_BATCH jobs, for those jobs only. Not SUBSELECT: it re-runs the page's query
+  // without its limit, loading the associations of every job the filter matches (all SUCCEEDED
+  // jobs for one page of them).
   @OneToMany(
       mappedBy = "job",
       cascade = jakarta.persistence.CascadeType.ALL,
       orphanRemoval = true,
       fetch = FetchType.EAGER)
   @OrderBy("attempt")
-  @Fetch(FetchMode.SUBSELECT)
+  @Fetch(FetchMode.SELECT)
+  @BatchSize(size = ASSOCIATION_BATCH)
   private List<JobAttempt> attempts = new ArrayList<>();
 
   // Nullable, so that a new entity with its own id is persisted, not merged (no select first).

@@ -2,6 +2,9 @@ package io.gpuq.job;
 
 import java.security.SecureRandom;
 import java.time.Clock;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.Optional;
 
 /**
  * Job ids are ULIDs: 26 Crockford base-32 characters, 48 bits of milliseconds then 80 random bits.
@@ -35,6 +38,30 @@ public final class JobIds {
       randomLow = random.nextLong();
     }
     return encode(millis, randomHigh, randomLow);
+  }
+
+  /**
+   * When the job with this id was created (to the millisecond), or empty when {@code id} is not a
+   * job id.
+   */
+  public static Optional<Instant> creationTime(String id) {
+    if (id.length() != 26) {
+      return Optional.empty();
+    }
+    long millis = 0;
+    for (int i = 0; i < 10; i++) {
+      int digit = Arrays.binarySearch(ALPHABET, id.charAt(i));
+      if (digit < 0) {
+        return Optional.empty();
+      }
+      millis = (millis << 5) | digit;
+    }
+    for (int i = 10; i < 26; i++) {
+      if (Arrays.binarySearch(ALPHABET, id.charAt(i)) < 0) {
+        return Optional.empty();
+      }
+    }
+    return Optional.of(Instant.ofEpochMilli(millis));
   }
 
   private static String encode(long millis, long high16, long low64) {

@@ -5,13 +5,11 @@ import java.util.List;
 import java.util.Optional;
 import org.springframework.data.domain.Limit;
 import org.springframework.data.jpa.repository.JpaRepository;
-import org.springframework.data.jpa.repository.JpaSpecificationExecutor;
 import org.springframework.data.jpa.repository.Modifying;
 import org.springframework.data.jpa.repository.Query;
 import org.springframework.data.repository.query.Param;
 
-public interface JobRepository
-    extends JpaRepository<Job, String>, JpaSpecificationExecutor<Job>, TransitionWrites {
+public interface JobRepository extends JpaRepository<Job, String>, TransitionWrites, JobListing {
 
   Optional<Job> findByOwnerAndIdempotencyKey(String owner, String idempotencyKey);
 

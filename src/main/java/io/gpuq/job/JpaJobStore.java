@@ -113,7 +113,7 @@ public class JpaJobStore implements JobStore {
 
   @Override
   public JobPage page(JobFilter filter) {
-    return tx.execute(status -> JobQueries.page(jobs, filter));
+    return tx.execute(status -> jobs.page(filter));
   }
 
   @Override

@@ -1,0 +1,12 @@
+package io.gpuq.job;
+
+/** Listing jobs with filters and id cursors; ULID ids sort by creation time. */
+interface JobListing {
+
+  /**
+   * One page, newest first: only its rows and their labels and attempts are read, whatever the
+   * filter matches. A read that outlasts {@code gpuq.api.query-timeout} is cancelled by the
+   * database and thrown as Spring's {@link org.springframework.dao.QueryTimeoutException}.
+   */
+  JobPage page(JobFilter filter);
+}

@@ -1,0 +1,214 @@
+package io.gpuq.retention;
+
+import static io.gpuq.retention.StoredJob.aJob;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.gpuq.fs.DataDirectory;
+import io.gpuq.job.JobIds;
+import io.gpuq.job.JobState;
+import io.gpuq.support.IntegrationTier;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.data.jpa.test.autoconfigure.DataJpaTest;
+import org.springframework.boot.jdbc.test.autoconfigure.AutoConfigureTestDatabase;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.annotation.Propagation;
+import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Retention of finished jobs against a real database (each subclass names one) and a real data
+ * directory, at a fixed now. Runs commit for real, as the duty's do.
+ */
+@IntegrationTier
+@DataJpaTest(showSql = false)
+@AutoConfigureTestDatabase(replace = AutoConfigureTestDatabase.Replace.NONE)
+@Transactional(propagation = Propagation.NOT_SUPPORTED)
+abstract class RetentionContract {
+
+  static final Instant NOW = Instant.parse("2026-12-01T12:00:00Z");
+  static final Duration WEEK = Duration.ofDays(7);
+  static final Instant CUTOFF = NOW.minus(WEEK);
+
+  @Autowired JdbcTemplate jdbc;
+  @Autowired TransactionTemplate tx;
+
+  @TempDir Path dataDir;
+  DataDirectory layout;
+
+  @BeforeEach
+  void emptyDatabaseAndDataDirectory() throws IOException {
+    jdbc.update("delete from jobs");
+    layout = new DataDirectory(dataDir);
+    Files.createDirectories(layout.jobs());
+    Files.createDirectories(layout.work());
+  }
+
+  @Test
+  void a_job_is_kept_until_it_finished_longer_ago_than_the_retention() {
+    String exactlyAWeek = aJob().finishedAt(CUTOFF).storedIn(jdbc);
+    String aMillisecondMore = aJob().finishedAt(CUTOFF.minusMillis(1)).storedIn(jdbc);
+    String yesterday = aJob().finishedAt(NOW.minus(Duration.ofDays(1))).storedIn(jdbc);
+
+    retaining(WEEK).runOnce();
+
+    assertThat(jobIds()).containsExactlyInAnyOrder(exactlyAWeek, yesterday);
+    assertThat(aMillisecondMore).isNotIn(jobIds());
+  }
+
+  @Test
+  void every_finished_state_ages_alike() {
+    for (JobState state : List.of(JobState.SUCCEEDED, JobState.FAILED, JobState.CANCELLED)) {
+      aJob().in(state).finishedAt(CUTOFF.minus(Duration.ofDays(30))).storedIn(jdbc);
+    }
+
+    retaining(WEEK).runOnce();
+
+    assertThat(jobIds()).isEmpty();
+  }
+
+  @Test
+  void a_retention_of_zero_keeps_finished_jobs_forever() {
+    String ancient = aJob().finishedAt(Instant.parse("2020-01-01T00:00:00Z")).storedIn(jdbc);
+    directoriesOf(ancient);
+
+    retaining(Duration.ZERO).runOnce();
+
+    assertThat(jobIds()).containsExactly(ancient);
+    assertThat(layout.work().resolve(ancient)).isDirectory();
+  }
+
+  @Test
+  void queued_and_running_jobs_are_never_deleted_however_old() {
+    Instant longAgo = Instant.parse("2020-01-01T00:00:00Z");
+    String queued = aJob().in(JobState.QUEUED).createdAt(longAgo).storedIn(jdbc);
+    String running = aJob().in(JobState.RUNNING).createdAt(longAgo).storedIn(jdbc);
+    directoriesOf(running);
+
+    retaining(WEEK).runOnce();
+
+    assertThat(jobIds()).containsExactlyInAnyOrder(queued, running);
+    assertThat(layout.work().resolve(running)).isDirectory();
+    assertThat(layout.jobs().resolve(running)).isDirectory();
+  }
+
+  @Test
+  void a_deleted_job_takes_its_labels_and_attempts_with_it() {
+    String old = aJob().finishedAt(CUTOFF.minusSeconds(60)).storedIn(jdbc);
+    String kept = aJob().finishedAt(NOW).storedIn(jdbc);
+
+    retaining(WEEK).runOnce();
+
+    assertThat(jdbc.queryForList("select job_id from job_labels", String.class))
+        .containsExactly(kept);
+    assertThat(jdbc.queryForList("select job_id from job_attempts", String.class))
+        .containsExactly(kept);
+    assertThat(old).isNotIn(jobIds());
+  }
+
+  @Test
+  void a_deleted_jobs_directories_go_but_not_what_a_link_in_them_points_to() throws IOException {
+    String old = aJob().finishedAt(CUTOFF.minusSeconds(60)).storedIn(jdbc);
+    directoriesOf(old);
+    Path outside = Files.writeString(dataDir.resolve("outside.txt"), "not the job's");
+    Files.createSymbolicLink(layout.work().resolve(old).resolve("planted"), outside);
+    Files.createSymbolicLink(layout.jobs().resolve(old).resolve("planted"), outside);
+
+    retaining(WEEK).runOnce();
+
+    assertThat(layout.work().resolve(old)).doesNotExist();
+    assertThat(layout.jobs().resolve(old)).doesNotExist();
+    assertThat(outside).hasContent("not the job's");
+  }
+
+  @Test
+  void more_jobs_than_one_batch_are_all_deleted_in_one_run_batch_by_batch() {
+    int many = 2 * RetentionDuty.BATCH + 3;
+    IntStream.range(0, many)
+        .forEach(i -> aJob().finishedAt(CUTOFF.minus(Duration.ofMinutes(i + 1))).storedIn(jdbc));
+    String kept = aJob().finishedAt(NOW).storedIn(jdbc);
+    FinishedJobRows rows = new FinishedJobRows(jdbc, tx);
+
+    assertThat(rows.finishedBefore(CUTOFF, RetentionDuty.BATCH))
+        .as("one read is at most one batch")
+        .hasSize(RetentionDuty.BATCH);
+    retaining(WEEK).runOnce();
+
+    assertThat(jobIds()).containsExactly(kept);
+  }
+
+  @Test
+  void a_batch_is_read_longest_finished_first() {
+    String older = aJob().finishedAt(CUTOFF.minus(Duration.ofDays(2))).storedIn(jdbc);
+    aJob().finishedAt(CUTOFF.minus(Duration.ofDays(1))).storedIn(jdbc);
+
+    assertThat(new FinishedJobRows(jdbc, tx).finishedBefore(CUTOFF, 1)).containsExactly(older);
+  }
+
+  @Test
+  void directories_of_jobs_another_node_deleted_go_when_older_than_the_cutoff() {
+    String deletedElsewhere = idCreatedAt(CUTOFF.minus(Duration.ofDays(1)));
+    String tooYoungToJudge = idCreatedAt(CUTOFF.plus(Duration.ofDays(1)));
+    String stillRunning =
+        aJob().in(JobState.RUNNING).createdAt(CUTOFF.minus(Duration.ofDays(30))).storedIn(jdbc);
+    for (String id : List.of(deletedElsewhere, tooYoungToJudge, stillRunning)) {
+      directoriesOf(id);
+    }
+    Path notAJob = layout.work().resolve("lost+found");
+    directory(notAJob);
+
+    retaining(WEEK).runOnce();
+
+    assertThat(layout.work().resolve(deletedElsewhere)).doesNotExist();
+    assertThat(layout.jobs().resolve(deletedElsewhere)).doesNotExist();
+    assertThat(layout.work().resolve(tooYoungToJudge)).isDirectory();
+    assertThat(layout.work().resolve(stillRunning)).isDirectory();
+    assertThat(notAJob).isDirectory();
+  }
+
+  private RetentionDuty retaining(Duration retention) {
+    return new RetentionDuty(
+        new FinishedJobRows(jdbc, tx),
+        new JobDirectories(layout),
+        retention,
+        Duration.ofMinutes(10),
+        Clock.fixed(NOW, ZoneOffset.UTC));
+  }
+
+  private List<String> jobIds() {
+    return jdbc.queryForList("select id from jobs", String.class);
+  }
+
+  private void directoriesOf(String id) {
+    directory(layout.jobs().resolve(id));
+    directory(layout.work().resolve(id).resolve("checkpoints"));
+    try {
+      Files.writeString(layout.jobs().resolve(id).resolve("output.log"), "epoch 1\n");
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  private static void directory(Path dir) {
+    try {
+      Files.createDirectories(dir);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  private static String idCreatedAt(Instant created) {
+    return new JobIds(Clock.fixed(created, ZoneOffset.UTC)).next();
+  }
+}
