@@ -14,6 +14,7 @@ import io.gpuq.isolation.Isolation;
 import io.gpuq.job.ClaimedJob;
 import io.gpuq.job.JobPlacement;
 import io.gpuq.job.JobService;
+import io.gpuq.job.JobStore;
 import io.gpuq.launch.JobFiles;
 import io.gpuq.launch.ProcessTreeStopper;
 import io.gpuq.launch.WorkerLauncher;
@@ -23,6 +24,9 @@ import io.gpuq.launch.env.PythonHook;
 import io.gpuq.launch.env.WorkerEnvironment;
 import io.gpuq.launch.env.WorkerEnvironmentSettings;
 import io.gpuq.launch.env.WorkerSpec;
+import io.gpuq.metrics.GpuMetrics;
+import io.gpuq.metrics.JobHostMetrics;
+import io.gpuq.metrics.SchedulerMetrics;
 import io.gpuq.node.NodeIdentity;
 import io.gpuq.node.NodeRegistry;
 import io.gpuq.placement.Headroom;
@@ -62,6 +66,17 @@ public class CoreConfiguration {
   @Bean
   Clock clock() {
     return Clock.systemUTC();
+  }
+
+  /** Each attempt's start and end, once stored, is heard by the metrics. */
+  @Bean
+  JobService jobService(
+      JobStore store,
+      Clock clock,
+      GpuMetrics gpuMetrics,
+      JobHostMetrics jobHostMetrics,
+      SchedulerMetrics schedulerMetrics) {
+    return new JobService(store, clock, List.of(gpuMetrics, jobHostMetrics, schedulerMetrics));
   }
 
   @Bean
