@@ -20,7 +20,6 @@ import io.gpuq.launch.ProcessTreeStopper;
 import io.gpuq.launch.WorkerLauncher;
 import io.gpuq.launch.WorkerSetup;
 import io.gpuq.launch.Workers;
-import io.gpuq.launch.env.PythonHook;
 import io.gpuq.launch.env.WorkerEnvironment;
 import io.gpuq.launch.env.WorkerEnvironmentSettings;
 import io.gpuq.launch.env.WorkerSpec;
@@ -43,11 +42,8 @@ import io.gpuq.schedule.StopUnownedWorkers;
 import io.gpuq.schedule.TimeoutDuty;
 import io.gpuq.schedule.WorkerRecovery;
 import io.gpuq.text.MemorySize;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -188,18 +184,13 @@ public class CoreConfiguration {
     return scheduler.stopUnowned();
   }
 
+  /** The Python hook is in the data directory by now: its preparation installs it. */
   @Bean
   WorkerEnvironment workerEnvironment(GpuqProperties properties, JobFiles files) {
-    Path dataDir = files.dataDir();
-    try {
-      Path hookDir = PythonHook.extractTo(files.layout().python());
-      return new WorkerEnvironment(
-          WorkerEnvironmentSettings.defaults(files.layout().jaxCache(), hookDir)
-              .withJaxCompilationCache(properties.worker().jaxCompilationCache())
-              .withPreallocateJax(properties.worker().jaxPreallocate()));
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot install the Python hook under " + dataDir, e);
-    }
+    return new WorkerEnvironment(
+        WorkerEnvironmentSettings.defaults(files.layout().jaxCache(), files.layout().python())
+            .withJaxCompilationCache(properties.worker().jaxCompilationCache())
+            .withPreallocateJax(properties.worker().jaxPreallocate()));
   }
 
   /**
