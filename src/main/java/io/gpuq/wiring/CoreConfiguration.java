@@ -239,7 +239,7 @@ public class CoreConfiguration {
   @Bean
   PlacementAdmission placementAdmission(
       Placer placer, Dispatcher dispatcher, Clock clock, NodeRegistry nodes) {
-    return new PlacementAdmission(placer, dispatcher, clock, nodes);
+    return new PlacementAdmission(placer, dispatcher::capacities, clock, nodes);
   }
 
   @Bean
