@@ -13,7 +13,8 @@ import java.util.function.Supplier;
 
 /**
  * Reads the GPU backend and attributes every process on a GPU to the job whose worker tree holds
- * it. The latest poll is kept for placement, the API and the metrics; listeners see each poll.
+ * it. The latest poll is kept for placement and the nodes' heartbeats; the listeners, fixed at
+ * construction, see each poll.
  */
 public final class GpuPoller {
 
@@ -22,23 +23,24 @@ public final class GpuPoller {
   private final Clock clock;
   private final Supplier<Map<Long, String>> workerRoots;
   private final AtomicReference<GpuUsage> latest;
-  private final List<Consumer<GpuUsage>> listeners =
-      new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final List<Consumer<GpuUsage>> listeners;
 
   /**
    * @param workerRoots the root PID of every live worker, with its job id
+   * @param listeners told of each poll, in this order, once it is the latest
    */
   public GpuPoller(
-      GpuBackend backend, ProcFs procFs, Clock clock, Supplier<Map<Long, String>> workerRoots) {
+      GpuBackend backend,
+      ProcFs procFs,
+      Clock clock,
+      Supplier<Map<Long, String>> workerRoots,
+      List<Consumer<GpuUsage>> listeners) {
     this.backend = backend;
     this.procFs = procFs;
     this.clock = clock;
     this.workerRoots = workerRoots;
+    this.listeners = List.copyOf(listeners);
     this.latest = new AtomicReference<>(GpuUsage.none(clock.instant()));
-  }
-
-  public void addListener(Consumer<GpuUsage> listener) {
-    listeners.add(listener);
   }
 
   /** Polls once; throws {@link GpuBackendException} when the backend cannot be read. */

@@ -12,14 +12,12 @@ import java.util.concurrent.CompletionException;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.stereotype.Service;
 
 /**
  * The job use cases over a {@link JobStore}: users submit, read, list and cancel, with their rights
  * checked here; the scheduler starts jobs and records how their workers ended, and the listeners
  * hear of each start and end once it is stored.
  */
-@Service
 public class JobService {
 
   private static final Logger log = LoggerFactory.getLogger(JobService.class);

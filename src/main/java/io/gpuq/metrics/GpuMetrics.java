@@ -9,7 +9,6 @@ import static io.gpuq.metrics.MetricNames.UUID;
 
 import io.gpuq.gpu.GpuDevice;
 import io.gpuq.gpu.GpuInventory;
-import io.gpuq.gpu.GpuPoller;
 import io.gpuq.gpu.GpuProcessUsage;
 import io.gpuq.gpu.GpuSample;
 import io.gpuq.gpu.GpuUsage;
@@ -22,6 +21,7 @@ import io.gpuq.placement.PlacedGpu;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.function.ToDoubleFunction;
@@ -29,25 +29,21 @@ import java.util.function.ToDoubleFunction;
 /**
  * The GPU figures: per device (total, used, reserved, utilization), per process on a device and per
  * job on each of its GPUs (used against budget). Device series live as long as gpuq; process and
- * job series are rebuilt from every poll, and a job's are dropped as soon as its attempt ends.
+ * job series are rebuilt from every poll it hears, and a job's are dropped as soon as its attempt
+ * ends. It keeps the last poll it heard itself, rather than asking the poller, so that it only
+ * listens to the poller and the poller can be built with it as a listener.
  */
 public final class GpuMetrics implements JobLifecycleListener {
 
   private final String node;
-  private final GpuPoller poller;
   private final Workers workers;
+  private volatile GpuUsage lastPoll = GpuUsage.none(Instant.EPOCH); // no samples: NaN gauges
   private final LiveGauges processUsed;
   private final LiveGauges jobUsed;
   private final LiveGauges jobBudget;
 
-  public GpuMetrics(
-      MeterRegistry registry,
-      String node,
-      GpuInventory inventory,
-      GpuPoller poller,
-      Workers workers) {
+  public GpuMetrics(MeterRegistry registry, String node, GpuInventory inventory, Workers workers) {
     this.node = node;
-    this.poller = poller;
     this.workers = workers;
     for (GpuDevice device : inventory.devices()) {
       registerDevice(registry, device);
@@ -106,7 +102,7 @@ public final class GpuMetrics implements JobLifecycleListener {
 
   /** NaN until a poll has read the device: no reading is not the same as an idle GPU. */
   private double fromLatestSample(int index, ToDoubleFunction<GpuSample> figure) {
-    for (GpuSample sample : poller.latest().samples()) {
+    for (GpuSample sample : lastPoll.samples()) {
       if (sample.device().index() == index) {
         return figure.applyAsDouble(sample);
       }
@@ -114,8 +110,9 @@ public final class GpuMetrics implements JobLifecycleListener {
     return Double.NaN;
   }
 
-  /** Rebuilds the process and job series from a poll (a {@link GpuPoller} listener). */
+  /** Rebuilds the process and job series from a poll (it listens to the GPU poller). */
   public synchronized void refresh(GpuUsage usage) {
+    lastPoll = usage;
     Map<String, RunningWorker> live = new HashMap<>();
     workers.live().forEach(worker -> live.put(worker.jobId(), worker));
 
@@ -166,6 +163,6 @@ public final class GpuMetrics implements JobLifecycleListener {
   /** Drops the ended job's series now rather than at the next poll. */
   @Override
   public void attemptEnded(String jobId, int attempt, AttemptOutcome outcome, JobState jobState) {
-    refresh(poller.latest());
+    refresh(lastPoll);
   }
 }

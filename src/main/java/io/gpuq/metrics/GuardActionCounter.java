@@ -1,14 +1,14 @@
 package io.gpuq.metrics;
 
 import io.gpuq.guard.BudgetGuard;
-import io.gpuq.guard.GuardActions;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /** Counts the budget guard's actions: jobs stopped (STOP) or reported (WARN) for their memory. */
-public final class GuardActionCounter implements GuardActions {
+public final class GuardActionCounter implements Consumer<BudgetGuard.Action> {
 
   private final Map<BudgetGuard.Policy, Counter> counters = new EnumMap<>(BudgetGuard.Policy.class);
 

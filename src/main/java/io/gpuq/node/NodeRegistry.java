@@ -15,7 +15,7 @@ import tools.jackson.databind.json.JsonMapper;
  * The gpuq nodes sharing this database: this node registers itself and its GPUs, and reads the
  * others' last heartbeats.
  */
-public class NodeRegistry {
+public class NodeRegistry implements LiveNodes {
 
   private static final JsonMapper JSON = JsonMapper.builder().build();
 
@@ -47,6 +47,7 @@ public class NodeRegistry {
     this.inventory = inventory;
   }
 
+  @Override
   public String self() {
     return self;
   }
@@ -80,7 +81,7 @@ public class NodeRegistry {
         .toList();
   }
 
-  /** The GPUs of the other live nodes, as of their last heartbeat. */
+  @Override
   public List<NodeGpu> otherLiveNodesGpus() {
     Instant now = clock.instant();
     List<NodeGpu> gpus = new ArrayList<>();
@@ -92,7 +93,7 @@ public class NodeRegistry {
     return gpus;
   }
 
-  /** The labels of every live node other than this one, by node name. */
+  @Override
   public Map<String, Map<String, String>> otherLiveNodes() {
     Instant now = clock.instant();
     Map<String, Map<String, String>> live = new java.util.HashMap<>();
@@ -123,7 +124,7 @@ public class NodeRegistry {
 
   private volatile Cached cache;
 
-  /** Whether a job's node selector matches this node's labels. */
+  @Override
   public boolean selects(Map<String, String> selector) {
     return labels.entrySet().containsAll(selector.entrySet());
   }

@@ -3,8 +3,8 @@ package io.gpuq.schedule;
 import io.gpuq.job.JobSpec;
 import io.gpuq.job.SubmitAdmission;
 import io.gpuq.job.UnsatisfiableRequestException;
+import io.gpuq.node.LiveNodes;
 import io.gpuq.node.NodeGpu;
-import io.gpuq.node.NodeRegistry;
 import io.gpuq.placement.Feasibility;
 import io.gpuq.placement.GpuCapacity;
 import io.gpuq.placement.PlacementRequest;
@@ -14,19 +14,26 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
-/** Refuses at submit what could not start on this node even if it were empty. */
+/**
+ * Refuses at submit what could not start anywhere: on no live node its selector picks, not even if
+ * that node were empty.
+ */
 public final class PlacementAdmission implements SubmitAdmission {
 
   private final Placer placer;
-  private final Dispatcher dispatcher;
+  private final Supplier<List<GpuCapacity>> localGpus;
   private final Clock clock;
+  private final LiveNodes nodes;
 
-  private final NodeRegistry nodes;
-
-  public PlacementAdmission(Placer placer, Dispatcher dispatcher, Clock clock, NodeRegistry nodes) {
+  /**
+   * @param localGpus this node's GPUs (only their total memory counts: the node is taken as empty)
+   */
+  public PlacementAdmission(
+      Placer placer, Supplier<List<GpuCapacity>> localGpus, Clock clock, LiveNodes nodes) {
     this.placer = placer;
-    this.dispatcher = dispatcher;
+    this.localGpus = localGpus;
     this.clock = clock;
     this.nodes = nodes;
   }
@@ -44,7 +51,7 @@ public final class PlacementAdmission implements SubmitAdmission {
       return;
     }
     PlacementRequest request = JobDemands.requestOf(spec, clock.instant());
-    Feasibility local = here ? placer.feasibility(request, dispatcher.capacities()) : null;
+    Feasibility local = here ? placer.feasibility(request, localGpus.get()) : null;
     if (local instanceof Feasibility.Feasible) {
       return;
     }

@@ -14,15 +14,18 @@ import io.gpuq.isolation.Isolation;
 import io.gpuq.job.ClaimedJob;
 import io.gpuq.job.JobPlacement;
 import io.gpuq.job.JobService;
+import io.gpuq.job.JobStore;
 import io.gpuq.launch.JobFiles;
 import io.gpuq.launch.ProcessTreeStopper;
 import io.gpuq.launch.WorkerLauncher;
 import io.gpuq.launch.WorkerSetup;
 import io.gpuq.launch.Workers;
-import io.gpuq.launch.env.PythonHook;
 import io.gpuq.launch.env.WorkerEnvironment;
 import io.gpuq.launch.env.WorkerEnvironmentSettings;
 import io.gpuq.launch.env.WorkerSpec;
+import io.gpuq.metrics.GpuMetrics;
+import io.gpuq.metrics.JobHostMetrics;
+import io.gpuq.metrics.SchedulerMetrics;
 import io.gpuq.node.NodeIdentity;
 import io.gpuq.node.NodeRegistry;
 import io.gpuq.placement.Headroom;
@@ -39,11 +42,8 @@ import io.gpuq.schedule.StopUnownedWorkers;
 import io.gpuq.schedule.TimeoutDuty;
 import io.gpuq.schedule.WorkerRecovery;
 import io.gpuq.text.MemorySize;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -62,6 +62,17 @@ public class CoreConfiguration {
   @Bean
   Clock clock() {
     return Clock.systemUTC();
+  }
+
+  /** Each attempt's start and end, once stored, is heard by the metrics. */
+  @Bean
+  JobService jobService(
+      JobStore store,
+      Clock clock,
+      GpuMetrics gpuMetrics,
+      JobHostMetrics jobHostMetrics,
+      SchedulerMetrics schedulerMetrics) {
+    return new JobService(store, clock, List.of(gpuMetrics, jobHostMetrics, schedulerMetrics));
   }
 
   @Bean
@@ -173,18 +184,13 @@ public class CoreConfiguration {
     return scheduler.stopUnowned();
   }
 
+  /** The Python hook is in the data directory by now: its preparation installs it. */
   @Bean
   WorkerEnvironment workerEnvironment(GpuqProperties properties, JobFiles files) {
-    Path dataDir = files.dataDir();
-    try {
-      Path hookDir = PythonHook.extractTo(files.layout().python());
-      return new WorkerEnvironment(
-          WorkerEnvironmentSettings.defaults(files.layout().jaxCache(), hookDir)
-              .withJaxCompilationCache(properties.worker().jaxCompilationCache())
-              .withPreallocateJax(properties.worker().jaxPreallocate()));
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot install the Python hook under " + dataDir, e);
-    }
+    return new WorkerEnvironment(
+        WorkerEnvironmentSettings.defaults(files.layout().jaxCache(), files.layout().python())
+            .withJaxCompilationCache(properties.worker().jaxCompilationCache())
+            .withPreallocateJax(properties.worker().jaxPreallocate()));
   }
 
   /**
@@ -233,7 +239,7 @@ public class CoreConfiguration {
   @Bean
   PlacementAdmission placementAdmission(
       Placer placer, Dispatcher dispatcher, Clock clock, NodeRegistry nodes) {
-    return new PlacementAdmission(placer, dispatcher, clock, nodes);
+    return new PlacementAdmission(placer, dispatcher::capacities, clock, nodes);
   }
 
   @Bean

@@ -10,17 +10,18 @@ import io.gpuq.gpu.GpuPollDuty;
 import io.gpuq.gpu.GpuPoller;
 import io.gpuq.gpu.SelectedBackend;
 import io.gpuq.guard.BudgetGuard;
-import io.gpuq.guard.GuardActions;
 import io.gpuq.guard.PeakRecorder;
 import io.gpuq.job.JobService;
 import io.gpuq.launch.Workers;
+import io.gpuq.metrics.GpuMetrics;
 import io.gpuq.metrics.GpuPollMetrics;
+import io.gpuq.metrics.GuardActionCounter;
 import io.gpuq.proc.ProcFs;
 import io.gpuq.text.MemorySize;
 import java.time.Clock;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
@@ -85,35 +86,44 @@ public class GpuConfiguration {
         selected.backend().kind(), selected.backend().devices(), selected.fallbackReason());
   }
 
+  /**
+   * Each poll is heard, in this order, by the guard (which stops jobs over their budget), the peak
+   * recorder (which writes new peaks to the jobs) and the GPU metrics.
+   */
   @Bean
-  GpuPoller gpuPoller(GpuBackend backend, ProcFs procFs, Clock clock, Workers workers) {
-    return new GpuPoller(backend, procFs, clock, workers::roots);
+  GpuPoller gpuPoller(
+      GpuBackend backend,
+      ProcFs procFs,
+      Clock clock,
+      Workers workers,
+      BudgetGuard budgetGuard,
+      PeakRecorder peakRecorder,
+      GpuMetrics gpuMetrics) {
+    return new GpuPoller(
+        backend,
+        procFs,
+        clock,
+        workers::roots,
+        List.of(budgetGuard, peakRecorder, gpuMetrics::refresh));
   }
 
+  /** Each action of the guard is counted (docs/metrics.md). */
   @Bean
   BudgetGuard budgetGuard(
-      GpuPoller poller,
-      Workers workers,
-      GpuqProperties properties,
-      ObjectProvider<GuardActions> actions) {
+      Workers workers, GpuqProperties properties, GuardActionCounter guardActions) {
     GpuqProperties.Guard guard = properties.guard();
-    BudgetGuard budgetGuard =
-        new BudgetGuard(
-            workers,
-            guard.policy(),
-            guard.tolerance(),
-            MemorySize.parse(guard.toleranceBytes()),
-            guard.consecutivePolls(),
-            action -> actions.orderedStream().forEach(listener -> listener.accept(action)));
-    poller.addListener(budgetGuard);
-    return budgetGuard;
+    return new BudgetGuard(
+        workers,
+        guard.policy(),
+        guard.tolerance(),
+        MemorySize.parse(guard.toleranceBytes()),
+        guard.consecutivePolls(),
+        guardActions);
   }
 
   @Bean
-  PeakRecorder peakRecorder(GpuPoller poller, JobService jobs) {
-    PeakRecorder recorder = new PeakRecorder(jobs::observeGpuMemory);
-    poller.addListener(recorder);
-    return recorder;
+  PeakRecorder peakRecorder(JobService jobs) {
+    return new PeakRecorder(jobs::observeGpuMemory);
   }
 
   @Bean

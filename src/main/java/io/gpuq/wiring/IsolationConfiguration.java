@@ -8,7 +8,10 @@ import io.gpuq.isolation.IsolationPlanner;
 import io.gpuq.isolation.Privileges;
 import io.gpuq.isolation.Reachability;
 import io.gpuq.isolation.SystemAccounts;
+import io.gpuq.launch.env.PythonHook;
 import io.gpuq.security.TokenRegistry;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -30,15 +33,22 @@ public class IsolationConfiguration {
   private static final Logger log = LoggerFactory.getLogger(IsolationConfiguration.class);
 
   /**
-   * Lays out the data directory and tightens its modes before anything opens a file in it: the
-   * database opens while singletons are created, after every bean factory post-processor has run.
+   * Lays out the data directory, tightens its modes and installs the Python hook every worker
+   * imports, before anything opens a file in it: the database opens while singletons are created,
+   * after every bean factory post-processor has run. The beans only name paths in it.
    */
   @Bean
   static BeanFactoryPostProcessor dataDirectoryPreparation(Environment environment) {
     return beanFactory -> {
       Path dataDir =
           Binder.get(environment).bind("gpuq.data-dir", Path.class).orElse(Path.of("./data"));
-      new DataDirectory(dataDir).prepare();
+      DataDirectory layout = new DataDirectory(dataDir);
+      layout.prepare();
+      try {
+        PythonHook.extractTo(layout.python());
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot install the Python hook under " + dataDir, e);
+      }
     };
   }
 

@@ -3,7 +3,6 @@ package io.gpuq.wiring;
 import io.gpuq.config.GpuqProperties;
 import io.gpuq.fs.StorageGuard;
 import io.gpuq.gpu.GpuInventory;
-import io.gpuq.gpu.GpuPoller;
 import io.gpuq.job.JobService;
 import io.gpuq.launch.Workers;
 import io.gpuq.metrics.GpuMetrics;
@@ -33,16 +32,11 @@ public class MetricsConfiguration {
     return new GpuPollMetrics(registry, node.name());
   }
 
+  /** Hears every GPU poll (GpuConfiguration) and every attempt's end (CoreConfiguration). */
   @Bean
   GpuMetrics gpuMetrics(
-      MeterRegistry registry,
-      NodeIdentity node,
-      GpuInventory inventory,
-      GpuPoller poller,
-      Workers workers) {
-    GpuMetrics metrics = new GpuMetrics(registry, node.name(), inventory, poller, workers);
-    poller.addListener(metrics::refresh);
-    return metrics;
+      MeterRegistry registry, NodeIdentity node, GpuInventory inventory, Workers workers) {
+    return new GpuMetrics(registry, node.name(), inventory, workers);
   }
 
   @Bean

@@ -9,6 +9,7 @@ import io.gpuq.node.DeadNodeReaper;
 import io.gpuq.node.HeartbeatDuty;
 import io.gpuq.node.LocalGpus;
 import io.gpuq.node.NodeIdentity;
+import io.gpuq.node.NodeMembership;
 import io.gpuq.node.NodeRegistry;
 import io.gpuq.node.NodeRepository;
 import io.gpuq.schedule.SchedulingLoop;
@@ -37,18 +38,20 @@ public class NodeConfiguration {
       GpuqProperties properties,
       LocalGpus localGpus,
       GpuInventory inventory) {
-    NodeRegistry registry =
-        new NodeRegistry(
-            nodes,
-            tx,
-            clock,
-            node.name(),
-            properties.nodeLabels(),
-            properties.cluster().nodeTimeout(),
-            localGpus,
-            inventory);
-    registry.beat();
-    return registry;
+    return new NodeRegistry(
+        nodes,
+        tx,
+        clock,
+        node.name(),
+        properties.nodeLabels(),
+        properties.cluster().nodeTimeout(),
+        localGpus,
+        inventory);
+  }
+
+  @Bean
+  NodeMembership nodeMembership(NodeRegistry registry) {
+    return new NodeMembership(registry);
   }
 
   @Bean

@@ -17,6 +17,8 @@ public final class JobSpecs {
   private String workingDir;
   private Map<String, String> env = Map.of();
   private Map<String, String> labels = Map.of();
+  private Map<String, String> nodeSelector = Map.of();
+  private Integer gpus;
   private Framework framework = Framework.PYTORCH;
   private Long gpuMemory;
   private Double fraction;
@@ -56,6 +58,17 @@ public final class JobSpecs {
     return this;
   }
 
+  public JobSpecs nodeSelector(Map<String, String> selector) {
+    this.nodeSelector = new HashMap<>(selector);
+    return this;
+  }
+
+  /** GPUs per job; by default one with a budget, none without. */
+  public JobSpecs gpus(int gpus) {
+    this.gpus = gpus;
+    return this;
+  }
+
   public JobSpecs framework(Framework framework) {
     this.framework = framework;
     return this;
@@ -92,7 +105,7 @@ public final class JobSpecs {
   }
 
   public JobSpec build() {
-    int gpus = gpuMemory == null && fraction == null ? 0 : 1;
+    int gpus = this.gpus != null ? this.gpus : gpuMemory == null && fraction == null ? 0 : 1;
     return new JobSpec(
         name,
         command,
@@ -106,6 +119,6 @@ public final class JobSpecs {
         attempts,
         growth,
         labels,
-        Map.of());
+        nodeSelector);
   }
 }

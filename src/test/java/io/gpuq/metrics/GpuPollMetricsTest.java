@@ -10,6 +10,7 @@ import io.gpuq.proc.ProcFs;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -24,7 +25,7 @@ class GpuPollMetricsTest {
   private final PeriodicDuty poll =
       metrics.timed(
           new GpuPollDuty(
-              new GpuPoller(backend, ProcFs.system(), Clock.systemUTC(), Map::of),
+              new GpuPoller(backend, ProcFs.system(), Clock.systemUTC(), Map::of, List.of()),
               Duration.ofSeconds(1),
               metrics::pollFailed));
 
