@@ -40,8 +40,24 @@ class JobListingImpl implements JobListing {
   }
 
   private List<String> pageIds(JobFilter filter) {
-    StringBuilder sql = new StringBuilder("select j.id from jobs j where 1 = 1");
+    List<Map.Entry<String, String>> labels = List.copyOf(filter.labels().entrySet());
     List<Object> parameters = new ArrayList<>();
+    StringBuilder sql =
+        labels.isEmpty()
+            ? jobsNewestFirst(filter, parameters)
+            : labelNewestFirst(filter, labels, parameters);
+    parameters.add(filter.limit() + 1);
+    Query query = timed(entityManager.createNativeQuery(sql.toString(), String.class));
+    for (int i = 0; i < parameters.size(); i++) {
+      query.setParameter(i + 1, parameters.get(i));
+    }
+    @SuppressWarnings("unchecked")
+    List<String> ids = query.getResultList();
+    return ids;
+  }
+
+  private static StringBuilder jobsNewestFirst(JobFilter filter, List<Object> parameters) {
+    StringBuilder sql = new StringBuilder("select j.id from jobs j where 1 = 1");
     if (filter.owner() != null) {
       sql.append(" and j.owner = ?");
       parameters.add(filter.owner());
@@ -54,23 +70,51 @@ class JobListingImpl implements JobListing {
       sql.append(" and j.id < ?");
       parameters.add(filter.beforeId());
     }
-    for (Map.Entry<String, String> label : filter.labels().entrySet()) {
+    return sql.append(" order by ").append(newestFirst(filter)).append(" limit ?");
+  }
+
+  /**
+   * Driven from the first label's index entries, newest first, with the rest of the filter probed
+   * per entry: a label (a sweep, a run) is usually rarer than a state or an owner, and probing
+   * every job for a rare label read about 1,000 jobs per match (MillionJobsBench, H2). One table in
+   * the outer read, not a join: with parameters instead of literals H2 may put {@code jobs} first
+   * in a join and walk it whole.
+   */
+  private static StringBuilder labelNewestFirst(
+      JobFilter filter, List<Map.Entry<String, String>> labels, List<Object> parameters) {
+    StringBuilder sql =
+        new StringBuilder(
+            "select l0.job_id from job_labels l0 where l0.label_key = ? and l0.label_value = ?");
+    parameters.add(labels.get(0).getKey());
+    parameters.add(labels.get(0).getValue());
+    if (filter.beforeId() != null) {
+      sql.append(" and l0.job_id < ?");
+      parameters.add(filter.beforeId());
+    }
+    if (filter.owner() != null || filter.state() != null) {
+      sql.append(" and exists (select 1 from jobs j where j.id = l0.job_id");
+      if (filter.owner() != null) {
+        sql.append(" and j.owner = ?");
+        parameters.add(filter.owner());
+      }
+      if (filter.state() != null) {
+        sql.append(" and j.state = ?");
+        parameters.add(filter.state().name());
+      }
+      sql.append(")");
+    }
+    for (Map.Entry<String, String> label : labels.subList(1, labels.size())) {
       sql.append(
-          " and exists (select 1 from job_labels l where l.job_id = j.id"
+          " and exists (select 1 from job_labels l where l.job_id = l0.job_id"
               + " and l.label_key = ? and l.label_value = ?)");
       parameters.add(label.getKey());
       parameters.add(label.getValue());
     }
-    sql.append(" order by ").append(newestFirst(filter)).append(" limit ?");
-    parameters.add(filter.limit() + 1);
-    Query query = timed(entityManager.createNativeQuery(sql.toString(), String.class));
-    for (int i = 0; i < parameters.size(); i++) {
-      query.setParameter(i + 1, parameters.get(i));
-    }
-    @SuppressWarnings("unchecked")
-    List<String> ids = query.getResultList();
-    return ids;
+    return sql.append(" order by ").append(LABEL_NEWEST_FIRST).append(" limit ?");
   }
+
+  /** Newest first among one label's jobs, spelled as V5's {@code job_labels_newest} index is. */
+  private static final String LABEL_NEWEST_FIRST = "l0.label_key, l0.label_value, l0.job_id desc";
 
   /**
    * Newest first, spelled as the index that serves the filter is: H2 reads an index in order, and

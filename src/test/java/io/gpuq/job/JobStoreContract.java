@@ -692,6 +692,34 @@ abstract class JobStoreContract {
         .isNull();
   }
 
+  @Test
+  void a_label_filter_pages_and_combines_with_owner_and_state() {
+    Listed l = jobsOfTwoOwners();
+    JobService service = service();
+    service.markStarted(l.visionProd().id(), JobPlacement.cpuOnly("node-1"));
+    service.markStarted(l.visionProdToo().id(), JobPlacement.cpuOnly("node-1"));
+
+    JobPage first = service.list(ALICE, null, Map.of("team", "vision"), null, 2);
+    JobPage second = service.list(ALICE, null, Map.of("team", "vision"), first.nextBeforeId(), 2);
+    assertThat(ids(first)).containsExactly(l.visionProdToo().id(), l.vision().id());
+    assertThat(ids(second)).containsExactly(l.visionProd().id());
+    assertThat(second.nextBeforeId()).isNull();
+    assertThat(ids(service.list(ALICE, JobState.RUNNING, Map.of("team", "vision"), null, 50)))
+        .containsExactly(l.visionProdToo().id(), l.visionProd().id());
+    assertThat(service.list(ADMIN, JobState.QUEUED, Map.of("env", "prod"), null, 50).items())
+        .as("bob's queued one and alice's nlp one")
+        .hasSize(2);
+    assertThat(
+            ids(
+                service.list(
+                    ALICE,
+                    JobState.RUNNING,
+                    Map.of("env", "prod", "x", "1"),
+                    l.visionProdToo().id(),
+                    50)))
+        .isEmpty();
+  }
+
   private Job submitWith(Caller caller, Map<String, String> labels) {
     return aQueuedJob().ownedBy(caller.name()).spec(s -> s.labels(labels)).in(store());
   }
