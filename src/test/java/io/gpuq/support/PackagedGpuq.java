@@ -3,13 +3,20 @@ package io.gpuq.support;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
 
 /**
  * How {@link GpuqProcess} starts gpuq's JVM: from the build's classes, or, where the build has just
@@ -84,7 +91,9 @@ final class PackagedGpuq {
     Path extractedJar = extracted.resolve(jar.getFileName());
     Path archive = dir.resolve("gpuq.jsa");
     Path made = dir.resolve("made-from");
-    String stamp = jar.toRealPath() + " " + Files.size(jar) + " " + Files.getLastModifiedTime(jar);
+    // By content, not time: `package` rewrites the jar on every build, with new entry times even
+    // when nothing in it changed, and then the archive made from the extracted copy still fits.
+    String stamp = contentDigest(jar);
     try (FileChannel lockFile =
             FileChannel.open(
                 dir.resolve("lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
@@ -147,6 +156,23 @@ final class PackagedGpuq {
     }
     if (process.exitValue() != 0) {
       throw new IOException("exit " + process.exitValue() + ": " + command + "; see " + log);
+    }
+  }
+
+  /** A digest of each entry's name, size and CRC: what the jar holds, not when it was written. */
+  private static String contentDigest(Path jar) throws IOException {
+    try (ZipFile zip = new ZipFile(jar.toFile())) {
+      MessageDigest digest = MessageDigest.getInstance("SHA-256");
+      zip.stream()
+          .sorted(Comparator.comparing(ZipEntry::getName))
+          .forEach(
+              entry ->
+                  digest.update(
+                      (entry.getName() + " " + entry.getSize() + " " + entry.getCrc() + "\n")
+                          .getBytes(StandardCharsets.UTF_8)));
+      return HexFormat.of().formatHex(digest.digest());
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every JVM has SHA-256", e);
     }
   }
 
