@@ -112,7 +112,7 @@ final class PackagedGpuq {
                 "--destination",
                 extracted.toString()),
             dir.resolve("extract.log"));
-        Path trainingData = Files.createTempDirectory("gpuq-it-cds-");
+        Path trainingData = Files.createTempDirectory(dir, "training-data-");
         List<String> training = new ArrayList<>();
         training.add(java());
         training.addAll(commonOptions());
@@ -135,7 +135,7 @@ final class PackagedGpuq {
     }
     List<String> options = new ArrayList<>(commonOptions());
     options.add("-XX:SharedArchiveFile=" + archive);
-    // From a jar gpuq.main turns AOT on itself; said here so that the command line tells.
+    // From a jar GpuqApplication.main turns AOT on itself; said here so the command line tells.
     options.add("-Dspring.aot.enabled=true");
     options.add("-jar");
     options.add(extractedJar.toString());
