@@ -69,15 +69,9 @@ public final class GpuqProcess implements AutoCloseable {
       List<String> commandPrefix, Path dataDir, String token, String... extraArgs)
       throws IOException {
     int port = freePort();
-    String classpath =
-        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     List<String> argv = new ArrayList<>(commandPrefix);
     argv.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    argv.add("-Xmx512m");
-    argv.add("-XX:TieredStopAtLevel=1");
-    argv.add("-cp");
-    argv.add(classpath);
-    argv.add("io.gpuq.GpuqApplication");
+    argv.addAll(PackagedGpuq.launcher());
     argv.add("--server.port=" + port);
     argv.add("--gpuq.data-dir=" + dataDir);
     argv.add("--gpuq.gpu.backend=emulated");

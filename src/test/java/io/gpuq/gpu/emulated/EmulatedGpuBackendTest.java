@@ -3,15 +3,18 @@ package io.gpuq.gpu.emulated;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.withinPercentage;
+import static org.awaitility.Awaitility.await;
 
 import io.gpuq.gpu.GpuBackendException;
 import io.gpuq.gpu.GpuDevice;
 import io.gpuq.gpu.GpuProcessUsage;
 import io.gpuq.gpu.GpuSample;
+import io.gpuq.gpu.emulated.WrittenProcFixture.SettableClock;
 import io.gpuq.proc.ProcFs;
 import io.gpuq.proc.ProcStat;
 import io.gpuq.proc.SpawnedProcess;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -127,22 +130,34 @@ class EmulatedGpuBackendTest {
   }
 
   @Test
-  @DisplayName("a computing worker shows utilization, a sleeping one none")
-  void utilizationFromCpuTime() throws InterruptedException {
-    try (EmulatedGpuBackend backend = twoGpus();
+  @DisplayName(
+      "utilization is the CPU time a worker used since the previous sample, per second of clock")
+  void utilizationFromCpuTime() {
+    SettableClock clock = new SettableClock();
+    try (EmulatedGpuBackend backend =
+            EmulatedGpuBackend.create(2, 16 * GIB, "Emulated GPU", procFs, clock);
         SpawnedProcess busy = SpawnedProcess.start("python3", "-c", "while True: pass");
         SpawnedProcess idle = SpawnedProcess.start("sleep", "60")) {
       backend.attach(busy.pid(), List.of(0));
       backend.attach(idle.pid(), List.of(1));
       backend.sample();
-      Thread.sleep(1500);
+      long ticksAtFirstSample = cpuTicks(busy.pid());
+      // The clock, not the loaded build machine, decides the interval: however long the busy
+      // worker takes to use half a second of CPU, that half second falls into one clock second.
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> procFs.ticksToSeconds(cpuTicks(busy.pid()) - ticksAtFirstSample) >= 0.5);
+      clock.advanceMillis(1000);
 
       List<GpuSample> samples = backend.sample();
 
-      // One busy core would read 1.0; the build machine is shared, so ask only for a clear signal.
-      assertThat(samples.get(0).utilization()).isGreaterThan(0.2).isLessThanOrEqualTo(1.0);
+      assertThat(samples.get(0).utilization()).isGreaterThanOrEqualTo(0.5).isLessThanOrEqualTo(1.0);
       assertThat(samples.get(1).utilization()).isLessThan(0.05);
     }
+  }
+
+  private long cpuTicks(long pid) {
+    return procFs.stat(pid).orElseThrow().cpuTimeTicks();
   }
 
   @Test
