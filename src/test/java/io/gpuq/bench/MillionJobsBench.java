@@ -450,9 +450,13 @@ public final class MillionJobsBench {
             + " order by j.owner, j.state, j.id desc limit 101");
     shapes.put(
         "label",
-        "select j.id from job_labels d join jobs j on j.id = d.job_id where d.label_key ="
-            + " 'project' and d.label_value = 'p-123' order by d.label_key, d.label_value,"
-            + " d.job_id desc limit 101");
+        "select l0.job_id from job_labels l0 where l0.label_key = 'project' and l0.label_value ="
+            + " 'p-123' order by l0.label_key, l0.label_value, l0.job_id desc limit 101");
+    shapes.put(
+        "owner + label",
+        "select l0.job_id from job_labels l0 where l0.label_key = 'project' and l0.label_value ="
+            + " 'p-123' and exists (select 1 from jobs j where j.id = l0.job_id and j.owner ="
+            + " 'user-3') order by l0.label_key, l0.label_value, l0.job_id desc limit 101");
     String prefix = database.equals("postgres") ? "explain (costs off) " : "explain ";
     for (Map.Entry<String, String> shape : shapes.entrySet()) {
       StringBuilder plan = new StringBuilder();
