@@ -24,4 +24,20 @@ public record ClaimedJob(
     Framework framework,
     Duration timeout,
     Instant createdAt,
-    Instant queuedAt) {}
+    Instant queuedAt) {
+
+  /** What a claim of this job, now started, reads for its launch. */
+  static ClaimedJob of(Job job) {
+    return new ClaimedJob(
+        job.id(),
+        job.owner(),
+        job.attempt(),
+        job.command(),
+        job.workingDir(),
+        job.env(),
+        job.framework(),
+        job.timeout(),
+        job.createdAt(),
+        job.queuedAt());
+  }
+}

@@ -111,18 +111,7 @@ public final class InMemoryJobStore implements JobStore {
           Job job = jobs.get(id);
           if (job != null && JobTransition.START.isAllowedFrom(job.state())) {
             job.start(placement, now);
-            claimed.add(
-                new ClaimedJob(
-                    job.id(),
-                    job.owner(),
-                    job.attempt(),
-                    job.command(),
-                    job.workingDir(),
-                    job.env(),
-                    job.framework(),
-                    job.timeout(),
-                    job.createdAt(),
-                    job.queuedAt()));
+            claimed.add(ClaimedJob.of(job));
           }
         });
     return claimed;

@@ -355,17 +355,7 @@ abstract class JpaJobStoreContract extends JobStoreContract {
 
   /** What the locking read would have returned for this job, had it still been queued. */
   private static ClaimedJob claimedAsIfLocked(Job job) {
-    return new ClaimedJob(
-        job.id(),
-        job.owner(),
-        job.attempt(),
-        job.command(),
-        job.workingDir(),
-        job.env(),
-        job.framework(),
-        job.timeout(),
-        job.createdAt(),
-        job.queuedAt());
+    return ClaimedJob.of(job);
   }
 
   @Test
