@@ -13,6 +13,7 @@ import java.util.Map;
  * @param attempt the attempt that the claim started
  * @param timeout null for none
  * @param queuedAt when this attempt joined the queue
+ * @param trial the sweep trial it is; null for a job of its own
  */
 public record ClaimedJob(
     String id,
@@ -24,7 +25,8 @@ public record ClaimedJob(
     Framework framework,
     Duration timeout,
     Instant createdAt,
-    Instant queuedAt) {
+    Instant queuedAt,
+    SweepTrial trial) {
 
   /** What a claim of this job, now started, reads for its launch. */
   static ClaimedJob of(Job job) {
@@ -38,6 +40,7 @@ public record ClaimedJob(
         job.framework(),
         job.timeout(),
         job.createdAt(),
-        job.queuedAt());
+        job.queuedAt(),
+        job.sweepTrial().orElse(null));
   }
 }

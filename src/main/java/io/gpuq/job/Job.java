@@ -132,6 +132,11 @@ public class Job {
   private Instant startedAt;
   private Instant finishedAt;
 
+  // A sweep's trial: its sweep, number and parameters (JSON); all null for a job of its own.
+  private String sweepId;
+  private Integer trial;
+  private String parameters;
+
   // Eager, as jobs are always shown with their labels and attempts: one extra query per page of
   // up to ASSOCIATION_BATCH jobs, for those jobs only. Not SUBSELECT: it re-runs the page's query
   // without its limit, loading the associations of every job the filter matches (all SUCCEEDED
@@ -154,7 +159,18 @@ public class Job {
   /** A new job, queued for its first attempt. */
   public static Job submit(
       String id, String owner, JobSpec spec, String idempotencyKey, Instant now) {
+    return submit(id, owner, spec, idempotencyKey, null, now);
+  }
+
+  /** A new job, queued for its first attempt; one of a sweep's trials when {@code trial} is set. */
+  public static Job submit(
+      String id, String owner, JobSpec spec, String idempotencyKey, SweepTrial trial, Instant now) {
     Job job = new Job();
+    if (trial != null) {
+      job.sweepId = trial.sweepId();
+      job.trial = trial.number();
+      job.parameters = trial.parametersJson();
+    }
     job.id = id;
     job.owner = owner;
     job.name = spec.name();
@@ -524,6 +540,13 @@ public class Job {
         oomGrowth,
         labels(),
         nodeSelector());
+  }
+
+  /** The sweep this job is a trial of, if it is one. */
+  public Optional<SweepTrial> sweepTrial() {
+    return sweepId == null
+        ? Optional.empty()
+        : Optional.of(new SweepTrial(sweepId, trial, parameters));
   }
 
   public String idempotencyKey() {

@@ -44,7 +44,7 @@ class TransitionWritesImpl implements TransitionWrites {
 
   private static final String LOCK_TO_START =
       "select id, owner, attempt, command, working_dir, env, framework, timeout_millis, created_at,"
-          + " queued_at from jobs where state in ("
+          + " queued_at, sweep_id, trial, parameters from jobs where state in ("
           + String.join(", ", Collections.nCopies(SOURCES.size(), "?"))
           + ") and id in (%s) for update skip locked";
 
@@ -89,11 +89,19 @@ class TransitionWritesImpl implements TransitionWrites {
                   Framework.valueOf(row.getString("framework")),
                   timeout(row.getObject("timeout_millis", Long.class)),
                   instant(row, "created_at"),
-                  instant(row, "queued_at")));
+                  instant(row, "queued_at"),
+                  trial(row)));
         }
       }
     }
     return locked;
+  }
+
+  private static SweepTrial trial(ResultSet row) throws SQLException {
+    String sweepId = row.getString("sweep_id");
+    return sweepId == null
+        ? null
+        : new SweepTrial(sweepId, row.getInt("trial"), row.getString("parameters"));
   }
 
   private static Duration timeout(Long millis) {

@@ -41,6 +41,7 @@ public final class JobBuilder {
   private JobPlacement placement = JobPlacement.cpuOnly("node-1");
   private Instant submittedAt = T0;
   private FailureReason failure = FailureReason.EXIT_CODE;
+  private SweepTrial trial;
 
   private JobBuilder(Target target) {
     this.target = target;
@@ -127,6 +128,15 @@ public final class JobBuilder {
     return this;
   }
 
+  /**
+   * One of a sweep's trials. In a database store the sweep's row must exist first (the jobs table
+   * refers to it).
+   */
+  public JobBuilder trialOf(SweepTrial trial) {
+    this.trial = trial;
+    return this;
+  }
+
   public JobBuilder failedWith(FailureReason reason) {
     this.failure = reason;
     return this;
@@ -135,7 +145,7 @@ public final class JobBuilder {
   /** Stores it in {@code store}, moved into its state there; the job as the store reads it back. */
   public Job in(JobStore store) {
     String id = IDS.next();
-    store.submit(new NewJob(id, owner, spec.build(), idempotencyKey, submittedAt));
+    store.submit(new NewJob(id, owner, spec.build(), idempotencyKey, trial, submittedAt));
     Instant moved = submittedAt;
     if (target == Target.CANCELLED_WHILE_QUEUED) {
       store.cancel(id, moved.plusSeconds(1));

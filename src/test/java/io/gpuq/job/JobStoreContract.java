@@ -236,7 +236,8 @@ abstract class JobStoreContract {
                 Framework.PYTORCH,
                 Duration.ofMinutes(90),
                 T0,
-                T0));
+                T0,
+                null));
     Job read = reload(job.id());
     assertThat(read.state()).isEqualTo(JobState.RUNNING);
     assertThat(read.placement()).isEqualTo(TWO_GPUS);

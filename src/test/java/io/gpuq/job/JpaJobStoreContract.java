@@ -308,7 +308,8 @@ abstract class JpaJobStoreContract extends JobStoreContract {
                 Framework.PYTORCH,
                 Duration.ofMinutes(90),
                 T0,
-                T0));
+                T0,
+                null));
     assertThat(
             service()
                 .markStarted(save(queued(0)).id(), JobPlacement.cpuOnly("node-1"))
