@@ -1,7 +1,9 @@
 package io.gpuq.launch.env;
 
 import io.gpuq.job.Framework;
+import io.gpuq.job.SweepTrial;
 import io.gpuq.placement.PlacedGpu;
+import io.gpuq.sweep.TrialEnvironment;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -83,7 +85,10 @@ public final class WorkerEnvironment {
                   JAX_COMPILATION_CACHE_DIR,
                   TF_FORCE_GPU_ALLOW_GROWTH,
                   GPUQ_TORCH_MEMORY_FRACTION,
-                  GPUQ_TF_MEMORY_LIMIT_MB)));
+                  GPUQ_TF_MEMORY_LIMIT_MB,
+                  TrialEnvironment.SWEEP_ID,
+                  TrialEnvironment.TRIAL,
+                  TrialEnvironment.PARAMS)));
 
   // gpuq's own configuration arrives through these (tokens, database passwords); a worker is
   // another user's program and must never see them.
@@ -170,6 +175,20 @@ public final class WorkerEnvironment {
    */
   public Map<String, String> environment(
       WorkerSpec spec, Map<String, String> baseEnvironment, Map<String, String> userEnvironment) {
+    return environment(spec, baseEnvironment, userEnvironment, null);
+  }
+
+  /**
+   * The environment of a sweep's trial: every worker's, and the trial's own {@code GPUQ_SWEEP_ID},
+   * {@code GPUQ_TRIAL} and {@code GPUQ_PARAMS} ({@link TrialEnvironment}).
+   *
+   * @param trial null for a job of its own
+   */
+  public Map<String, String> environment(
+      WorkerSpec spec,
+      Map<String, String> baseEnvironment,
+      Map<String, String> userEnvironment,
+      SweepTrial trial) {
     Map<String, String> env = new LinkedHashMap<>();
     baseEnvironment.forEach(
         (name, value) -> {
@@ -192,6 +211,9 @@ public final class WorkerEnvironment {
       env.put(PYTORCH_CUDA_ALLOC_CONF, DEFAULT_TORCH_ALLOC_CONF);
     }
     env.putAll(imposedVariables(spec));
+    if (trial != null) {
+      env.putAll(TrialEnvironment.of(trial));
+    }
     env.put(PYTHONPATH, pythonPath(env.get(PYTHONPATH)));
     return Collections.unmodifiableMap(env);
   }
