@@ -104,7 +104,9 @@ public class SweepService {
       }
       trials.add(trialJob(caller, id, trial, spec, now));
     }
-    Sweep sweep = newSweep(caller, id, template, request, definition, definitionJson, trials, now);
+    Sweep sweep =
+        newSweep(
+            caller, id, template, request, definition, definitionJson, idempotencyKey, trials, now);
     try {
       sweeps.create(sweep, trials);
     } catch (SweepKeyTakenException e) {
@@ -131,6 +133,7 @@ public class SweepService {
       SweepRequest request,
       SweepDefinition definition,
       String definitionJson,
+      String idempotencyKey,
       List<NewJob> trials,
       Instant now) {
     Long seed =
@@ -149,7 +152,7 @@ public class SweepService {
         trials.size(),
         !external,
         null,
-        null,
+        idempotencyKey,
         now,
         null);
   }
