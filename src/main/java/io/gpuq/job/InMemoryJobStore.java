@@ -147,6 +147,19 @@ public final class InMemoryJobStore implements JobStore {
   }
 
   @Override
+  public synchronized boolean prune(String jobId, String why, Instant now) {
+    Job job = jobs.get(jobId);
+    if (job == null) {
+      throw new JobNotFoundException(jobId);
+    }
+    if (!JobTransition.PRUNE.isAllowedFrom(job.state())) {
+      return false;
+    }
+    job.prune(why, now);
+    return true;
+  }
+
+  @Override
   public synchronized void observeGpuMemory(String id, long bytes) {
     Job job = jobs.get(id);
     if (job != null && job.state() == JobState.RUNNING) {

@@ -246,9 +246,19 @@ public class Job {
   }
 
   /**
+   * The sweep's early-stopping rule stopped this running trial; its worker is being stopped.
+   *
+   * @param why in words and numbers, kept on the attempt: "stopped by the sweep's early-stopping
+   *     rule (median) at step 40"
+   */
+  public void prune(String why, Instant now) {
+    apply(JobTransition.PRUNE, Change.end(null, null, why, now));
+  }
+
+  /**
    * Records how an attempt ended: a success or failure of the running attempt moves the job; the
-   * exit of a worker cancelled meanwhile is kept on its attempt; any other end (an older attempt,
-   * or one declared lost and given up meanwhile) changes nothing.
+   * exit of a worker cancelled or pruned meanwhile is kept on its attempt; any other end (an older
+   * attempt, or one declared lost and given up meanwhile) changes nothing.
    *
    * @return the job's state after it, or null when it was not the job's current attempt
    */
@@ -260,7 +270,7 @@ public class Job {
     }
     AttemptOutcome outcome = end.outcome();
     switch (state) {
-      case CANCELLED -> recordExitAfterCancel(outcome.exitCode());
+      case CANCELLED, PRUNED -> recordExitAfterCancel(outcome.exitCode());
       case RUNNING -> {
         if (outcome.isSuccess()) {
           succeed(outcome.exitCode(), end.endedAt());
@@ -291,7 +301,10 @@ public class Job {
     return state;
   }
 
-  /** A worker that was already cancelled has now exited; keep its exit code on the attempt. */
+  /**
+   * A worker that was already cancelled (or pruned) has now exited; keep its exit code on the
+   * attempt.
+   */
   public void recordExitAfterCancel(Integer exitCode) {
     attemptNumbered(attempt).ifPresent(a -> a.recordExitCode(exitCode));
     this.exitCode = exitCode;

@@ -77,6 +77,16 @@ public interface JobStore extends AutoCloseable {
    */
   JobState cancel(String id, Instant now);
 
+  /**
+   * Prunes a running trial ({@link JobTransition#PRUNE}): its sweep's early-stopping rule stopped
+   * it. Like a cancel, a stored fact: the node running its worker stops it ({@link #standingOf}).
+   *
+   * @param why in words and numbers, kept on the attempt
+   * @return whether it was pruned: false when it no longer runs (it ended, or was cancelled, first)
+   * @throws JobNotFoundException when there is no such job
+   */
+  boolean prune(String jobId, String why, Instant now);
+
   /** The peak of GPU memory measured for a running job's process tree, if higher than before. */
   void observeGpuMemory(String id, long bytes);
 

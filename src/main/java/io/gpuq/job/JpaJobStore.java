@@ -205,6 +205,19 @@ public class JpaJobStore implements JobStore {
   }
 
   @Override
+  public boolean prune(String jobId, String why, Instant now) {
+    return retryingOnConflict(
+        status -> {
+          Job job = jobs.findById(jobId).orElseThrow(() -> new JobNotFoundException(jobId));
+          if (!JobTransition.PRUNE.isAllowedFrom(job.state())) {
+            return false;
+          }
+          job.prune(why, now);
+          return true;
+        });
+  }
+
+  @Override
   public void observeGpuMemory(String id, long bytes) {
     retryingOnConflict(
         status -> {

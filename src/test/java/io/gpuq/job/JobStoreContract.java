@@ -538,6 +538,82 @@ abstract class JobStoreContract {
     }
   }
 
+  // --- pruning -----------------------------------------------------------------------------------
+
+  static final String PRUNED_AT_40 =
+      "stopped by the sweep's early-stopping rule (median) at step 40";
+
+  @Test
+  void a_pruned_trial_ends_pruned_with_its_attempt_saying_why() {
+    Job job = aRunningJob().in(store());
+
+    boolean pruned = store().prune(job.id(), PRUNED_AT_40, T0.plusSeconds(9));
+
+    Job read = reload(job.id());
+    assertThat(pruned).isTrue();
+    assertThat(read.state()).isEqualTo(JobState.PRUNED);
+    assertThat(read.finishedAt()).isEqualTo(T0.plusSeconds(9));
+    assertThat(read.failureReason()).isNull();
+    assertThat(read.attempts())
+        .singleElement()
+        .satisfies(
+            attempt -> {
+              assertThat(attempt.outcome()).isEqualTo(JobState.PRUNED);
+              assertThat(attempt.failureReason()).isNull();
+              assertThat(attempt.failureMessage()).isEqualTo(PRUNED_AT_40);
+              assertThat(attempt.finishedAt()).isEqualTo(T0.plusSeconds(9));
+            });
+  }
+
+  @Test
+  void only_a_running_job_is_pruned_and_an_unknown_one_is_not_found() {
+    Job queued = aQueuedJob().in(store());
+    Job succeeded = aSucceededJob().in(store());
+    Job cancelled = aJobCancelledWhileRunning().in(store());
+
+    assertThat(store().prune(queued.id(), PRUNED_AT_40, T0)).isFalse();
+    assertThat(store().prune(succeeded.id(), PRUNED_AT_40, T0)).isFalse();
+    assertThat(store().prune(cancelled.id(), PRUNED_AT_40, T0)).isFalse();
+    assertThatThrownBy(() -> store().prune("no-such-job", PRUNED_AT_40, T0))
+        .isInstanceOf(JobNotFoundException.class);
+    assertThat(reload(queued.id()).state()).isEqualTo(JobState.QUEUED);
+    assertThat(reload(succeeded.id()).state()).isEqualTo(JobState.SUCCEEDED);
+    assertThat(reload(cancelled.id()).state()).isEqualTo(JobState.CANCELLED);
+  }
+
+  @Test
+  void the_exit_of_a_pruned_worker_is_kept_and_does_not_change_its_state() {
+    Job job = aRunningJob().in(store());
+    store().prune(job.id(), PRUNED_AT_40, T0.plusSeconds(9));
+
+    JobState after =
+        store()
+            .endAttempt(
+                new AttemptEnd(
+                    job.id(), 1, new AttemptOutcome(FailureReason.EXIT_CODE, "x", 143), 0, T0))
+            .join();
+
+    Job read = reload(job.id());
+    assertThat(after).isEqualTo(JobState.PRUNED);
+    assertThat(read.state()).isEqualTo(JobState.PRUNED);
+    assertThat(read.exitCode()).isEqualTo(143);
+    assertThat(read.attempts().get(0).outcome()).isEqualTo(JobState.PRUNED);
+    assertThat(read.finishedAt()).isEqualTo(T0.plusSeconds(9));
+  }
+
+  @Test
+  void a_pruned_job_cannot_be_cancelled_and_is_listed_and_counted_as_pruned() {
+    Job job = aRunningJob().in(store());
+    store().prune(job.id(), PRUNED_AT_40, T0);
+
+    assertThatThrownBy(() -> store().cancel(job.id(), T0)).isInstanceOf(JobConflictException.class);
+    assertThat(store().endedAmong(List.of(job.id()))).containsExactly(job.id());
+    assertThat(store().countByState()).containsEntry(JobState.PRUNED, 1L);
+    assertThat(store().page(new JobFilter(null, JobState.PRUNED, Map.of(), null, 10)).items())
+        .extracting(Job::id)
+        .containsExactly(job.id());
+  }
+
   // --- what a node asks of its workers' jobs -----------------------------------------------------
 
   @Test
@@ -556,6 +632,15 @@ abstract class JobStoreContract {
         .isEqualTo(AttemptStanding.GONE);
     assertThat(store().standingOf(succeeded.id(), 1, "node-1")).isEqualTo(AttemptStanding.GONE);
     assertThat(store().standingOf("no-such-job", 1, "node-1")).isEqualTo(AttemptStanding.GONE);
+  }
+
+  @Test
+  void a_worker_learns_that_its_trial_was_pruned() {
+    Job pruned = aRunningJob().on("node-1").in(store());
+    store().prune(pruned.id(), PRUNED_AT_40, T0);
+
+    assertThat(store().standingOf(pruned.id(), 1, "node-1")).isEqualTo(AttemptStanding.PRUNED);
+    assertThat(store().standingOf(pruned.id(), 1, "node-2")).isEqualTo(AttemptStanding.GONE);
   }
 
   @Test
@@ -620,7 +705,8 @@ abstract class JobStoreContract {
                 JobState.RUNNING, 1L,
                 JobState.SUCCEEDED, 0L,
                 JobState.FAILED, 0L,
-                JobState.CANCELLED, 1L));
+                JobState.CANCELLED, 1L,
+                JobState.PRUNED, 0L));
   }
 
   // --- listing -----------------------------------------------------------------------------------
