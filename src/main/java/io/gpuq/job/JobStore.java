@@ -108,6 +108,29 @@ public interface JobStore extends AutoCloseable {
   /** Jobs per state, every state present (0 when none). */
   Map<JobState, Long> countByState();
 
+  // --- metrics a run reports (GPUQ_METRICS_FILE) -------------------------------------------------
+
+  /**
+   * The jobs whose metrics files this node reads: those that ran on it (running, or ended) and are
+   * not read to their end yet.
+   */
+  List<ReportingJob> jobsReportingOn(String node);
+
+  /**
+   * Stores one read of a job's metrics file at once: its points (numbered on from the job's last),
+   * where the next read starts, what the job's view shows, and whether it is read to its end.
+   */
+  void recordMetrics(MetricsUpdate update);
+
+  /** The first {@code limit} points a job reported, in the order they were read. */
+  List<ReportedPoint> metricsOf(String jobId, int limit);
+
+  /**
+   * Every trial of a sweep, in any state, with the values of {@code metric} it reported, in the
+   * order they were read: what its early-stopping rule judges.
+   */
+  List<TrialSeries> sweepSeries(String sweepId, String metric);
+
   /** Stores what was handed in and not stored yet. */
   @Override
   default void close() {}

@@ -296,6 +296,26 @@ public class JpaJobStore implements JobStore {
     return counts;
   }
 
+  @Override
+  public List<ReportingJob> jobsReportingOn(String node) {
+    return tx.execute(status -> jobs.findReportingOn(node));
+  }
+
+  @Override
+  public void recordMetrics(MetricsUpdate update) {
+    tx.executeWithoutResult(status -> jobs.insertMetrics(update));
+  }
+
+  @Override
+  public List<ReportedPoint> metricsOf(String jobId, int limit) {
+    return tx.execute(status -> jobs.findMetrics(jobId, limit));
+  }
+
+  @Override
+  public List<TrialSeries> sweepSeries(String sweepId, String metric) {
+    return tx.execute(status -> jobs.findSweepSeries(sweepId, metric));
+  }
+
   /** Waits for a group commit, rethrowing what failed the write as it was thrown. */
   private static <T> T await(CompletableFuture<T> write) {
     try {
