@@ -6,6 +6,7 @@ import io.gpuq.job.Job;
 import io.gpuq.job.JobAttempt;
 import io.gpuq.job.JobPlacement;
 import io.gpuq.job.JobState;
+import io.gpuq.job.ReportedMetrics;
 import io.swagger.v3.oas.annotations.media.Schema;
 import java.time.Instant;
 import java.util.List;
@@ -43,7 +44,33 @@ public record JobView(
     Instant createdAt,
     Instant startedAt,
     Instant finishedAt,
-    @Schema(description = "every attempt so far, oldest first") List<AttemptView> attempts) {
+    @Schema(description = "every attempt so far, oldest first") List<AttemptView> attempts,
+    @Schema(
+            description =
+                "what the run reported through GPUQ_METRICS_FILE; null when it reported nothing")
+        MetricsView metrics) {
+
+  /**
+   * The latest value of each metric and their step; for a sweep's trial, the best value of the
+   * sweep's metric ({@code null} until reported). NaN and infinite values are null.
+   */
+  @Schema(name = "JobMetrics")
+  public record MetricsView(
+      Map<String, Double> latest,
+      Long step,
+      @JsonInclude(JsonInclude.Include.NON_NULL)
+          @Schema(description = "for a sweep's trial: {\"<metric>\": best value}")
+          Map<String, Double> best) {
+
+    static MetricsView of(ReportedMetrics metrics) {
+      Map<String, Double> best = null;
+      if (metrics.metric() != null) {
+        best = new java.util.LinkedHashMap<>();
+        best.put(metrics.metric(), metrics.best());
+      }
+      return new MetricsView(metrics.latest(), metrics.step(), best);
+    }
+  }
 
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @Schema(name = "Resources")
@@ -109,6 +136,7 @@ public record JobView(
         job.createdAt(),
         job.startedAt(),
         job.finishedAt(),
-        job.attempts().stream().map(AttemptView::of).toList());
+        job.attempts().stream().map(AttemptView::of).toList(),
+        job.reportedMetrics().map(MetricsView::of).orElse(null));
   }
 }
