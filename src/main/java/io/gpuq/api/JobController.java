@@ -193,7 +193,7 @@ public class JobController {
               schema = @Schema(implementation = ProblemDetail.class)))
   public JobListView list(
       @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
-      @Parameter(description = "QUEUED, RUNNING, SUCCEEDED, FAILED or CANCELLED")
+      @Parameter(description = "QUEUED, RUNNING, SUCCEEDED, FAILED, CANCELLED or PRUNED")
           @RequestParam(required = false)
           String state,
       @Parameter(description = "key:value; repeat for several (all must match)")

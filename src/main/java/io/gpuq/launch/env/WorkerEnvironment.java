@@ -39,6 +39,19 @@ public final class WorkerEnvironment {
   public static final String GPUQ_JOB_ID = "GPUQ_JOB_ID";
   public static final String GPUQ_GPU_MEMORY_BYTES = "GPUQ_GPU_MEMORY_BYTES";
   public static final String TMPDIR = "TMPDIR";
+
+  /**
+   * Where the run appends its metrics, one JSON object a line; gpuq reads the file as it polls
+   * (docs/sweep-core.md).
+   */
+  public static final String GPUQ_METRICS_FILE = "GPUQ_METRICS_FILE";
+
+  /**
+   * The metrics file's name in the job's work directory: the one directory of the job that its
+   * account may write (gpuq's own {@code jobs/<id>/} is closed to it) and that it cannot replace.
+   */
+  public static final String METRICS_FILE_NAME = "metrics.jsonl";
+
   public static final String HOME = "HOME";
   public static final String USER = "USER";
   public static final String LOGNAME = "LOGNAME";
@@ -80,6 +93,7 @@ public final class WorkerEnvironment {
                   GPUQ_JOB_ID,
                   GPUQ_GPU_MEMORY_BYTES,
                   TMPDIR,
+                  GPUQ_METRICS_FILE,
                   XLA_PYTHON_CLIENT_MEM_FRACTION,
                   XLA_PYTHON_CLIENT_PREALLOCATE,
                   JAX_COMPILATION_CACHE_DIR,
@@ -130,6 +144,7 @@ public final class WorkerEnvironment {
     vars.put(GPUQ_JOB_ID, spec.jobId());
     vars.put(GPUQ_GPU_MEMORY_BYTES, Long.toString(spec.budgetBytesPerGpu()));
     vars.put(TMPDIR, tmpDir(spec).toString());
+    vars.put(GPUQ_METRICS_FILE, spec.workDir().resolve(METRICS_FILE_NAME).toString());
     switch (spec.framework()) {
       case JAX -> {
         putXlaFraction(vars, spec);
