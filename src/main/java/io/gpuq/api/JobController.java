@@ -15,6 +15,7 @@ import io.gpuq.job.Submission;
 import io.gpuq.job.SubmitAdmission;
 import io.gpuq.launch.StopReason;
 import io.gpuq.launch.Workers;
+import io.gpuq.schedule.QueuedReasons;
 import io.gpuq.schedule.SchedulingLoop;
 import io.gpuq.text.UserText;
 import io.swagger.v3.oas.annotations.Operation;
@@ -74,6 +75,8 @@ public class JobController {
   private final JobLogs logs;
   private final StorageGuard storage;
 
+  private final QueuedReasons queuedReasons;
+
   public JobController(
       JobService jobs,
       JobRequestValidator validator,
@@ -81,8 +84,10 @@ public class JobController {
       SchedulingLoop scheduler,
       Workers workers,
       JobLogs logs,
-      StorageGuard storage) {
+      StorageGuard storage,
+      QueuedReasons queuedReasons) {
     this.storage = storage;
+    this.queuedReasons = queuedReasons;
     this.jobs = jobs;
     this.validator = validator;
     this.admission = admission;
@@ -145,7 +150,7 @@ public class JobController {
     storage.requireRoom();
     admission.check(spec);
     Submission submission = jobs.submit(caller, spec, idempotencyKey);
-    JobView view = JobView.of(submission.job());
+    JobView view = view(submission.job());
     if (!submission.created()) {
       return ResponseEntity.ok(view);
     }
@@ -177,7 +182,7 @@ public class JobController {
   public JobView get(
       @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
       @PathVariable String id) {
-    return JobView.of(jobs.get(caller, id));
+    return view(jobs.get(caller, id));
   }
 
   @GetMapping
@@ -224,7 +229,7 @@ public class JobController {
     }
     JobPage page = jobs.list(caller, stateFilter, labelFilter, beforeId, pageSize);
     return new JobListView(
-        page.items().stream().map(JobView::of).toList(), encodeCursor(page.nextBeforeId()));
+        page.items().stream().map(this::view).toList(), encodeCursor(page.nextBeforeId()));
   }
 
   @PostMapping("/{id}/cancel")
@@ -246,7 +251,7 @@ public class JobController {
       @PathVariable String id) {
     Job job = jobs.cancel(caller, id, running -> workers.stop(running.id(), StopReason.CANCELLED));
     scheduler.wakeUp();
-    return JobView.of(job);
+    return view(job);
   }
 
   @GetMapping(value = "/{id}/logs", produces = MediaType.TEXT_PLAIN_VALUE)
@@ -349,5 +354,9 @@ public class JobController {
     }
     errors.add(new FieldError("cursor", "is not a cursor this API returned"));
     return null;
+  }
+
+  private JobView view(Job job) {
+    return JobView.of(job, queuedReasons.of(job));
   }
 }

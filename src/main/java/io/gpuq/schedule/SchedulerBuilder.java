@@ -118,6 +118,7 @@ public final class SchedulerBuilder {
 
   public Scheduler build() {
     Wakeups wakeups = new Wakeups();
+    QueueReasons lastPass = new QueueReasons();
     JobExecution execution =
         new JobExecution(
             jobs,
@@ -143,7 +144,8 @@ public final class SchedulerBuilder {
             cpuSlots,
             selects,
             starter,
-            roomToStart);
+            roomToStart,
+            lastPass);
     return new Scheduler(
         wakeups,
         execution,
@@ -151,7 +153,8 @@ public final class SchedulerBuilder {
         new SchedulingLoop(dispatcher, wakeups, safetyNet),
         new WorkerRecovery(jobs, execution, workers, node),
         new TimeoutDuty(workers, clock),
-        new StopUnownedWorkers(jobs, workers, node));
+        new StopUnownedWorkers(jobs, workers, node),
+        new QueuedReasons(lastPass, jobs));
   }
 
   /** A node without GPUs: there is nothing to attach workers to. */

@@ -83,6 +83,19 @@ abstract class JpaJobStoreContract extends JobStoreContract {
   @BeforeEach
   void emptyDatabase() {
     jdbc().update("delete from jobs"); // labels and attempts go with their job (on delete cascade)
+    jdbc().update("delete from sweeps");
+  }
+
+  @Override
+  void aSweep(String id, Integer maxConcurrent) {
+    jdbc()
+        .update(
+            "insert into sweeps (id, owner, name, method, definition, max_concurrent, trial_count,"
+                + " closed, created_at, version) values (?, 'alice', 'search', 'grid', '{}', ?, 0,"
+                + " true, ?, 0)",
+            id,
+            maxConcurrent,
+            java.sql.Timestamp.from(T0));
   }
 
   @Test
