@@ -110,6 +110,9 @@ public class Dispatcher {
     Map<String, Integer> fullSweeps = new HashMap<>();
     List<QueuedJob> queue = queueHead(freeCpu, readGpuQueue, waiting, fullSweeps);
     if (queue == null) {
+      // Nothing read: no CPU slot is free, and the GPU queue and capacity are as the last pass
+      // found them, so its reasons stand; the CPU-only jobs wait for a slot.
+      reasons.record(reasons.lastPass().map(last -> last.seenAgain(now, 0)).orElse(null));
       return new DispatchResult(0, 0, null);
     }
     if (queue.isEmpty()) {
@@ -213,7 +216,8 @@ public class Dispatcher {
                 fullSweeps.put(sweep, slots.maxConcurrent());
               }
             });
-    return TrialTurns.within(selectedHere(queued, waiting), head.limitedSweeps(), waiting);
+    return TrialTurns.within(
+        selectedHere(queued, waiting), head.limitedSweeps(), waiting, fullSweeps);
   }
 
   private List<QueuedJob> selectedHere(List<QueuedJob> queued, Map<String, String> waiting) {

@@ -18,8 +18,8 @@ public final class QueueReasons {
    * @param freeCpuSlots the CPU slots left free by the pass's starts: with none, the CPU-only jobs
    *     it did not read wait for one
    * @param byJob why each job the pass looked at did not start
-   * @param fullSweeps the sweeps at their {@code maxConcurrent}, with that limit: their trials were
-   *     not looked at
+   * @param fullSweeps the sweeps at their {@code maxConcurrent} once the pass's starts are counted,
+   *     with that limit: their other trials wait for one of theirs to end
    */
   public record Pass(
       Instant at,
@@ -31,12 +31,28 @@ public final class QueueReasons {
       byJob = Map.copyOf(byJob);
       fullSweeps = Map.copyOf(fullSweeps);
     }
+
+    /** The same findings, confirmed at {@code now} by a pass that read nothing new. */
+    Pass seenAgain(Instant now, int freeCpuSlots) {
+      return new Pass(now, node, freeCpuSlots, byJob, fullSweeps);
+    }
   }
 
   private volatile Pass last;
 
   void record(Pass pass) {
     last = pass;
+  }
+
+  /**
+   * Whether the last pass held trials back for their sweep's limit: then the end of any attempt,
+   * once stored, may let one start. (Capacity is freed before an end is stored, and the limit is
+   * counted in the store: the pass that the freed capacity wakes may still count the ended trial as
+   * running.)
+   */
+  public boolean heldBackTrials() {
+    Pass pass = last;
+    return pass != null && !pass.fullSweeps().isEmpty();
   }
 
   /** The last pass, if one has run. */

@@ -130,7 +130,12 @@ public final class SchedulerBuilder {
             gpus,
             inventory,
             procFs,
-            wakeups::capacityFreed);
+            wakeups::capacityFreed,
+            placement -> {
+              if (lastPass.heldBackTrials()) {
+                wakeups.capacityFreed(placement);
+              }
+            });
     Dispatcher dispatcher =
         new Dispatcher(
             jobs,

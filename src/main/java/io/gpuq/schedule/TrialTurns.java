@@ -20,10 +20,14 @@ final class TrialTurns {
   /**
    * @param queue in scheduling order
    * @param waiting gets the reason of each trial left out
+   * @param atLimit gets the sweeps whose trials were left out, with their limit
    * @return the jobs of {@code queue} that may be placed, in its order
    */
   static List<QueuedJob> within(
-      List<QueuedJob> queue, Map<String, TrialSlots> limited, Map<String, String> waiting) {
+      List<QueuedJob> queue,
+      Map<String, TrialSlots> limited,
+      Map<String, String> waiting,
+      Map<String, Integer> atLimit) {
     if (limited.isEmpty()) {
       return queue;
     }
@@ -33,6 +37,7 @@ final class TrialTurns {
       TrialSlots slots = job.sweepId() == null ? null : limited.get(job.sweepId());
       if (slots != null && placed.merge(job.sweepId(), 1, Integer::sum) > slots.free()) {
         waiting.put(job.id(), WaitWords.sweepFull(slots.maxConcurrent()));
+        atLimit.put(job.sweepId(), slots.maxConcurrent());
         continue;
       }
       allowed.add(job);

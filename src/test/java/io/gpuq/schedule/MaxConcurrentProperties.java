@@ -70,7 +70,8 @@ class MaxConcurrentProperties {
           QueueHead head = store.queueHead(slotsPerPass, 0);
           readByNode.put(
               step.node(),
-              TrialTurns.within(head.cpuOnly(), head.limitedSweeps(), new HashMap<>()));
+              TrialTurns.within(
+                  head.cpuOnly(), head.limitedSweeps(), new HashMap<>(), new HashMap<>()));
         }
         case 1 -> {
           Map<String, JobPlacement> placements = new LinkedHashMap<>();

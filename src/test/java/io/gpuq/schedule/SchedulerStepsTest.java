@@ -42,17 +42,20 @@ class SchedulerStepsTest {
   @BeforeEach
   void aNodeWithTwoCpuSlots() {
     local = new LocalWorkers(dataDir, clock);
-    scheduler =
-        new SchedulerBuilder(
-                jobs,
-                local.workers(),
-                new JobFiles(dataDir),
-                new Placer(new PlacementPolicy(Headroom.NONE, Duration.ZERO, Duration.ZERO, 8)),
-                clock,
-                "node-1")
-            .cpuSlots(2)
-            .safetyNet(Duration.ofMinutes(10))
-            .build();
+    scheduler = aSchedulerOver(jobs);
+  }
+
+  private Scheduler aSchedulerOver(JobService jobs) {
+    return new SchedulerBuilder(
+            jobs,
+            local.workers(),
+            new JobFiles(dataDir),
+            new Placer(new PlacementPolicy(Headroom.NONE, Duration.ZERO, Duration.ZERO, 8)),
+            clock,
+            "node-1")
+        .cpuSlots(2)
+        .safetyNet(Duration.ofMinutes(10))
+        .build();
   }
 
   @AfterEach
@@ -103,6 +106,35 @@ class SchedulerStepsTest {
     assertThat(scheduler.queuedReasons().of(state(trials.get(1))))
         .isEqualTo("sweep at maxConcurrent 1");
     assertThat(scheduler.queuedReasons().of(state(behind))).isNull();
+  }
+
+  @Test
+  void the_loop_starts_a_held_back_trial_once_the_end_of_its_sweeps_running_one_is_stored() {
+    scheduler.loop().stop();
+    // Ends are stored 300 ms after the worker's place is free, as a group commit may: the pass
+    // that the freed place wakes still counts the ended trial as running.
+    JobService lateEnds =
+        new JobService(new EndsStoredLater(store, Duration.ofMillis(300)), clock, List.of());
+    Scheduler late = aSchedulerOver(lateEnds);
+    store.limitTrials("sweep-1", 1);
+    List<Job> trials = new java.util.ArrayList<>();
+    for (int n = 0; n < 3; n++) {
+      trials.add(
+          aQueuedJob()
+              .trialOf(new SweepTrial("sweep-1", n, "{}"))
+              .spec(s -> s.command("/bin/true"))
+              .in(store));
+    }
+
+    late.loop().start();
+    try {
+      // Only the stored end can start the next trial: the safety net is ten minutes away.
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> trials.stream().allMatch(job -> state(job).state() == JobState.SUCCEEDED));
+    } finally {
+      late.loop().stop();
+    }
   }
 
   @Test
