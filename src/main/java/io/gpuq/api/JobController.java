@@ -15,6 +15,7 @@ import io.gpuq.job.Submission;
 import io.gpuq.job.SubmitAdmission;
 import io.gpuq.launch.StopReason;
 import io.gpuq.launch.Workers;
+import io.gpuq.schedule.QueuedReasons;
 import io.gpuq.schedule.SchedulingLoop;
 import io.gpuq.text.UserText;
 import io.swagger.v3.oas.annotations.Operation;
@@ -72,6 +73,8 @@ public class JobController {
   private final JobLogs logs;
   private final StorageGuard storage;
 
+  private final QueuedReasons queuedReasons;
+
   public JobController(
       JobService jobs,
       JobRequestValidator validator,
@@ -79,8 +82,10 @@ public class JobController {
       SchedulingLoop scheduler,
       Workers workers,
       JobLogs logs,
-      StorageGuard storage) {
+      StorageGuard storage,
+      QueuedReasons queuedReasons) {
     this.storage = storage;
+    this.queuedReasons = queuedReasons;
     this.jobs = jobs;
     this.validator = validator;
     this.admission = admission;
@@ -137,7 +142,7 @@ public class JobController {
     storage.requireRoom();
     admission.check(spec);
     Submission submission = jobs.submit(caller, spec, idempotencyKey);
-    JobView view = JobView.of(submission.job());
+    JobView view = view(submission.job());
     if (!submission.created()) {
       return ResponseEntity.ok(view);
     }
@@ -169,7 +174,7 @@ public class JobController {
   public JobView get(
       @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
       @PathVariable String id) {
-    return JobView.of(jobs.get(caller, id));
+    return view(jobs.get(caller, id));
   }
 
   @GetMapping
@@ -216,7 +221,7 @@ public class JobController {
     }
     JobPage page = jobs.list(caller, stateFilter, labelFilter, beforeId, pageSize);
     return new JobListView(
-        page.items().stream().map(JobView::of).toList(), IdCursors.encode(page.nextBeforeId()));
+        page.items().stream().map(this::view).toList(), IdCursors.encode(page.nextBeforeId()));
   }
 
   @PostMapping("/{id}/cancel")
@@ -238,7 +243,7 @@ public class JobController {
       @PathVariable String id) {
     Job job = jobs.cancel(caller, id, running -> workers.stop(running.id(), StopReason.CANCELLED));
     scheduler.wakeUp();
-    return JobView.of(job);
+    return view(job);
   }
 
   @GetMapping(value = "/{id}/logs", produces = MediaType.TEXT_PLAIN_VALUE)
@@ -317,5 +322,9 @@ public class JobController {
       }
     }
     return parsed;
+  }
+
+  private JobView view(Job job) {
+    return JobView.of(job, queuedReasons.of(job));
   }
 }

@@ -23,6 +23,11 @@ public record JobView(
     String name,
     String owner,
     JobState state,
+    @Schema(
+            description =
+                "while QUEUED, why it waits, in words and numbers, from what this node's last"
+                    + " scheduling pass saw; null otherwise")
+        String queuedReason,
     FailureReason failureReason,
     @Schema(description = "what went wrong, in words, when FAILED") String failureMessage,
     Integer exitCode,
@@ -127,12 +132,17 @@ public record JobView(
   }
 
   public static JobView of(Job job) {
+    return of(job, null);
+  }
+
+  public static JobView of(Job job, String queuedReason) {
     Optional<SweepTrial> trial = job.sweepTrial();
     return new JobView(
         job.id(),
         job.name(),
         job.owner(),
         job.state(),
+        queuedReason,
         job.failureReason(),
         job.failureMessage(),
         job.exitCode(),

@@ -47,6 +47,14 @@ public final class InMemoryJobStore implements JobStore {
     sweeps.put(sweep.sweepId(), sweep);
   }
 
+  // What the database stores keep in sweeps.max_concurrent; this store has no sweeps of its own.
+  private final Map<String, Integer> maxConcurrent = new HashMap<>();
+
+  /** Limits the running trials of this sweep, as a sweep's {@code maxConcurrent} does. */
+  public synchronized void limitTrials(String sweepId, int limit) {
+    maxConcurrent.put(sweepId, limit);
+  }
+
   @Override
   public synchronized Job submit(NewJob job) {
     if (job.idempotencyKey() != null && findByKey(job.owner(), job.idempotencyKey()).isPresent()) {
@@ -99,13 +107,47 @@ public final class InMemoryJobStore implements JobStore {
 
   @Override
   public synchronized QueueHead queueHead(int cpuOnlyLimit, int gpuLimit) {
-    return new QueueHead(
-        queued(job -> job.gpus() == 0, cpuOnlyLimit), queued(job -> job.gpus() > 0, gpuLimit));
+    Map<String, TrialSlots> slots = trialSlots();
+    Set<String> full = new HashSet<>();
+    slots.forEach(
+        (sweep, s) -> {
+          if (s.full()) {
+            full.add(sweep);
+          }
+        });
+    List<QueuedJob> cpu = queued(job -> job.gpus() == 0, full, cpuOnlyLimit);
+    List<QueuedJob> gpu = queued(job -> job.gpus() > 0, full, gpuLimit);
+    Map<String, TrialSlots> limited = new HashMap<>();
+    slots.forEach(
+        (sweep, s) -> {
+          boolean inHead =
+              cpu.stream().anyMatch(job -> sweep.equals(job.sweepId()))
+                  || gpu.stream().anyMatch(job -> sweep.equals(job.sweepId()));
+          if (s.full() || inHead) {
+            limited.put(sweep, s);
+          }
+        });
+    return new QueueHead(cpu, gpu, limited);
   }
 
-  private List<QueuedJob> queued(Predicate<Job> kind, int limit) {
+  private Map<String, TrialSlots> trialSlots() {
+    Map<String, TrialSlots> slots = new HashMap<>();
+    maxConcurrent.forEach(
+        (sweep, limit) -> {
+          long running =
+              jobs.values().stream()
+                  .filter(job -> job.state() == JobState.RUNNING)
+                  .filter(job -> job.sweepTrial().map(t -> t.sweepId().equals(sweep)).orElse(false))
+                  .count();
+          slots.put(sweep, new TrialSlots(limit, running));
+        });
+    return slots;
+  }
+
+  private List<QueuedJob> queued(Predicate<Job> kind, Set<String> fullSweeps, int limit) {
     return jobs.values().stream()
         .filter(job -> job.state() == JobState.QUEUED && kind.test(job))
+        .filter(job -> job.sweepTrial().map(t -> !fullSweeps.contains(t.sweepId())).orElse(true))
         .sorted(QUEUE_ORDER)
         .limit(limit)
         .map(
@@ -117,21 +159,40 @@ public final class InMemoryJobStore implements JobStore {
                     job.gpuFraction(),
                     job.priority(),
                     job.queuedAt(),
-                    job.nodeSelector()))
+                    job.nodeSelector(),
+                    job.sweepTrial().map(SweepTrial::sweepId).orElse(null)))
         .toList();
   }
 
   @Override
+  public synchronized long queuedAhead(String id) {
+    Job job = jobs.get(id);
+    if (job == null) {
+      return 0;
+    }
+    boolean gpu = job.gpus() > 0;
+    return jobs.values().stream()
+        .filter(other -> other.state() == JobState.QUEUED && (other.gpus() > 0) == gpu)
+        .filter(other -> QUEUE_ORDER.compare(other, job) < 0)
+        .count();
+  }
+
+  @Override
   public synchronized List<ClaimedJob> claim(Map<String, JobPlacement> placements, Instant now) {
-    List<ClaimedJob> claimed = new ArrayList<>();
+    List<ClaimedJob> startable = new ArrayList<>();
     placements.forEach(
         (id, placement) -> {
           Job job = jobs.get(id);
           if (job != null && JobTransition.START.isAllowedFrom(job.state())) {
-            job.start(placement, now);
-            claimed.add(ClaimedJob.of(job));
+            startable.add(ClaimedJob.of(job));
           }
         });
+    List<ClaimedJob> claimed = new ArrayList<>();
+    for (ClaimedJob allowed : TrialLimits.within(startable, trialSlots())) {
+      Job job = jobs.get(allowed.id());
+      job.start(placements.get(job.id()), now);
+      claimed.add(ClaimedJob.of(job));
+    }
     return claimed;
   }
 

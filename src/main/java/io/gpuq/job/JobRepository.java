@@ -10,7 +10,11 @@ import org.springframework.data.jpa.repository.Query;
 import org.springframework.data.repository.query.Param;
 
 public interface JobRepository
-    extends JpaRepository<Job, String>, TransitionWrites, JobListing, MetricsRows {
+    extends JpaRepository<Job, String>,
+        TransitionWrites,
+        TrialConcurrency,
+        JobListing,
+        MetricsRows {
 
   Optional<Job> findByOwnerAndIdempotencyKey(String owner, String idempotencyKey);
 
@@ -21,7 +25,7 @@ public interface JobRepository
    */
   @Query(
       "select new io.gpuq.job.QueuedJob(j.id, j.gpus, j.gpuMemoryBytes, j.gpuFraction,"
-          + " j.priority, j.queuedAt, j.nodeSelector)"
+          + " j.priority, j.queuedAt, j.nodeSelector, j.sweepId)"
           + " from Job j where j.state = io.gpuq.job.JobState.QUEUED and j.gpus = 0"
           // The same order, spelled as the index is: H2 then reads it sorted and stops at the
           // limit, instead of sorting every queued row.
@@ -31,12 +35,40 @@ public interface JobRepository
   /** The head of the queue of GPU jobs, in the same order. */
   @Query(
       "select new io.gpuq.job.QueuedJob(j.id, j.gpus, j.gpuMemoryBytes, j.gpuFraction,"
-          + " j.priority, j.queuedAt, j.nodeSelector)"
+          + " j.priority, j.queuedAt, j.nodeSelector, j.sweepId)"
           // ">= 1", not "> 0": H2 starts an index range at ">= 1", but reads every queued row to
           // filter "> 0" (EXPLAIN ANALYZE, H2 2.4).
           + " from Job j where j.state = io.gpuq.job.JobState.QUEUED and j.gpus >= 1"
           + " order by j.priority desc, j.id asc")
   List<QueuedJob> findGpuQueueHead(Limit limit);
+
+  /** The head of the CPU-only queue without the trials of these sweeps (full ones). */
+  @Query(
+      "select new io.gpuq.job.QueuedJob(j.id, j.gpus, j.gpuMemoryBytes, j.gpuFraction,"
+          + " j.priority, j.queuedAt, j.nodeSelector, j.sweepId)"
+          + " from Job j where j.state = io.gpuq.job.JobState.QUEUED and j.gpus = 0"
+          + " and (j.sweepId is null or j.sweepId not in :sweeps)"
+          + " order by j.state, j.gpus, j.priority desc, j.id asc")
+  List<QueuedJob> findCpuQueueHeadWithout(@Param("sweeps") Collection<String> sweeps, Limit limit);
+
+  /** The head of the GPU queue without the trials of these sweeps (full ones). */
+  @Query(
+      "select new io.gpuq.job.QueuedJob(j.id, j.gpus, j.gpuMemoryBytes, j.gpuFraction,"
+          + " j.priority, j.queuedAt, j.nodeSelector, j.sweepId)"
+          + " from Job j where j.state = io.gpuq.job.JobState.QUEUED and j.gpus >= 1"
+          + " and (j.sweepId is null or j.sweepId not in :sweeps)"
+          + " order by j.priority desc, j.id asc")
+  List<QueuedJob> findGpuQueueHeadWithout(@Param("sweeps") Collection<String> sweeps, Limit limit);
+
+  @Query(
+      "select count(j) from Job j where j.state = io.gpuq.job.JobState.QUEUED and j.gpus = 0"
+          + " and (j.priority > :priority or (j.priority = :priority and j.id < :id))")
+  long countCpuQueuedAhead(@Param("priority") int priority, @Param("id") String id);
+
+  @Query(
+      "select count(j) from Job j where j.state = io.gpuq.job.JobState.QUEUED and j.gpus >= 1"
+          + " and (j.priority > :priority or (j.priority = :priority and j.id < :id))")
+  long countGpuQueuedAhead(@Param("priority") int priority, @Param("id") String id);
 
   /**
    * Records a worker's process in one statement. Not only while the job runs: a fast worker may

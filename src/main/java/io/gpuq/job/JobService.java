@@ -117,6 +117,11 @@ public class JobService {
     return store.queueHead(cpuOnlyLimit, gpuLimit);
   }
 
+  /** How many queued jobs come before this one ({@link JobStore#queuedAhead}). */
+  public long queuedAhead(String id) {
+    return store.queuedAhead(id);
+  }
+
   /** Marks a queued job as started with this placement; empty if it is no longer queued. */
   public Optional<ClaimedJob> markStarted(String id, JobPlacement placement) {
     return markStarted(Map.of(id, placement)).stream().findFirst();

@@ -38,6 +38,12 @@ public interface JobStore extends AutoCloseable {
   QueueHead queueHead(int cpuOnlyLimit, int gpuLimit);
 
   /**
+   * How many queued jobs of its kind (CPU-only or GPU) come before this queued one in scheduling
+   * order: of higher priority, or of its priority and submitted earlier.
+   */
+  long queuedAhead(String id);
+
+  /**
    * Starts those of these jobs that are still queued ({@link JobTransition#START}), each with its
    * placement; jobs no longer queued, or being claimed by another node this very moment, are left
    * out of the answer and left as they were.

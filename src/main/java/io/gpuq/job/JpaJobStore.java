@@ -2,9 +2,11 @@ package io.gpuq.job;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -119,10 +121,48 @@ public class JpaJobStore implements JobStore {
   @Override
   public QueueHead queueHead(int cpuOnlyLimit, int gpuLimit) {
     return tx.execute(
+        status -> {
+          // Trials of a full sweep are left out, so that they do not fill the lookahead while
+          // the jobs behind them could start.
+          Map<String, TrialSlots> full = jobs.fullSweeps();
+          List<QueuedJob> cpu =
+              cpuOnlyLimit == 0
+                  ? List.of()
+                  : full.isEmpty()
+                      ? jobs.findCpuQueueHead(Limit.of(cpuOnlyLimit))
+                      : jobs.findCpuQueueHeadWithout(full.keySet(), Limit.of(cpuOnlyLimit));
+          List<QueuedJob> gpu =
+              gpuLimit == 0
+                  ? List.of()
+                  : full.isEmpty()
+                      ? jobs.findGpuQueueHead(Limit.of(gpuLimit))
+                      : jobs.findGpuQueueHeadWithout(full.keySet(), Limit.of(gpuLimit));
+          Set<String> sweeps = new HashSet<>();
+          cpu.forEach(job -> addSweep(sweeps, job));
+          gpu.forEach(job -> addSweep(sweeps, job));
+          Map<String, TrialSlots> limited = new HashMap<>(full);
+          limited.putAll(jobs.trialSlots(sweeps));
+          return new QueueHead(cpu, gpu, limited);
+        });
+  }
+
+  private static void addSweep(Set<String> sweeps, QueuedJob job) {
+    if (job.sweepId() != null) {
+      sweeps.add(job.sweepId());
+    }
+  }
+
+  @Override
+  public long queuedAhead(String id) {
+    return tx.execute(
         status ->
-            new QueueHead(
-                cpuOnlyLimit == 0 ? List.of() : jobs.findCpuQueueHead(Limit.of(cpuOnlyLimit)),
-                gpuLimit == 0 ? List.of() : jobs.findGpuQueueHead(Limit.of(gpuLimit))));
+            jobs.findById(id)
+                .map(
+                    job ->
+                        job.gpus() == 0
+                            ? jobs.countCpuQueuedAhead(job.priority(), job.id())
+                            : jobs.countGpuQueuedAhead(job.priority(), job.id()))
+                .orElse(0L));
   }
 
   /**
@@ -140,9 +180,28 @@ public class JpaJobStore implements JobStore {
     // No entity is written, so no version check can fail: nothing to retry.
     return tx.execute(
         status -> {
-          List<ClaimedJob> locked = jobs.lockToStart(placements.keySet());
-          return jobs.startWithoutLoading(locked, placements, now);
+          // The sweeps' rows before the jobs': a sweep's cancel takes them in that order too.
+          Map<String, TrialSlots> slots = jobs.lockTrialSlotsOf(placements.keySet());
+          List<ClaimedJob> locked = inClaimOrder(jobs.lockToStart(placements.keySet()), placements);
+          return jobs.startWithoutLoading(TrialLimits.within(locked, slots), placements, now);
         });
+  }
+
+  private static List<ClaimedJob> inClaimOrder(
+      List<ClaimedJob> locked, Map<String, JobPlacement> placements) {
+    if (locked.size() < 2) {
+      return locked;
+    }
+    Map<String, ClaimedJob> byId = new HashMap<>();
+    locked.forEach(job -> byId.put(job.id(), job));
+    List<ClaimedJob> ordered = new ArrayList<>(locked.size());
+    for (String id : placements.keySet()) {
+      ClaimedJob job = byId.get(id);
+      if (job != null) {
+        ordered.add(job);
+      }
+    }
+    return ordered;
   }
 
   @Override

@@ -7,6 +7,9 @@ import java.util.Map;
 /**
  * What scheduling needs of a queued job, read without its collections: a pass reads up to the
  * lookahead of these to start a few.
+ *
+ * @param sweepId the sweep it is a trial of, whose {@code maxConcurrent} may hold it back; null for
+ *     a job of its own
  */
 public record QueuedJob(
     String id,
@@ -14,10 +17,22 @@ public record QueuedJob(
     MemoryDemand memory,
     int priority,
     Instant queuedAt,
-    Map<String, String> nodeSelector) {
+    Map<String, String> nodeSelector,
+    String sweepId) {
 
   public QueuedJob {
     nodeSelector = nodeSelector == null ? Map.of() : nodeSelector;
+  }
+
+  /** A job of its own. */
+  public QueuedJob(
+      String id,
+      int gpus,
+      MemoryDemand memory,
+      int priority,
+      Instant queuedAt,
+      Map<String, String> nodeSelector) {
+    this(id, gpus, memory, priority, queuedAt, nodeSelector, null);
   }
 
   /** From the columns, as the repository's queue queries select them. */
@@ -28,7 +43,15 @@ public record QueuedJob(
       Double gpuFraction,
       int priority,
       Instant queuedAt,
-      Map<String, String> nodeSelector) {
-    this(id, gpus, MemoryDemand.of(gpuMemoryBytes, gpuFraction), priority, queuedAt, nodeSelector);
+      Map<String, String> nodeSelector,
+      String sweepId) {
+    this(
+        id,
+        gpus,
+        MemoryDemand.of(gpuMemoryBytes, gpuFraction),
+        priority,
+        queuedAt,
+        nodeSelector,
+        sweepId);
   }
 }

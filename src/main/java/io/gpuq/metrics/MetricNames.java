@@ -15,6 +15,9 @@ public final class MetricNames {
   public static final String JOB_GPU_MEMORY_USED = "gpuq.job.gpu.memory.used";
   public static final String JOB_GPU_MEMORY_BUDGET = "gpuq.job.gpu.memory.budget";
   public static final String JOBS = "gpuq.jobs";
+  public static final String SWEEP_TRIALS = "gpuq.sweep.trials";
+  public static final String SWEEP_BEST_VALUE = "gpuq.sweep.best.value";
+  public static final String JOB_INFO = "gpuq.job.info";
 
   public static final String JOB_CPU_USAGE = "gpuq.job.cpu.usage";
   public static final String JOB_CPU_TIME = "gpuq.job.cpu";
@@ -39,6 +42,9 @@ public final class MetricNames {
   public static final String PID = "pid";
   public static final String JOB_ID = "job_id";
   public static final String STATE = "state";
+  public static final String SWEEP = "sweep";
+  public static final String NAME = "name";
+  public static final String OWNER = "owner";
   public static final String OUTCOME = "outcome";
   public static final String REASON = "reason";
   public static final String POLICY = "policy";
@@ -48,6 +54,9 @@ public final class MetricNames {
    * treats as "no such label", so {@code job_id=""} selects exactly the foreign processes.
    */
   public static final String NO_JOB = "";
+
+  /** The {@code sweep} of a job that is no sweep's trial: empty, as {@link #NO_JOB}. */
+  public static final String NO_SWEEP = "";
 
   private MetricNames() {}
 }

@@ -2,6 +2,7 @@ package io.gpuq.placement;
 
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -12,11 +13,27 @@ import java.util.Optional;
  * @param retryAt present when start spacing held back a job that would otherwise have started: the
  *     earliest instant at which one of the GPUs that held it back becomes eligible again, so the
  *     loop can wake then instead of polling
+ * @param waits why each job the pass examined and did not start waits, by job id; jobs beyond the
+ *     lookahead are not in it
+ * @param mostFree the GPU with the most memory available once the pass's starts are counted; null
+ *     on a node without GPUs
  */
-public record PlacementPlan(List<PlacementDecision> starts, Optional<Instant> retryAt) {
+public record PlacementPlan(
+    List<PlacementDecision> starts,
+    Optional<Instant> retryAt,
+    Map<String, Wait> waits,
+    FreeGpu mostFree) {
+
+  /** A GPU's memory still available to budgets. */
+  public record FreeGpu(int index, long availableBytes) {}
 
   public PlacementPlan {
     starts = List.copyOf(starts);
     Objects.requireNonNull(retryAt, "retryAt");
+    waits = Map.copyOf(waits);
+  }
+
+  public PlacementPlan(List<PlacementDecision> starts, Optional<Instant> retryAt) {
+    this(starts, retryAt, Map.of(), null);
   }
 }

@@ -6,7 +6,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -95,6 +97,8 @@ public final class Placer {
 
   /** Priority, higher first; then sequence, lower first; then job id. */
   public static final Comparator<PlacementRequest> QUEUE_ORDER = Placer::compareQueueOrder;
+
+  private static final Wait NO_CPU_SLOT = new Wait.NoCpuSlot();
 
   private final PlacementPolicy policy;
 
@@ -257,6 +261,8 @@ public final class Placer {
     private final int[] chosen;
     private final boolean spacing;
     private Instant retryAt;
+    // The GPU whose start spacing held back the job just examined, or -1: its Wait.
+    private int heldBySpacingOn;
 
     // Necessary conditions for a fit, so that most blocked jobs cost O(1) rather than a scan of
     // the GPUs; refreshed after each placement. Ascending; "eligible" leaves out spaced GPUs.
@@ -315,37 +321,90 @@ public final class Placer {
 
     PlacementPlan run(PlacementRequest[] ordered, int freeCpuSlots) {
       List<PlacementDecision> starts = new ArrayList<>();
+      Map<String, Wait> waits = new HashMap<>();
       int lookahead = policy.lookahead();
       int cpuSlotsLeft = Math.min(freeCpuSlots, lookahead);
+      int cpuJobsLeft = lookahead;
       int gpuJobsLeft = lookahead;
       boolean headFound = false;
+      Wait reserved = null;
+      // The jobs after a reservation's head are named as waiting for it, up to the lookahead they
+      // would have been examined in.
+      int namedAsReserved = lookahead;
       for (PlacementRequest r : ordered) {
-        if (cpuSlotsLeft == 0 && gpuJobsLeft == 0) {
+        if (cpuJobsLeft == 0 && gpuJobsLeft == 0 && reserved == null) {
           break;
         }
         if (r.isCpuOnly()) {
           if (cpuSlotsLeft > 0) {
             cpuSlotsLeft--;
             starts.add(PlacementDecision.cpuOnly(r.jobId()));
+          } else if (cpuJobsLeft > 0) {
+            waits.put(r.jobId(), NO_CPU_SLOT);
+          }
+          cpuJobsLeft = Math.max(0, cpuJobsLeft - 1);
+          continue;
+        }
+        if (!fitsEmptyNode(r, schedulableDescending)) {
+          if (gpuJobsLeft > 0 || reserved != null) {
+            waits.put(r.jobId(), new Wait.NeverHere(whyNot(r, schedulableDescending)));
           }
           continue;
         }
-        if (gpuJobsLeft == 0 || !fitsEmptyNode(r, schedulableDescending)) {
+        if (gpuJobsLeft == 0) {
+          if (reserved != null) {
+            waits.put(r.jobId(), reserved);
+            if (--namedAsReserved == 0) {
+              reserved = null;
+            }
+          }
           continue;
         }
         gpuJobsLeft--;
+        heldBySpacingOn = -1;
         long budget = worthScanning(r) ? choose(r) : 0;
         if (budget > 0) {
           starts.add(place(r, budget));
           refreshBounds();
-        } else if (!headFound && couldStartOnceDrained(r)) {
+          continue;
+        }
+        waits.put(
+            r.jobId(),
+            heldBySpacingOn >= 0
+                ? new Wait.StartSpacing(heldBySpacingOn)
+                : new Wait.NoRoom(r.gpus(), bytesPerGpu(r)));
+        if (!headFound && couldStartOnceDrained(r)) {
           headFound = true;
           if (!r.queuedSince().plus(policy.maxWaitBeforeReservation()).isAfter(now)) {
+            namedAsReserved = gpuJobsLeft;
+            reserved = gpuJobsLeft > 0 ? new Wait.ReservedFor(r.jobId()) : null;
             gpuJobsLeft = 0;
           }
         }
       }
-      return new PlacementPlan(starts, Optional.ofNullable(retryAt));
+      return new PlacementPlan(starts, Optional.ofNullable(retryAt), waits, mostFree());
+    }
+
+    /** What a job needs on each GPU, for a person: -1 for a whole GPU. */
+    private long bytesPerGpu(PlacementRequest r) {
+      MemoryDemand memory = r.memory();
+      if (memory instanceof MemoryDemand.Bytes b) {
+        return b.bytes();
+      }
+      if (memory instanceof MemoryDemand.Fraction f) {
+        return fractionBudget(f.fraction(), schedulableDescending[0]);
+      }
+      return -1;
+    }
+
+    private PlacementPlan.FreeGpu mostFree() {
+      int best = -1;
+      for (int g = 0; g < n; g++) {
+        if (best < 0 || available[g] > available[best]) {
+          best = g;
+        }
+      }
+      return best < 0 ? null : new PlacementPlan.FreeGpu(index[best], available[best]);
     }
 
     /**
@@ -361,6 +420,7 @@ public final class Placer {
       double fraction = memory instanceof MemoryDemand.Fraction f ? f.fraction() : 0;
       int found = 0;
       int heldBySpacing = 0;
+      int spacedFit = -1;
       Instant earliestEligible = null;
       for (int g = 0; g < n; g++) {
         boolean fits;
@@ -377,6 +437,7 @@ public final class Placer {
           heldBySpacing++;
           if (earliestEligible == null || eligibleAt[g].isBefore(earliestEligible)) {
             earliestEligible = eligibleAt[g];
+            spacedFit = g;
           }
           continue;
         }
@@ -395,8 +456,11 @@ public final class Placer {
         chosen[pos] = g;
       }
       if (found < k) {
-        if (found + heldBySpacing >= k && (retryAt == null || earliestEligible.isBefore(retryAt))) {
-          retryAt = earliestEligible;
+        if (found + heldBySpacing >= k) {
+          heldBySpacingOn = index[spacedFit];
+          if (retryAt == null || earliestEligible.isBefore(retryAt)) {
+            retryAt = earliestEligible;
+          }
         }
         return 0;
       }

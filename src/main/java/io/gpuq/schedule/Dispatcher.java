@@ -18,6 +18,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -54,6 +55,7 @@ public class Dispatcher {
   private final Predicate<Map<String, String>> selects;
   private final Executor starter;
   private final BooleanSupplier roomToStart;
+  private final QueueReasons reasons;
   private final Map<Integer, Instant> lastStartOnGpu = new ConcurrentHashMap<>();
   private final Set<CompletableFuture<Void>> launches = ConcurrentHashMap.newKeySet();
   private volatile boolean gpuJobsWaiting = true;
@@ -70,8 +72,10 @@ public class Dispatcher {
       int cpuSlots,
       Predicate<Map<String, String>> selects,
       Executor starter,
-      BooleanSupplier roomToStart) {
+      BooleanSupplier roomToStart,
+      QueueReasons reasons) {
     this.roomToStart = roomToStart;
+    this.reasons = reasons;
     this.selects = selects;
     this.starter = starter;
     this.jobs = jobs;
@@ -101,11 +105,20 @@ public class Dispatcher {
     int freeCpu = Math.max(0, cpuSlots - workers.cpuOnlyCount());
     boolean readGpuQueue =
         !inventory.devices().isEmpty() && (gpuQueueMayHaveChanged || gpuJobsWaiting);
-    List<QueuedJob> queue = queueHead(freeCpu, readGpuQueue);
-    if (queue.isEmpty()) {
+    Instant now = clock.instant();
+    Map<String, String> waiting = new HashMap<>();
+    Map<String, Integer> fullSweeps = new HashMap<>();
+    List<QueuedJob> queue = queueHead(freeCpu, readGpuQueue, waiting, fullSweeps);
+    if (queue == null) {
+      // Nothing read: no CPU slot is free, and the GPU queue and capacity are as the last pass
+      // found them, so its reasons stand; the CPU-only jobs wait for a slot.
+      reasons.record(reasons.lastPass().map(last -> last.seenAgain(now, 0)).orElse(null));
       return new DispatchResult(0, 0, null);
     }
-    Instant now = clock.instant();
+    if (queue.isEmpty()) {
+      reasons.record(new QueueReasons.Pass(now, node, freeCpu, waiting, fullSweeps));
+      return new DispatchResult(0, 0, null);
+    }
     List<PlacementRequest> requests = new ArrayList<>(queue.size());
     for (int i = 0; i < queue.size(); i++) {
       // Each kind comes in scheduling order, and the placer examines the two kinds apart: the
@@ -113,6 +126,10 @@ public class Dispatcher {
       requests.add(JobDemands.requestOf(queue.get(i), i));
     }
     PlacementPlan plan = placer.plan(capacities(), freeCpu, requests, now);
+    plan.waits().forEach((id, wait) -> waiting.put(id, WaitWords.of(wait, plan.mostFree(), node)));
+    long cpuPlaced = plan.starts().stream().filter(PlacementDecision::isCpuOnly).count();
+    reasons.record(
+        new QueueReasons.Pass(now, node, (int) (freeCpu - cpuPlaced), waiting, fullSweeps));
     Map<String, JobPlacement> placements = new LinkedHashMap<>();
     for (PlacementDecision decision : plan.starts()) {
       placements.put(decision.jobId(), placementOf(decision));
@@ -161,27 +178,58 @@ public class Dispatcher {
    * lookahead if node selectors turn some of those away), and the lookahead of GPU jobs if this
    * node has GPUs.
    */
-  private List<QueuedJob> queueHead(int freeSlots, boolean readGpuQueue) {
+  private List<QueuedJob> queueHead(
+      int freeSlots,
+      boolean readGpuQueue,
+      Map<String, String> waiting,
+      Map<String, Integer> fullSweeps) {
     int lookahead = placer.policy().lookahead();
     int cpuFirst = Math.min(lookahead, freeSlots);
     if (cpuFirst == 0 && !readGpuQueue) {
-      return List.of();
+      return null;
     }
     QueueHead head = jobs.queueHead(cpuFirst, readGpuQueue ? lookahead : 0);
     if (readGpuQueue) {
       gpuJobsWaiting = !head.gpu().isEmpty();
     }
-    List<QueuedJob> cpu = selectedHere(head.cpuOnly());
+    List<QueuedJob> cpu = placeable(head, head.cpuOnly(), waiting, fullSweeps);
     if (cpu.size() < freeSlots && head.cpuOnly().size() == cpuFirst && cpuFirst < lookahead) {
-      cpu = selectedHere(jobs.cpuQueueHead(lookahead));
+      // Node selectors or sweeps' limits turned some away: read further, up to the lookahead.
+      QueueHead wider = jobs.queueHead(lookahead, 0);
+      cpu = placeable(wider, wider.cpuOnly(), waiting, fullSweeps);
     }
     List<QueuedJob> queue = new ArrayList<>(cpu);
-    queue.addAll(selectedHere(head.gpu()));
+    queue.addAll(placeable(head, head.gpu(), waiting, fullSweeps));
     return queue;
   }
 
-  private List<QueuedJob> selectedHere(List<QueuedJob> jobs) {
-    return jobs.stream().filter(job -> selects.test(job.nodeSelector())).toList();
+  /** Those of a queue head that this node may place, in its order; the others get a reason. */
+  private List<QueuedJob> placeable(
+      QueueHead head,
+      List<QueuedJob> queued,
+      Map<String, String> waiting,
+      Map<String, Integer> fullSweeps) {
+    head.limitedSweeps()
+        .forEach(
+            (sweep, slots) -> {
+              if (slots.full()) {
+                fullSweeps.put(sweep, slots.maxConcurrent());
+              }
+            });
+    return TrialTurns.within(
+        selectedHere(queued, waiting), head.limitedSweeps(), waiting, fullSweeps);
+  }
+
+  private List<QueuedJob> selectedHere(List<QueuedJob> queued, Map<String, String> waiting) {
+    List<QueuedJob> selected = new ArrayList<>(queued.size());
+    for (QueuedJob job : queued) {
+      if (selects.test(job.nodeSelector())) {
+        selected.add(job);
+      } else {
+        waiting.put(job.id(), WaitWords.notSelected(job.nodeSelector(), node));
+      }
+    }
+    return selected;
   }
 
   /** What the placer knows of each GPU now: budgets of live workers, and the last measurement. */

@@ -63,9 +63,12 @@ public class JobExecution {
   private final GpuInventory inventory;
   private final ProcFs procFs;
   private final Consumer<JobPlacement> onCapacityFreed;
+  private final Consumer<JobPlacement> onEndStored;
 
   /**
    * @param onCapacityFreed told, with the placement it held, whenever a worker's place becomes free
+   * @param onEndStored told, with the placement it held, once the end of an attempt that left the
+   *     job finished is stored
    */
   public JobExecution(
       JobService jobs,
@@ -77,7 +80,9 @@ public class JobExecution {
       GpuBackend gpus,
       GpuInventory inventory,
       ProcFs procFs,
-      Consumer<JobPlacement> onCapacityFreed) {
+      Consumer<JobPlacement> onCapacityFreed,
+      Consumer<JobPlacement> onEndStored) {
+    this.onEndStored = onEndStored;
     this.jobs = jobs;
     this.onCapacityFreed = onCapacityFreed;
     this.workers = workers;
@@ -230,6 +235,8 @@ public class JobExecution {
                 log.error("recording the end of job {} failed", exit.jobId(), failure);
               } else if (state == JobState.QUEUED) {
                 onCapacityFreed.accept(placement);
+              } else {
+                onEndStored.accept(placement);
               }
             });
   }

@@ -11,4 +11,5 @@ public record Scheduler(
     SchedulingLoop loop,
     WorkerRecovery recovery,
     TimeoutDuty timeouts,
-    StopUnownedWorkers stopUnowned) {}
+    StopUnownedWorkers stopUnowned,
+    QueuedReasons queuedReasons) {}

@@ -118,6 +118,7 @@ public final class SchedulerBuilder {
 
   public Scheduler build() {
     Wakeups wakeups = new Wakeups();
+    QueueReasons lastPass = new QueueReasons();
     JobExecution execution =
         new JobExecution(
             jobs,
@@ -129,7 +130,12 @@ public final class SchedulerBuilder {
             gpus,
             inventory,
             procFs,
-            wakeups::capacityFreed);
+            wakeups::capacityFreed,
+            placement -> {
+              if (lastPass.heldBackTrials()) {
+                wakeups.capacityFreed(placement);
+              }
+            });
     Dispatcher dispatcher =
         new Dispatcher(
             jobs,
@@ -143,7 +149,8 @@ public final class SchedulerBuilder {
             cpuSlots,
             selects,
             starter,
-            roomToStart);
+            roomToStart,
+            lastPass);
     return new Scheduler(
         wakeups,
         execution,
@@ -151,7 +158,8 @@ public final class SchedulerBuilder {
         new SchedulingLoop(dispatcher, wakeups, safetyNet),
         new WorkerRecovery(jobs, execution, workers, node),
         new TimeoutDuty(workers, clock),
-        new StopUnownedWorkers(jobs, workers, node));
+        new StopUnownedWorkers(jobs, workers, node),
+        new QueuedReasons(lastPass, jobs));
   }
 
   /** A node without GPUs: there is nothing to attach workers to. */

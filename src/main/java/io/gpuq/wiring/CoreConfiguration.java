@@ -35,6 +35,7 @@ import io.gpuq.proc.ProcFs;
 import io.gpuq.schedule.Dispatcher;
 import io.gpuq.schedule.JobExecution;
 import io.gpuq.schedule.PlacementAdmission;
+import io.gpuq.schedule.QueuedReasons;
 import io.gpuq.schedule.Scheduler;
 import io.gpuq.schedule.SchedulerBuilder;
 import io.gpuq.schedule.SchedulingLoop;
@@ -152,6 +153,11 @@ public class CoreConfiguration {
         .roomToStart(() -> !storage.check().isLow())
         .safetyNet(properties.scheduler().safetyNetInterval())
         .build();
+  }
+
+  @Bean
+  QueuedReasons queuedReasons(Scheduler scheduler) {
+    return scheduler.queuedReasons();
   }
 
   @Bean

@@ -8,17 +8,21 @@ import io.gpuq.launch.Workers;
 import io.gpuq.metrics.GpuMetrics;
 import io.gpuq.metrics.GpuPollMetrics;
 import io.gpuq.metrics.GuardActionCounter;
+import io.gpuq.metrics.JdbcSweepFigures;
 import io.gpuq.metrics.JobHostMetrics;
 import io.gpuq.metrics.JobStateGauges;
 import io.gpuq.metrics.SchedulerMetrics;
 import io.gpuq.metrics.StorageGauges;
+import io.gpuq.metrics.SweepMetrics;
 import io.gpuq.node.NodeIdentity;
 import io.gpuq.proc.ProcFs;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
+import javax.sql.DataSource;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 /** gpuq's own meters (docs/metrics.md), exposed with the rest at {@code /actuator/prometheus}. */
 @Configuration(proxyBeanMethods = false)
@@ -69,5 +73,15 @@ public class MetricsConfiguration {
   @Bean
   JobStateGauges jobStateGauges(MeterRegistry registry, JobService jobs, Clock clock) {
     return new JobStateGauges(registry, jobs::countByState, clock, JOB_COUNT_MAX_AGE);
+  }
+
+  /** Sweeps' trials and best values, and this node's running jobs, read at the GPU poll's pace. */
+  @Bean
+  SweepMetrics sweepMetrics(
+      MeterRegistry registry, DataSource dataSource, NodeIdentity node, GpuqProperties properties) {
+    return new SweepMetrics(
+        registry,
+        new JdbcSweepFigures(new JdbcTemplate(dataSource), node.name()),
+        properties.gpu().pollInterval());
   }
 }

@@ -17,4 +17,11 @@ class InMemoryJobStoreContractTest extends JobStoreContract {
   void defineSweep(SweepMetric sweep) {
     store.defineSweep(sweep);
   }
+
+  @Override
+  void aSweep(String id, Integer maxConcurrent) {
+    if (maxConcurrent != null) {
+      store.limitTrials(id, maxConcurrent);
+    }
+  }
 }

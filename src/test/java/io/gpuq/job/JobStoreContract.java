@@ -91,6 +91,22 @@ abstract class JobStoreContract {
     events.endedIn.clear();
   }
 
+  /**
+   * Stores a sweep that trials can belong to; {@code maxConcurrent} null for no limit. The sweep
+   * API is another part of gpuq: a database store gets the row {@code sweeps} holds (V7), the
+   * in-memory store the limit.
+   */
+  abstract void aSweep(String id, Integer maxConcurrent);
+
+  private int sweeps;
+
+  /** A new sweep (each test starts with an empty store), and its id. */
+  String newSweep(Integer maxConcurrent) {
+    String id = "sweep-" + sweeps++;
+    aSweep(id, maxConcurrent);
+    return id;
+  }
+
   Job reload(String id) {
     return store().find(id).orElseThrow();
   }
@@ -212,6 +228,101 @@ abstract class JobStoreContract {
   }
 
   // --- claiming ----------------------------------------------------------------------------------
+
+  @Test
+  void a_claim_leaves_queued_the_trials_beyond_their_sweeps_max_concurrent() {
+    String sweep = newSweep(2);
+    Job alreadyRunning = aRunningJob().trialOf(new SweepTrial(sweep, 0, "{}")).in(store());
+    Job first = aQueuedJob().trialOf(new SweepTrial(sweep, 1, "{}")).in(store());
+    Job second = aQueuedJob().trialOf(new SweepTrial(sweep, 2, "{}")).in(store());
+    Job ofItsOwn = aQueuedJob().in(store());
+    Map<String, JobPlacement> placements = new java.util.LinkedHashMap<>();
+    placements.put(first.id(), JobPlacement.cpuOnly("node-1"));
+    placements.put(second.id(), JobPlacement.cpuOnly("node-1"));
+    placements.put(ofItsOwn.id(), JobPlacement.cpuOnly("node-1"));
+
+    List<ClaimedJob> claimed = store().claim(placements, T0.plusSeconds(5));
+
+    assertThat(claimed).extracting(ClaimedJob::id).containsExactly(first.id(), ofItsOwn.id());
+    assertThat(reload(second.id()).state()).isEqualTo(JobState.QUEUED);
+    assertThat(reload(second.id()).attempts()).isEmpty();
+    assertThat(reload(alreadyRunning.id()).state()).isEqualTo(JobState.RUNNING);
+  }
+
+  @Test
+  void trials_of_a_sweep_without_a_limit_all_start() {
+    String sweep = newSweep(null);
+    List<String> trials = new ArrayList<>();
+    for (int n = 0; n < 4; n++) {
+      trials.add(aQueuedJob().trialOf(new SweepTrial(sweep, n, "{}")).in(store()).id());
+    }
+    Map<String, JobPlacement> placements = new java.util.LinkedHashMap<>();
+    trials.forEach(id -> placements.put(id, JobPlacement.cpuOnly("node-1")));
+
+    assertThat(store().claim(placements, T0.plusSeconds(5)))
+        .extracting(ClaimedJob::id)
+        .containsExactlyElementsOf(trials);
+  }
+
+  @Test
+  void a_trial_starts_again_once_a_running_one_of_its_sweep_has_ended() {
+    String sweep = newSweep(1);
+    Job running = aRunningJob().trialOf(new SweepTrial(sweep, 0, "{}")).in(store());
+    Job waiting = aQueuedJob().trialOf(new SweepTrial(sweep, 1, "{}")).in(store());
+    Map<String, JobPlacement> placement = Map.of(waiting.id(), JobPlacement.cpuOnly("node-1"));
+
+    assertThat(store().claim(placement, T0.plusSeconds(5))).isEmpty();
+    store().cancel(running.id(), T0.plusSeconds(6));
+
+    assertThat(store().claim(placement, T0.plusSeconds(7)))
+        .extracting(ClaimedJob::id)
+        .containsExactly(waiting.id());
+  }
+
+  @Test
+  void nodes_claiming_trials_of_one_sweep_at_once_never_start_more_than_its_limit()
+      throws Exception {
+    for (int round = 0; round < 3; round++) {
+      String sweep = newSweep(3);
+      List<String> trials = new ArrayList<>();
+      for (int n = 0; n < 16; n++) {
+        trials.add(aQueuedJob().trialOf(new SweepTrial(sweep, n, "{}")).in(store()).id());
+      }
+
+      // Eight nodes, each placing two trials of its own.
+      List<Outcome<List<ClaimedJob>>> claims =
+          race(
+              8,
+              node -> {
+                Map<String, JobPlacement> mine = new java.util.LinkedHashMap<>();
+                mine.put(trials.get(2 * node), JobPlacement.cpuOnly("node-" + node));
+                mine.put(trials.get(2 * node + 1), JobPlacement.cpuOnly("node-" + node));
+                return store().claim(mine, T0);
+              });
+
+      assertThat(claims).allSatisfy(c -> assertThat(c.failure()).isNull());
+      assertThat(claims.stream().mapToInt(c -> c.value().size()).sum()).isEqualTo(3);
+      assertThat(trials.stream().filter(id -> reload(id).state() == JobState.RUNNING)).hasSize(3);
+    }
+  }
+
+  @Test
+  void the_queue_head_leaves_out_the_trials_of_a_full_sweep_and_says_which_sweeps_are_limited() {
+    String full = newSweep(1);
+    String withRoom = newSweep(3);
+    aRunningJob().trialOf(new SweepTrial(full, 0, "{}")).in(store());
+    aQueuedJob().priority(5).trialOf(new SweepTrial(full, 1, "{}")).in(store());
+    Job roomy = aQueuedJob().priority(5).trialOf(new SweepTrial(withRoom, 0, "{}")).in(store());
+    Job behind = aQueuedJob().in(store());
+
+    QueueHead head = store().queueHead(10, 10);
+
+    assertThat(head.cpuOnly()).extracting(QueuedJob::id).containsExactly(roomy.id(), behind.id());
+    assertThat(head.cpuOnly()).extracting(QueuedJob::sweepId).containsExactly(withRoom, null);
+    assertThat(head.limitedSweeps())
+        .containsEntry(full, new TrialSlots(1, 1))
+        .containsEntry(withRoom, new TrialSlots(3, 0));
+  }
 
   @Test
   void a_claim_starts_the_job_and_answers_what_launching_it_needs() {

@@ -101,6 +101,18 @@ abstract class JpaJobStoreContract extends JobStoreContract {
             T0.atOffset(ZoneOffset.UTC));
   }
 
+  @Override
+  void aSweep(String id, Integer maxConcurrent) {
+    jdbc()
+        .update(
+            "insert into sweeps (id, owner, name, method, definition, max_concurrent, trial_count,"
+                + " closed, created_at, version) values (?, 'alice', 'search', 'grid', '{}', ?, 0,"
+                + " true, ?, 0)",
+            id,
+            maxConcurrent,
+            java.sql.Timestamp.from(T0));
+  }
+
   @Test
   void it_runs_on_the_database_it_names() throws Exception {
     try (var connection = dataSource.getConnection()) {

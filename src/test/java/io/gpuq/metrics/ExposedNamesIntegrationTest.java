@@ -25,15 +25,18 @@ class ExposedNamesIntegrationTest extends MetricsIntegrationSupport {
 
   /** The API.md contract, word for word. */
   private static final Map<String, Set<String>> CONTRACT =
-      Map.of(
-          "gpuq_gpu_memory_total_bytes", Set.of("node", "gpu", "uuid"),
-          "gpuq_gpu_memory_used_bytes", Set.of("node", "gpu", "uuid"),
-          "gpuq_gpu_memory_reserved_bytes", Set.of("node", "gpu", "uuid"),
-          "gpuq_gpu_utilization_ratio", Set.of("node", "gpu", "uuid"),
-          "gpuq_process_gpu_memory_used_bytes", Set.of("node", "gpu", "pid", "job_id"),
-          "gpuq_job_gpu_memory_used_bytes", Set.of("node", "gpu", "job_id"),
-          "gpuq_job_gpu_memory_budget_bytes", Set.of("node", "gpu", "job_id"),
-          "gpuq_jobs", Set.of("state"));
+      Map.ofEntries(
+          Map.entry("gpuq_gpu_memory_total_bytes", Set.of("node", "gpu", "uuid")),
+          Map.entry("gpuq_gpu_memory_used_bytes", Set.of("node", "gpu", "uuid")),
+          Map.entry("gpuq_gpu_memory_reserved_bytes", Set.of("node", "gpu", "uuid")),
+          Map.entry("gpuq_gpu_utilization_ratio", Set.of("node", "gpu", "uuid")),
+          Map.entry("gpuq_process_gpu_memory_used_bytes", Set.of("node", "gpu", "pid", "job_id")),
+          Map.entry("gpuq_job_gpu_memory_used_bytes", Set.of("node", "gpu", "job_id")),
+          Map.entry("gpuq_job_gpu_memory_budget_bytes", Set.of("node", "gpu", "job_id")),
+          Map.entry("gpuq_jobs", Set.of("state")),
+          Map.entry("gpuq_job_info", Set.of("job_id", "name", "owner", "sweep")),
+          Map.entry("gpuq_sweep_trials", Set.of("sweep", "state")),
+          Map.entry("gpuq_sweep_best_value", Set.of("sweep")));
 
   record Documented(String type, Set<String> labels) {}
 
@@ -69,7 +72,7 @@ class ExposedNamesIntegrationTest extends MetricsIntegrationSupport {
     Map<String, String> documentedTypes = new TreeMap<>();
     documented.forEach((name, doc) -> documentedTypes.put(name, doc.type()));
 
-    assertThat(documented).hasSize(22);
+    assertThat(documented).hasSize(25);
     assertThat(exposedTypes).isEqualTo(documentedTypes);
   }
 

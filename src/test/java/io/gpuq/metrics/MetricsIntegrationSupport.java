@@ -1,18 +1,28 @@
 package io.gpuq.metrics;
 
+import static io.gpuq.job.JobBuilder.aSucceededJob;
 import static io.gpuq.support.JobJson.aJob;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.gpuq.job.Job;
+import io.gpuq.job.JobStore;
+import io.gpuq.job.SweepTrial;
 import io.gpuq.support.HttpApi;
 import io.gpuq.support.IntegrationTest;
+import io.gpuq.support.SweepRows;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import javax.sql.DataSource;
+import org.springframework.beans.factory.annotation.Autowired;
 
 /** Scraping the live gpuq as Prometheus does: {@code /actuator/prometheus} without a token. */
 abstract class MetricsIntegrationSupport extends IntegrationTest {
+
+  @Autowired DataSource dataSource;
+  @Autowired JobStore store;
 
   static final long MIB = 1L << 20;
   static final long GIB = 1L << 30;
@@ -68,17 +78,38 @@ abstract class MetricsIntegrationSupport extends IntegrationTest {
    * node, with every kind of series present.
    */
   Exposition scrapeWhileAGpuJobRuns() {
+    aSweepWithABestValue();
     String id = alice.submit(holding100MiB(5));
     awaitState(id, "RUNNING");
     return awaitScrape(
         hasSeries(
-            id,
-            "gpuq_process_gpu_memory_used_bytes",
-            "gpuq_job_gpu_memory_used_bytes",
-            "gpuq_job_gpu_memory_budget_bytes",
-            "gpuq_job_resident_memory_bytes",
-            "gpuq_job_cpu_seconds_total",
-            "gpuq_job_cpu_usage_ratio"));
+                id,
+                "gpuq_job_info",
+                "gpuq_process_gpu_memory_used_bytes",
+                "gpuq_job_gpu_memory_used_bytes",
+                "gpuq_job_gpu_memory_budget_bytes",
+                "gpuq_job_resident_memory_bytes",
+                "gpuq_job_cpu_seconds_total",
+                "gpuq_job_cpu_usage_ratio")
+            .andThen(
+                scrape -> {
+                  assertThat(scrape.samples("gpuq_sweep_trials")).isNotEmpty();
+                  assertThat(scrape.samples("gpuq_sweep_best_value")).isNotEmpty();
+                }));
+  }
+
+  /**
+   * An unfinished sweep with one trial that ended with a best value: its series are there for as
+   * long as the sweep is unfinished, whatever else runs.
+   *
+   * @return the sweep's id
+   */
+  String aSweepWithABestValue() {
+    SweepRows sweeps = new SweepRows(dataSource);
+    String sweep = sweeps.sweep(null, "minimize");
+    Job trial = aSucceededJob().trialOf(new SweepTrial(sweep, 0, "{}")).in(store);
+    sweeps.best(trial.id(), 0.25);
+    return sweep;
   }
 
   static Map<String, String> job(String id) {

@@ -10,6 +10,7 @@ import io.gpuq.job.InMemoryJobStore;
 import io.gpuq.job.Job;
 import io.gpuq.job.JobService;
 import io.gpuq.job.JobState;
+import io.gpuq.job.SweepTrial;
 import io.gpuq.launch.JobFiles;
 import io.gpuq.placement.Headroom;
 import io.gpuq.placement.PlacementPolicy;
@@ -41,17 +42,20 @@ class SchedulerStepsTest {
   @BeforeEach
   void aNodeWithTwoCpuSlots() {
     local = new LocalWorkers(dataDir, clock);
-    scheduler =
-        new SchedulerBuilder(
-                jobs,
-                local.workers(),
-                new JobFiles(dataDir),
-                new Placer(new PlacementPolicy(Headroom.NONE, Duration.ZERO, Duration.ZERO, 8)),
-                clock,
-                "node-1")
-            .cpuSlots(2)
-            .safetyNet(Duration.ofMinutes(10))
-            .build();
+    scheduler = aSchedulerOver(jobs);
+  }
+
+  private Scheduler aSchedulerOver(JobService jobs) {
+    return new SchedulerBuilder(
+            jobs,
+            local.workers(),
+            new JobFiles(dataDir),
+            new Placer(new PlacementPolicy(Headroom.NONE, Duration.ZERO, Duration.ZERO, 8)),
+            clock,
+            "node-1")
+        .cpuSlots(2)
+        .safetyNet(Duration.ofMinutes(10))
+        .build();
   }
 
   @AfterEach
@@ -78,6 +82,73 @@ class SchedulerStepsTest {
     assertThat(state(low).state()).isEqualTo(JobState.QUEUED);
     assertThat(state(high).node()).isEqualTo("node-1");
     assertThat(scheduler.dispatcher().dispatch(false).started()).as("no slot left").isZero();
+  }
+
+  @Test
+  void a_pass_starts_no_more_trials_than_their_sweeps_limit_and_gives_the_slot_to_the_job_behind() {
+    store.limitTrials("sweep-1", 1);
+    List<Job> trials = new java.util.ArrayList<>();
+    for (int n = 0; n < 3; n++) {
+      trials.add(
+          aQueuedJob()
+              .trialOf(new SweepTrial("sweep-1", n, "{}"))
+              .spec(s -> s.command("/bin/sleep", "60"))
+              .in(store));
+    }
+    Job behind = aQueuedJob().spec(s -> s.command("/bin/sleep", "60")).in(store);
+
+    DispatchResult result = scheduler.dispatcher().dispatch(false);
+
+    assertThat(result.started()).isEqualTo(2);
+    assertThat(state(trials.get(0)).state()).isEqualTo(JobState.RUNNING);
+    assertThat(state(behind).state()).isEqualTo(JobState.RUNNING);
+    assertThat(state(trials.get(1)).state()).isEqualTo(JobState.QUEUED);
+    assertThat(scheduler.queuedReasons().of(state(trials.get(1))))
+        .isEqualTo("sweep at maxConcurrent 1");
+    assertThat(scheduler.queuedReasons().of(state(behind))).isNull();
+  }
+
+  @Test
+  void the_loop_starts_a_held_back_trial_once_the_end_of_its_sweeps_running_one_is_stored() {
+    scheduler.loop().stop();
+    // Ends are stored 300 ms after the worker's place is free, as a group commit may: the pass
+    // that the freed place wakes still counts the ended trial as running.
+    JobService lateEnds =
+        new JobService(new EndsStoredLater(store, Duration.ofMillis(300)), clock, List.of());
+    Scheduler late = aSchedulerOver(lateEnds);
+    store.limitTrials("sweep-1", 1);
+    List<Job> trials = new java.util.ArrayList<>();
+    for (int n = 0; n < 3; n++) {
+      trials.add(
+          aQueuedJob()
+              .trialOf(new SweepTrial("sweep-1", n, "{}"))
+              .spec(s -> s.command("/bin/true"))
+              .in(store));
+    }
+
+    late.loop().start();
+    try {
+      // Only the stored end can start the next trial: the safety net is ten minutes away.
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> trials.stream().allMatch(job -> state(job).state() == JobState.SUCCEEDED));
+    } finally {
+      late.loop().stop();
+    }
+  }
+
+  @Test
+  void a_queued_job_no_pass_has_seen_says_so_and_one_past_the_free_slots_waits_for_one() {
+    Job first = aQueuedJob().spec(s -> s.command("/bin/sleep", "60")).in(store);
+    assertThat(scheduler.queuedReasons().of(state(first)))
+        .isEqualTo("not yet considered by a scheduling pass");
+    aQueuedJob().spec(s -> s.command("/bin/sleep", "60")).in(store);
+    Job third = aQueuedJob().spec(s -> s.command("/bin/sleep", "60")).in(store);
+
+    scheduler.dispatcher().dispatch(false);
+
+    assertThat(scheduler.queuedReasons().of(state(third)))
+        .isEqualTo("waiting for a free CPU slot on node node-1");
   }
 
   @Test

@@ -1,0 +1,29 @@
+package io.gpuq.placement;
+
+import java.util.Objects;
+
+/** Why a pass did not start a job it examined: what {@link Placer} saw, for a person to read. */
+public sealed interface Wait {
+
+  /**
+   * Its GPUs lacked the memory: no {@code gpus} GPUs had {@code bytesPerGpu} available ({@code -1}:
+   * a whole free GPU each).
+   */
+  record NoRoom(int gpus, long bytesPerGpu) implements Wait {}
+
+  /** It would have fitted, but GPU {@code gpu} had started a job too recently (start spacing). */
+  record StartSpacing(int gpu) implements Wait {}
+
+  /** GPUs are kept for an earlier job that has waited past the reservation's bound. */
+  record ReservedFor(String jobId) implements Wait {
+    public ReservedFor {
+      Objects.requireNonNull(jobId, "jobId");
+    }
+  }
+
+  /** A CPU-only job, and every free CPU slot went to jobs ahead of it. */
+  record NoCpuSlot() implements Wait {}
+
+  /** It can never start on this node ({@link Placer#feasibility}). */
+  record NeverHere(String why) implements Wait {}
+}

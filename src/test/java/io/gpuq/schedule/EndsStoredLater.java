@@ -1,0 +1,152 @@
+package io.gpuq.schedule;
+
+import io.gpuq.job.AttemptEnd;
+import io.gpuq.job.AttemptStanding;
+import io.gpuq.job.ClaimedJob;
+import io.gpuq.job.Job;
+import io.gpuq.job.JobFilter;
+import io.gpuq.job.JobPage;
+import io.gpuq.job.JobPlacement;
+import io.gpuq.job.JobState;
+import io.gpuq.job.JobStore;
+import io.gpuq.job.LostAttempt;
+import io.gpuq.job.NewJob;
+import io.gpuq.job.QueueHead;
+import io.gpuq.job.WorkerProcess;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A store that writes attempts' ends a while after they are handed in, as the database store's
+ * group commit does (it lingers to gather ends): what a worker's freed place and its stored end may
+ * be apart by.
+ */
+final class EndsStoredLater implements JobStore {
+
+  private final JobStore store;
+  private final Duration delay;
+
+  EndsStoredLater(JobStore store, Duration delay) {
+    this.store = store;
+    this.delay = delay;
+  }
+
+  @Override
+  public CompletableFuture<JobState> endAttempt(AttemptEnd end) {
+    return CompletableFuture.supplyAsync(
+            () -> null, CompletableFuture.delayedExecutor(delay.toMillis(), TimeUnit.MILLISECONDS))
+        .thenCompose(ignored -> store.endAttempt(end));
+  }
+
+  @Override
+  public Job submit(NewJob job) {
+    return store.submit(job);
+  }
+
+  @Override
+  public Optional<Job> find(String id) {
+    return store.find(id);
+  }
+
+  @Override
+  public Optional<Job> findByKey(String owner, String idempotencyKey) {
+    return store.findByKey(owner, idempotencyKey);
+  }
+
+  @Override
+  public JobPage page(JobFilter filter) {
+    return store.page(filter);
+  }
+
+  @Override
+  public QueueHead queueHead(int cpuOnlyLimit, int gpuLimit) {
+    return store.queueHead(cpuOnlyLimit, gpuLimit);
+  }
+
+  @Override
+  public long queuedAhead(String id) {
+    return store.queuedAhead(id);
+  }
+
+  @Override
+  public List<ClaimedJob> claim(Map<String, JobPlacement> placements, Instant now) {
+    return store.claim(placements, now);
+  }
+
+  @Override
+  public CompletableFuture<Void> recordProcess(WorkerProcess process) {
+    return store.recordProcess(process);
+  }
+
+  @Override
+  public JobState cancel(String id, Instant now) {
+    return store.cancel(id, now);
+  }
+
+  @Override
+  public void observeGpuMemory(String id, long bytes) {
+    store.observeGpuMemory(id, bytes);
+  }
+
+  @Override
+  public List<Job> runningOn(String node) {
+    return store.runningOn(node);
+  }
+
+  @Override
+  public List<LostAttempt> lostAttemptsOn(String node) {
+    return store.lostAttemptsOn(node);
+  }
+
+  @Override
+  public AttemptStanding standingOf(String jobId, int attempt, String node) {
+    return store.standingOf(jobId, attempt, node);
+  }
+
+  @Override
+  public Set<String> endedAmong(Collection<String> ids) {
+    return store.endedAmong(ids);
+  }
+
+  @Override
+  public Optional<Long> peakGpuMemoryOf(String id, int attempt) {
+    return store.peakGpuMemoryOf(id, attempt);
+  }
+
+  @Override
+  public Map<JobState, Long> countByState() {
+    return store.countByState();
+  }
+
+  @Override
+  public boolean prune(String jobId, String why, Instant now) {
+    return store.prune(jobId, why, now);
+  }
+
+  @Override
+  public List<io.gpuq.job.ReportingJob> jobsReportingOn(String node) {
+    return store.jobsReportingOn(node);
+  }
+
+  @Override
+  public void recordMetrics(io.gpuq.job.MetricsUpdate update) {
+    store.recordMetrics(update);
+  }
+
+  @Override
+  public List<io.gpuq.job.ReportedPoint> metricsOf(String jobId, int limit) {
+    return store.metricsOf(jobId, limit);
+  }
+
+  @Override
+  public List<io.gpuq.job.TrialSeries> sweepSeries(String sweepId, String metric) {
+    return store.sweepSeries(sweepId, metric);
+  }
+}
