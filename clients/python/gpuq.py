@@ -124,7 +124,8 @@ class Client:
     def list(self, state=None, labels=None, page_size=None):
         """Iterates over the jobs the token may see, newest first, fetching page after page.
 
-        state: QUEUED, RUNNING, SUCCEEDED, FAILED, CANCELLED or PRUNED; labels: {key: value}, all must match.
+        state: QUEUED, RUNNING, SUCCEEDED, FAILED, CANCELLED or PRUNED;
+        labels: {key: value}, all must match.
         """
         query = []
         if state:
@@ -264,8 +265,8 @@ class Client:
     def wait_sweep(self, sweep_id, poll=2.0, timeout=None, progress=True, file=None):
         """Waits until the sweep is DONE or CANCELLED and returns it.
 
-        progress: rewrites one line on file (default stderr): trials done, running, queued,
-        pruned (and failed or cancelled, if any), and the best value so far.
+        progress: rewrites one line on file (default stderr): trials done (succeeded), running,
+        queued, pruned (and failed or cancelled, if any), and the best value so far.
         timeout: seconds, after which TimeoutError is raised (the sweep goes on).
         """
         line = _ProgressLine(file or sys.stderr, progress)
