@@ -9,6 +9,10 @@ import io.gpuq.job.JobAccessDeniedException;
 import io.gpuq.job.JobConflictException;
 import io.gpuq.job.JobNotFoundException;
 import io.gpuq.job.UnsatisfiableRequestException;
+import io.gpuq.sweep.SweepAccessDeniedException;
+import io.gpuq.sweep.SweepConflictException;
+import io.gpuq.sweep.SweepKeyReusedException;
+import io.gpuq.sweep.SweepNotFoundException;
 import io.gpuq.text.UserText;
 import java.util.ArrayDeque;
 import java.util.Collection;
@@ -68,6 +72,32 @@ public class ApiProblems extends ResponseEntityExceptionHandler {
             List.of(new FieldError("Idempotency-Key", e.getMessage())));
     problem.setProperty("jobId", e.jobId());
     return problem;
+  }
+
+  @ExceptionHandler(SweepKeyReusedException.class)
+  ProblemDetail sweepKeyReused(SweepKeyReusedException e) {
+    ProblemDetail problem =
+        withErrors(
+            ProblemDetail.forStatusAndDetail(HttpStatus.UNPROCESSABLE_CONTENT, e.getMessage()),
+            "Idempotency-Key reused with a different request",
+            List.of(new FieldError("Idempotency-Key", e.getMessage())));
+    problem.setProperty("sweepId", e.sweepId());
+    return problem;
+  }
+
+  @ExceptionHandler(SweepNotFoundException.class)
+  ProblemDetail sweepNotFound(SweepNotFoundException e) {
+    return titled(HttpStatus.NOT_FOUND, "Sweep not found", e.getMessage());
+  }
+
+  @ExceptionHandler(SweepAccessDeniedException.class)
+  ProblemDetail sweepForbidden(SweepAccessDeniedException e) {
+    return titled(HttpStatus.FORBIDDEN, "Not your sweep", e.getMessage());
+  }
+
+  @ExceptionHandler(SweepConflictException.class)
+  ProblemDetail sweepConflict(SweepConflictException e) {
+    return titled(HttpStatus.CONFLICT, "Conflict with the sweep's state", e.getMessage());
   }
 
   @ExceptionHandler(NotARegularFileException.class)

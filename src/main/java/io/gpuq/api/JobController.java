@@ -29,7 +29,6 @@ import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -63,7 +62,6 @@ public class JobController {
 
   static final int DEFAULT_LIMIT = 100;
   static final int MAX_LIMIT = 1000;
-  private static final int MAX_IDEMPOTENCY_KEY = 200;
   private static final int MAX_LABEL_FILTERS = 64;
 
   private final JobService jobs;
@@ -133,13 +131,7 @@ public class JobController {
           @RequestHeader(value = "Idempotency-Key", required = false)
           String idempotencyKey,
       @RequestBody JobRequest request) {
-    if (idempotencyKey != null
-        && (idempotencyKey.isBlank()
-            || idempotencyKey.length() > MAX_IDEMPOTENCY_KEY
-            || !idempotencyKey.chars().allMatch(c -> c >= 0x20 && c <= 0x7e))) {
-      throw new InvalidJobRequestException(
-          "Idempotency-Key", "must be 1 to " + MAX_IDEMPOTENCY_KEY + " printable ASCII characters");
-    }
+    IdempotencyKeys.check(idempotencyKey);
     JobSpec spec = validator.validate(request);
     // Before anything reads the database, which a full disk may have closed.
     storage.requireRoom();
@@ -201,7 +193,7 @@ public class JobController {
               schema = @Schema(implementation = ProblemDetail.class)))
   public JobListView list(
       @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
-      @Parameter(description = "QUEUED, RUNNING, SUCCEEDED, FAILED or CANCELLED")
+      @Parameter(description = "QUEUED, RUNNING, SUCCEEDED, FAILED, CANCELLED or PRUNED")
           @RequestParam(required = false)
           String state,
       @Parameter(description = "key:value; repeat for several (all must match)")
@@ -218,13 +210,13 @@ public class JobController {
     if (pageSize < 1 || pageSize > MAX_LIMIT) {
       errors.add(new FieldError("limit", "must be between 1 and " + MAX_LIMIT));
     }
-    String beforeId = decodeCursor(cursor, errors);
+    String beforeId = IdCursors.decode(cursor, errors);
     if (!errors.isEmpty()) {
       throw new InvalidJobRequestException(errors);
     }
     JobPage page = jobs.list(caller, stateFilter, labelFilter, beforeId, pageSize);
     return new JobListView(
-        page.items().stream().map(JobView::of).toList(), encodeCursor(page.nextBeforeId()));
+        page.items().stream().map(JobView::of).toList(), IdCursors.encode(page.nextBeforeId()));
   }
 
   @PostMapping("/{id}/cancel")
@@ -289,7 +281,7 @@ public class JobController {
         .body(logs.stream(id, tail));
   }
 
-  private static JobState parseState(String state, List<FieldError> errors) {
+  static JobState parseState(String state, List<FieldError> errors) {
     if (state == null) {
       return null;
     }
@@ -325,29 +317,5 @@ public class JobController {
       }
     }
     return parsed;
-  }
-
-  private static String encodeCursor(String beforeId) {
-    return beforeId == null
-        ? null
-        : Base64.getUrlEncoder()
-            .withoutPadding()
-            .encodeToString(beforeId.getBytes(StandardCharsets.UTF_8));
-  }
-
-  private static String decodeCursor(String cursor, List<FieldError> errors) {
-    if (cursor == null) {
-      return null;
-    }
-    try {
-      String id = new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.UTF_8);
-      if (id.matches("[0-9A-Z]{26}")) {
-        return id;
-      }
-    } catch (IllegalArgumentException e) {
-      // reported below
-    }
-    errors.add(new FieldError("cursor", "is not a cursor this API returned"));
-    return null;
   }
 }

@@ -1,15 +1,18 @@
 package io.gpuq.api;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonRawValue;
 import io.gpuq.job.FailureReason;
 import io.gpuq.job.Job;
 import io.gpuq.job.JobAttempt;
 import io.gpuq.job.JobPlacement;
 import io.gpuq.job.JobState;
+import io.gpuq.job.SweepTrial;
 import io.swagger.v3.oas.annotations.media.Schema;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 
 /** A job as the API shows it (see API.md, "The job"). The environment is never shown back. */
@@ -43,7 +46,19 @@ public record JobView(
     Instant createdAt,
     Instant startedAt,
     Instant finishedAt,
-    @Schema(description = "every attempt so far, oldest first") List<AttemptView> attempts) {
+    @Schema(description = "every attempt so far, oldest first") List<AttemptView> attempts,
+    @Schema(description = "the id of the sweep it is a trial of; absent for a job of its own")
+        @JsonInclude(JsonInclude.Include.NON_NULL)
+        String sweep,
+    @Schema(description = "its trial number in the sweep, from 0; absent for a job of its own")
+        @JsonInclude(JsonInclude.Include.NON_NULL)
+        Integer trial,
+    @Schema(
+            type = "object",
+            description = "the trial's parameters, by name; absent for a job of its own")
+        @JsonInclude(JsonInclude.Include.NON_NULL)
+        @JsonRawValue
+        String parameters) {
 
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @Schema(name = "Resources")
@@ -85,6 +100,7 @@ public record JobView(
   }
 
   public static JobView of(Job job) {
+    Optional<SweepTrial> trial = job.sweepTrial();
     return new JobView(
         job.id(),
         job.name(),
@@ -109,6 +125,9 @@ public record JobView(
         job.createdAt(),
         job.startedAt(),
         job.finishedAt(),
-        job.attempts().stream().map(AttemptView::of).toList());
+        job.attempts().stream().map(AttemptView::of).toList(),
+        trial.map(SweepTrial::sweepId).orElse(null),
+        trial.map(SweepTrial::number).orElse(null),
+        trial.map(SweepTrial::parametersJson).orElse(null));
   }
 }

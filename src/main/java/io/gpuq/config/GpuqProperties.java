@@ -162,8 +162,8 @@ public record GpuqProperties(
       @DefaultValue("1GiB") String minFree, @DefaultValue("1s") Duration checkInterval) {}
 
   /**
-   * @param finished a job that finished (SUCCEEDED, FAILED or CANCELLED) this long ago is deleted,
-   *     with its directories and log; 0 keeps jobs forever
+   * @param finished a job that finished (SUCCEEDED, FAILED, CANCELLED or PRUNED) this long ago is
+   *     deleted, with its directories and log; 0 keeps jobs forever
    * @param interval how often each node looks for jobs to delete
    */
   public record Retention(

@@ -39,6 +39,7 @@ public final class ExitClassifier {
       String words = stopWords(exit);
       return switch (exit.stopReason()) {
         case CANCELLED -> new AttemptOutcome(null, "cancelled", code);
+        case PRUNED -> new AttemptOutcome(null, "pruned", code);
         case TIMEOUT -> new AttemptOutcome(FailureReason.TIMEOUT, words, code);
         case STALE -> new AttemptOutcome(FailureReason.LOST, words, code);
         case OVER_BUDGET -> new AttemptOutcome(FailureReason.OVER_BUDGET, words, code);
@@ -77,6 +78,7 @@ public final class ExitClassifier {
     return "stopped: "
         + switch (exit.stopReason()) {
           case CANCELLED -> "cancelled by the user";
+          case PRUNED -> "pruned by the sweep's early-stopping rule";
           case TIMEOUT -> "it ran past its timeout";
           case STALE -> "its job was given to another node";
           case OVER_BUDGET -> "it used more GPU memory than its budget";

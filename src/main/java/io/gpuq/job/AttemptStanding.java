@@ -6,6 +6,8 @@ public enum AttemptStanding {
   RUNS_THERE,
   /** A user cancelled the job: its worker is stopped, and the job stays CANCELLED. */
   CANCELLED,
+  /** Its sweep's early-stopping rule pruned the trial: its worker is stopped, it stays PRUNED. */
+  PRUNED,
   /**
    * The job no longer runs there: declared lost while the node was silent (and perhaps running
    * elsewhere now), or ended. Its worker is stale.

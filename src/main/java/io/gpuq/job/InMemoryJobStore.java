@@ -28,6 +28,24 @@ public final class InMemoryJobStore implements JobStore {
       Comparator.comparingInt(Job::priority).reversed().thenComparing(Job::id);
 
   private final Map<String, Job> jobs = new HashMap<>();
+  private final Map<String, SweepMetric> sweeps = new HashMap<>();
+  private final Map<String, List<ReportedPoint>> metrics = new HashMap<>();
+  private final Map<String, MetricsState> metricsStates = new HashMap<>();
+
+  /** Where reading a job's metrics stands: the columns a database store keeps on the job. */
+  private record MetricsState(
+      MetricsCursor cursor, Map<String, Double> latest, Double value, Double best, boolean done) {
+    static final MetricsState NONE =
+        new MetricsState(MetricsCursor.START, Map.of(), null, null, false);
+  }
+
+  /**
+   * Stores a sweep's metric and rule, as the sweeps table holds them for a database store; its
+   * trials read them from here.
+   */
+  public synchronized void defineSweep(SweepMetric sweep) {
+    sweeps.put(sweep.sweepId(), sweep);
+  }
 
   @Override
   public synchronized Job submit(NewJob job) {
@@ -147,6 +165,19 @@ public final class InMemoryJobStore implements JobStore {
   }
 
   @Override
+  public synchronized boolean prune(String jobId, String why, Instant now) {
+    Job job = jobs.get(jobId);
+    if (job == null) {
+      throw new JobNotFoundException(jobId);
+    }
+    if (!JobTransition.PRUNE.isAllowedFrom(job.state())) {
+      return false;
+    }
+    job.prune(why, now);
+    return true;
+  }
+
+  @Override
   public synchronized void observeGpuMemory(String id, long bytes) {
     Job job = jobs.get(id);
     if (job != null && job.state() == JobState.RUNNING) {
@@ -202,6 +233,99 @@ public final class InMemoryJobStore implements JobStore {
         .map(JobAttempt::peakGpuMemoryBytes)
         .filter(Objects::nonNull)
         .findFirst();
+  }
+
+  @Override
+  public synchronized List<ReportingJob> jobsReportingOn(String node) {
+    List<ReportingJob> reporting = new ArrayList<>();
+    for (Job job : jobs.values()) {
+      MetricsState state = metricsStates.getOrDefault(job.id(), MetricsState.NONE);
+      if (node.equals(job.node()) && job.state() != JobState.QUEUED && !state.done()) {
+        SweepMetric sweep =
+            job.sweepTrial()
+                .map(
+                    t ->
+                        sweeps.getOrDefault(
+                            t.sweepId(), new SweepMetric(t.sweepId(), null, null, null)))
+                .orElse(null);
+        reporting.add(
+            new ReportingJob(
+                job.id(),
+                job.attempt(),
+                job.state().isTerminal(),
+                state.cursor(),
+                state.latest(),
+                state.value(),
+                state.best(),
+                sweep));
+      }
+    }
+    reporting.sort(Comparator.comparing(ReportingJob::jobId));
+    return reporting;
+  }
+
+  @Override
+  public synchronized void recordMetrics(MetricsUpdate update) {
+    Job job = jobs.get(update.jobId());
+    if (job == null) {
+      return;
+    }
+    metrics.computeIfAbsent(update.jobId(), id -> new ArrayList<>()).addAll(update.points());
+    metricsStates.put(
+        update.jobId(),
+        new MetricsState(
+            update.next(),
+            update.latest(),
+            MetricsJson.finiteOrNull(update.metricValue()),
+            MetricsJson.finiteOrNull(update.metricBest()),
+            update.done()));
+    String metricName =
+        job.sweepTrial().map(t -> sweeps.get(t.sweepId())).map(SweepMetric::name).orElse(null);
+    job.recordMetrics(
+        update.latest().isEmpty() ? null : MetricsJson.writeValues(update.latest()),
+        update.step(),
+        update.metricBest(),
+        metricName);
+  }
+
+  @Override
+  public synchronized List<ReportedPoint> metricsOf(String jobId, int limit) {
+    List<ReportedPoint> points = metrics.getOrDefault(jobId, List.of());
+    return points.stream()
+        .limit(limit)
+        .map(p -> new ReportedPoint(p.step(), finite(p.values()), p.at()))
+        .toList();
+  }
+
+  // As a database store reads them back: NaN and the infinities are stored as null.
+  private static Map<String, Double> finite(Map<String, Double> values) {
+    Map<String, Double> finite = new java.util.LinkedHashMap<>();
+    values.forEach((name, value) -> finite.put(name, MetricsJson.finiteOrNull(value)));
+    return finite;
+  }
+
+  @Override
+  public synchronized List<TrialSeries> sweepSeries(String sweepId, String metric) {
+    return jobs.values().stream()
+        .filter(job -> job.sweepTrial().map(t -> t.sweepId().equals(sweepId)).orElse(false))
+        .sorted(Comparator.comparingInt(job -> job.sweepTrial().orElseThrow().number()))
+        .map(
+            job ->
+                new TrialSeries(
+                    job.id(),
+                    job.sweepTrial().orElseThrow().number(),
+                    job.state(),
+                    job.node(),
+                    metrics.getOrDefault(job.id(), List.of()).stream()
+                        .filter(p -> p.values().containsKey(metric))
+                        .map(p -> new TrialSeries.Value(p.step(), valueOf(p, metric), p.at()))
+                        .toList()))
+        .toList();
+  }
+
+  private static double valueOf(ReportedPoint point, String metric) {
+    Double value = MetricsJson.finiteOrNull(point.values().get(metric));
+    return value == null ? Double.NaN : value;
   }
 
   @Override

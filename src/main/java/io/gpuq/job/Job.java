@@ -137,6 +137,21 @@ public class Job {
   private Integer trial;
   private String parameters;
 
+  // What the run reported (GPUQ_METRICS_FILE), written by the store's metrics reads, never by the
+  // entity: the latest value of each metric (JSON), their step, and for a trial its sweep metric's
+  // best value, with the metric's name read from the sweep.
+  @Column(insertable = false, updatable = false)
+  private String metricsLatest;
+
+  @Column(insertable = false, updatable = false)
+  private Long metricsStep;
+
+  @Column(insertable = false, updatable = false)
+  private Double metricBest;
+
+  @org.hibernate.annotations.Formula("(select s.metric_name from sweeps s where s.id = sweep_id)")
+  private String metricName;
+
   // Eager, as jobs are always shown with their labels and attempts: one extra query per page of
   // up to ASSOCIATION_BATCH jobs, for those jobs only. Not SUBSELECT: it re-runs the page's query
   // without its limit, loading the associations of every job the filter matches (all SUCCEEDED
@@ -246,9 +261,19 @@ public class Job {
   }
 
   /**
+   * The sweep's early-stopping rule stopped this running trial; its worker is being stopped.
+   *
+   * @param why in words and numbers, kept on the attempt: "stopped by the sweep's early-stopping
+   *     rule (median) at step 40"
+   */
+  public void prune(String why, Instant now) {
+    apply(JobTransition.PRUNE, Change.end(null, null, why, now));
+  }
+
+  /**
    * Records how an attempt ended: a success or failure of the running attempt moves the job; the
-   * exit of a worker cancelled meanwhile is kept on its attempt; any other end (an older attempt,
-   * or one declared lost and given up meanwhile) changes nothing.
+   * exit of a worker cancelled or pruned meanwhile is kept on its attempt; any other end (an older
+   * attempt, or one declared lost and given up meanwhile) changes nothing.
    *
    * @return the job's state after it, or null when it was not the job's current attempt
    */
@@ -260,7 +285,7 @@ public class Job {
     }
     AttemptOutcome outcome = end.outcome();
     switch (state) {
-      case CANCELLED -> recordExitAfterCancel(outcome.exitCode());
+      case CANCELLED, PRUNED -> recordExitAfterCancel(outcome.exitCode());
       case RUNNING -> {
         if (outcome.isSuccess()) {
           succeed(outcome.exitCode(), end.endedAt());
@@ -291,7 +316,10 @@ public class Job {
     return state;
   }
 
-  /** A worker that was already cancelled has now exited; keep its exit code on the attempt. */
+  /**
+   * A worker that was already cancelled (or pruned) has now exited; keep its exit code on the
+   * attempt.
+   */
   public void recordExitAfterCancel(Integer exitCode) {
     attemptNumbered(attempt).ifPresent(a -> a.recordExitCode(exitCode));
     this.exitCode = exitCode;
@@ -401,6 +429,13 @@ public class Job {
     copy.queuedAt = queuedAt;
     copy.startedAt = startedAt;
     copy.finishedAt = finishedAt;
+    copy.sweepId = sweepId;
+    copy.trial = trial;
+    copy.parameters = parameters;
+    copy.metricsLatest = metricsLatest;
+    copy.metricsStep = metricsStep;
+    copy.metricBest = metricBest;
+    copy.metricName = metricName;
     copy.attempts = new ArrayList<>();
     attempts.forEach(a -> copy.attempts.add(a.copyFor(copy)));
     copy.version = version;
@@ -547,6 +582,32 @@ public class Job {
     return sweepId == null
         ? Optional.empty()
         : Optional.of(new SweepTrial(sweepId, trial, parameters));
+  }
+
+  /** What an in-memory store's metrics read stores; a database store writes the columns. */
+  void recordMetrics(String latestJson, Long step, Double best, String sweepMetricName) {
+    metricsLatest = latestJson;
+    metricsStep = step;
+    metricBest = best;
+    metricName = sweepMetricName;
+  }
+
+  /**
+   * What the run reported last, shown in its view; empty when it reported nothing.
+   *
+   * @return the latest value of each metric (null for NaN or infinite), their step, and for a trial
+   *     its sweep metric's best value (null when none was reported)
+   */
+  public Optional<ReportedMetrics> reportedMetrics() {
+    if (metricsLatest == null) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new ReportedMetrics(
+            MetricsJson.readValues(metricsLatest),
+            metricsStep,
+            sweepId == null || metricName == null ? null : metricName,
+            metricBest));
   }
 
   public String idempotencyKey() {

@@ -9,7 +9,8 @@ import org.springframework.data.jpa.repository.Modifying;
 import org.springframework.data.jpa.repository.Query;
 import org.springframework.data.repository.query.Param;
 
-public interface JobRepository extends JpaRepository<Job, String>, TransitionWrites, JobListing {
+public interface JobRepository
+    extends JpaRepository<Job, String>, TransitionWrites, JobListing, MetricsRows {
 
   Optional<Job> findByOwnerAndIdempotencyKey(String owner, String idempotencyKey);
 

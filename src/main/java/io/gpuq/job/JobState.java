@@ -6,9 +6,11 @@ public enum JobState {
   RUNNING,
   SUCCEEDED,
   FAILED,
-  CANCELLED;
+  CANCELLED,
+  /** A sweep's trial stopped by its sweep's early-stopping rule (Optuna's word). */
+  PRUNED;
 
   public boolean isTerminal() {
-    return this == SUCCEEDED || this == FAILED || this == CANCELLED;
+    return this == SUCCEEDED || this == FAILED || this == CANCELLED || this == PRUNED;
   }
 }

@@ -77,6 +77,16 @@ public interface JobStore extends AutoCloseable {
    */
   JobState cancel(String id, Instant now);
 
+  /**
+   * Prunes a running trial ({@link JobTransition#PRUNE}): its sweep's early-stopping rule stopped
+   * it. Like a cancel, a stored fact: the node running its worker stops it ({@link #standingOf}).
+   *
+   * @param why in words and numbers, kept on the attempt
+   * @return whether it was pruned: false when it no longer runs (it ended, or was cancelled, first)
+   * @throws JobNotFoundException when there is no such job
+   */
+  boolean prune(String jobId, String why, Instant now);
+
   /** The peak of GPU memory measured for a running job's process tree, if higher than before. */
   void observeGpuMemory(String id, long bytes);
 
@@ -97,6 +107,29 @@ public interface JobStore extends AutoCloseable {
 
   /** Jobs per state, every state present (0 when none). */
   Map<JobState, Long> countByState();
+
+  // --- metrics a run reports (GPUQ_METRICS_FILE) -------------------------------------------------
+
+  /**
+   * The jobs whose metrics files this node reads: those that ran on it (running, or ended) and are
+   * not read to their end yet.
+   */
+  List<ReportingJob> jobsReportingOn(String node);
+
+  /**
+   * Stores one read of a job's metrics file at once: its points (numbered on from the job's last),
+   * where the next read starts, what the job's view shows, and whether it is read to its end.
+   */
+  void recordMetrics(MetricsUpdate update);
+
+  /** The first {@code limit} points a job reported, in the order they were read. */
+  List<ReportedPoint> metricsOf(String jobId, int limit);
+
+  /**
+   * Every trial of a sweep, in any state, with the values of {@code metric} it reported, in the
+   * order they were read: what its early-stopping rule judges.
+   */
+  List<TrialSeries> sweepSeries(String sweepId, String metric);
 
   /** Stores what was handed in and not stored yet. */
   @Override

@@ -2,6 +2,7 @@ package io.gpuq.job;
 
 import static io.gpuq.job.JobState.CANCELLED;
 import static io.gpuq.job.JobState.FAILED;
+import static io.gpuq.job.JobState.PRUNED;
 import static io.gpuq.job.JobState.QUEUED;
 import static io.gpuq.job.JobState.RUNNING;
 import static io.gpuq.job.JobState.SUCCEEDED;
@@ -21,6 +22,7 @@ import java.util.Set;
  *                   RUNNING --fail-----> FAILED
  *                   RUNNING --requeueForRetry--> QUEUED (attempt + 1)
  * QUEUED|RUNNING --cancel--> CANCELLED
+ *                   RUNNING --prune----> PRUNED
  * </pre>
  */
 public enum JobTransition {
@@ -72,7 +74,17 @@ public enum JobTransition {
       CANCELLED,
       jobWrites(JobField.FINISHED_AT, Value.NOW),
       AttemptEffect.ENDS_IF_OPEN,
-      CANCELLED);
+      CANCELLED),
+  /**
+   * The sweep's early-stopping rule stopped a running trial. Like a cancel, a stored fact the node
+   * running its worker acts on; only a running trial has values a rule can judge.
+   */
+  PRUNE(
+      EnumSet.of(RUNNING),
+      PRUNED,
+      jobWrites(JobField.FINISHED_AT, Value.NOW),
+      AttemptEffect.ENDS,
+      PRUNED);
 
   /** The columns of a job that transitions write, besides its state. */
   public enum JobField {

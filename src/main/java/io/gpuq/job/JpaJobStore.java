@@ -205,6 +205,19 @@ public class JpaJobStore implements JobStore {
   }
 
   @Override
+  public boolean prune(String jobId, String why, Instant now) {
+    return retryingOnConflict(
+        status -> {
+          Job job = jobs.findById(jobId).orElseThrow(() -> new JobNotFoundException(jobId));
+          if (!JobTransition.PRUNE.isAllowedFrom(job.state())) {
+            return false;
+          }
+          job.prune(why, now);
+          return true;
+        });
+  }
+
+  @Override
   public void observeGpuMemory(String id, long bytes) {
     retryingOnConflict(
         status -> {
@@ -281,6 +294,26 @@ public class JpaJobStore implements JobStore {
     tx.execute(status -> jobs.countByStateRaw())
         .forEach(row -> counts.put((JobState) row[0], (Long) row[1]));
     return counts;
+  }
+
+  @Override
+  public List<ReportingJob> jobsReportingOn(String node) {
+    return tx.execute(status -> jobs.findReportingOn(node));
+  }
+
+  @Override
+  public void recordMetrics(MetricsUpdate update) {
+    tx.executeWithoutResult(status -> jobs.insertMetrics(update));
+  }
+
+  @Override
+  public List<ReportedPoint> metricsOf(String jobId, int limit) {
+    return tx.execute(status -> jobs.findMetrics(jobId, limit));
+  }
+
+  @Override
+  public List<TrialSeries> sweepSeries(String sweepId, String metric) {
+    return tx.execute(status -> jobs.findSweepSeries(sweepId, metric));
   }
 
   /** Waits for a group commit, rethrowing what failed the write as it was thrown. */

@@ -13,6 +13,8 @@ final class Standing {
       case RUNNING -> AttemptStanding.RUNS_THERE;
       // Its attempt was this one, on this node: the user cancelled it while it ran.
       case CANCELLED -> AttemptStanding.CANCELLED;
+      // Its sweep's early-stopping rule stopped it while it ran.
+      case PRUNED -> AttemptStanding.PRUNED;
       default -> AttemptStanding.GONE;
     };
   }

@@ -1,6 +1,7 @@
 package io.gpuq.launch;
 
 import io.gpuq.fs.DataDirectory;
+import io.gpuq.launch.env.WorkerEnvironment;
 import java.nio.file.Path;
 
 /**
@@ -36,6 +37,15 @@ public record JobFiles(Path dataDir) {
   /** The worker's {@code TMPDIR}, inside its work directory. */
   public Path tmpDir(String jobId) {
     return workDir(jobId).resolve("tmp");
+  }
+
+  /**
+   * The run's metrics ({@code GPUQ_METRICS_FILE}), in its work directory: the job's account appends
+   * to it (creating it on its first report), gpuq reads it the safe way, as the job may have
+   * replaced it by anything.
+   */
+  public Path metricsFile(String jobId) {
+    return workDir(jobId).resolve(WorkerEnvironment.METRICS_FILE_NAME);
   }
 
   /** Written by the worker wrapper when the attempt's command exits, even if gpuq is down. */

@@ -12,7 +12,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code gpuq_jobs{state}}: one gauge per state, all five answered by a single count query that is
+ * {@code gpuq_jobs{state}}: one gauge per state, all six answered by a single count query that is
  * reused for {@code maxAge}, so that a scrape costs one query however many gauges read it.
  */
 public final class JobStateGauges {

@@ -71,6 +71,7 @@ public final class SchedulerMetrics implements JobLifecycleListener {
     // Registered at 0 so that the first failure of a kind is an increase Prometheus can see.
     finished(JobState.SUCCEEDED.name(), NO_REASON);
     finished(JobState.CANCELLED.name(), NO_REASON);
+    finished(JobState.PRUNED.name(), NO_REASON);
     for (FailureReason reason : FailureReason.values()) {
       finished(JobState.FAILED.name(), reason.name());
       finished(RETRIED, reason.name());
@@ -80,8 +81,8 @@ public final class SchedulerMetrics implements JobLifecycleListener {
   private Counter finished(String outcome, String reason) {
     return Counter.builder(MetricNames.JOB_ATTEMPTS_FINISHED)
         .description(
-            "Attempts that ended, by what became of the job (SUCCEEDED, FAILED, CANCELLED, or"
-                + " RETRIED when it was queued again) and why the attempt failed")
+            "Attempts that ended, by what became of the job (SUCCEEDED, FAILED, CANCELLED,"
+                + " PRUNED, or RETRIED when it was queued again) and why the attempt failed")
         .tags(NODE, node, OUTCOME, outcome, REASON, reason)
         .register(registry);
   }

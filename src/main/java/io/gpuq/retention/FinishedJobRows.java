@@ -26,13 +26,27 @@ public class FinishedJobRows {
   private static final String FINISHED_IN =
       " j.state in (" + String.join(", ", Collections.nCopies(FINISHED.size(), "?")) + ")";
 
-  /**
-   * Jobs age on their own from their own end. When sweeps exist, a sweep's trials leave this query
-   * (a trial waits for its sweep) and a query of their own ages them by the sweep's end, all at
-   * once; the deletion below serves both unchanged.
-   */
+  /** Jobs of their own age from their own end. */
   private static final String AGING_ON_THEIR_OWN =
-      "select j.id from jobs j where" + FINISHED_IN + " and j.finished_at < ?";
+      "select j.id from jobs j where"
+          + FINISHED_IN
+          + " and j.sweep_id is null and j.finished_at < ? order by j.finished_at limit ?";
+
+  /**
+   * A sweep's trials wait for their sweep, then age as one from its end ({@code finished_at},
+   * stamped once it is done or cancelled, never before its last trial ended): so a trial never
+   * leaves a sweep that is still shown. The deletion below serves both queries unchanged, as no
+   * trial of a sweep ended after the sweep did.
+   */
+  private static final String AGING_WITH_THEIR_SWEEP =
+      "select j.id from jobs j join sweeps s on s.id = j.sweep_id where"
+          + FINISHED_IN
+          + " and s.finished_at < ? order by s.finished_at limit ?";
+
+  /** A sweep goes with its last trial, once it has aged as they have. */
+  private static final String EMPTY_AGED_SWEEPS =
+      "delete from sweeps where finished_at < ?"
+          + " and not exists (select 1 from jobs j where j.sweep_id = sweeps.id)";
 
   private final JdbcTemplate jdbc;
   private final TransactionTemplate tx;
@@ -42,17 +56,36 @@ public class FinishedJobRows {
     this.tx = tx;
   }
 
-  /** Up to {@code max} ids of jobs that finished before {@code cutoff}, longest finished first. */
+  /**
+   * Up to {@code max} ids of jobs that finished before {@code cutoff}, longest finished first: jobs
+   * of their own by their own end, then trials by their sweep's.
+   */
   public List<String> finishedBefore(Instant cutoff, int max) {
+    List<String> ids = new ArrayList<>(aged(AGING_ON_THEIR_OWN, cutoff, max));
+    if (ids.size() < max) {
+      ids.addAll(aged(AGING_WITH_THEIR_SWEEP, cutoff, max - ids.size()));
+    }
+    return ids;
+  }
+
+  private List<String> aged(String query, Instant cutoff, int max) {
     List<Object> args = new ArrayList<>(FINISHED);
     args.add(OffsetDateTime.ofInstant(cutoff, ZoneOffset.UTC));
     args.add(max);
-    return tx.execute(
-        status ->
-            jdbc.queryForList(
-                AGING_ON_THEIR_OWN + " order by j.finished_at limit ?",
-                String.class,
-                args.toArray()));
+    return tx.execute(status -> jdbc.queryForList(query, String.class, args.toArray()));
+  }
+
+  /**
+   * Deletes the sweeps that ended before {@code cutoff} and have no trial left.
+   *
+   * @return how many
+   */
+  public int deleteEmptySweeps(Instant cutoff) {
+    Integer deleted =
+        tx.execute(
+            status ->
+                jdbc.update(EMPTY_AGED_SWEEPS, OffsetDateTime.ofInstant(cutoff, ZoneOffset.UTC)));
+    return deleted == null ? 0 : deleted;
   }
 
   /**

@@ -22,7 +22,11 @@ import org.slf4j.LoggerFactory;
  * whose rows are gone, which another node deleted (or an earlier run here, whose directory deletion
  * failed). Queued and running jobs are never candidates: only finished states are read.
  *
- * <p>An idempotency key goes with its job: after retention, the same key creates a new job.
+ * <p>A sweep's trials wait for their sweep to end, then age as one with it; the sweep's row goes
+ * with its last trial.
+ *
+ * <p>An idempotency key goes with its job (or sweep): after retention, the same key creates a new
+ * one.
  */
 public final class RetentionDuty implements PeriodicDuty {
 
@@ -69,12 +73,14 @@ public final class RetentionDuty implements PeriodicDuty {
     }
     Instant cutoff = clock.instant().minus(retention);
     int deleted = deleteFinishedJobs(cutoff);
+    int sweeps = rows.deleteEmptySweeps(cutoff);
     int orphans = deleteDirectoriesOfDeletedJobs(cutoff);
-    if (deleted > 0 || orphans > 0) {
+    if (deleted > 0 || sweeps > 0 || orphans > 0) {
       log.info(
-          "retention: deleted {} jobs that finished before {}, and the directories here of {}"
-              + " more that other nodes deleted",
+          "retention: deleted {} jobs and {} sweeps that finished before {}, and the directories"
+              + " here of {} more jobs that other nodes deleted",
           deleted,
+          sweeps,
           cutoff,
           orphans);
     }

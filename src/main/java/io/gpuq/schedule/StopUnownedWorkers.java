@@ -9,8 +9,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Stops the workers on this node whose attempts the store no longer gives it: a job cancelled
- * (through any node) is stopped as cancelled; a job declared lost while this node was silent, and
- * perhaps running elsewhere now, is stopped as stale rather than left to run twice.
+ * (through any node) is stopped as cancelled, a trial pruned by its sweep's rule as pruned; a job
+ * declared lost while this node was silent, and perhaps running elsewhere now, is stopped as stale
+ * rather than left to run twice.
  */
 public final class StopUnownedWorkers {
 
@@ -37,6 +38,10 @@ public final class StopUnownedWorkers {
         case CANCELLED -> {
           log.info("job {} was cancelled: stopping its worker", worker.jobId());
           workers.stop(worker.jobId(), StopReason.CANCELLED);
+        }
+        case PRUNED -> {
+          log.info("trial {} was pruned: stopping its worker", worker.jobId());
+          workers.stop(worker.jobId(), StopReason.PRUNED);
         }
         case GONE -> {
           log.warn(

@@ -44,6 +44,19 @@ public final class SweepValidator {
     return new SweepDefinition(space, method, metric, maxConcurrent, earlyStopping, trialTemplate);
   }
 
+  /**
+   * The rule a stored sweep's {@code earlyStopping} describes, as creating the sweep validated it;
+   * empty for none.
+   *
+   * @throws InvalidSweepException when it is not a valid rule (it was stored by something else)
+   */
+  public static Optional<EarlyStopping> storedRule(EarlyStoppingRequest request) {
+    FieldErrors errors = new FieldErrors();
+    Optional<EarlyStopping> rule = earlyStopping(request, true, errors);
+    errors.throwIfAny();
+    return rule;
+  }
+
   private SweepMethod method(SweepRequest request, FieldErrors errors) {
     String method = request.method();
     if (method == null) {

@@ -1,5 +1,6 @@
 package io.gpuq.sweep;
 
+import io.gpuq.job.SweepTrial;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -23,6 +24,15 @@ public final class TrialEnvironment {
   public static Map<String, String> of(String sweepId, Trial trial) {
     Map<String, String> env = new LinkedHashMap<>();
     env.put(SWEEP_ID, sweepId);
+    env.put(TRIAL, Integer.toString(trial.number()));
+    env.put(PARAMS, trial.parametersJson());
+    return env;
+  }
+
+  /** The same variables for a stored trial, as a claim reads it. */
+  public static Map<String, String> of(SweepTrial trial) {
+    Map<String, String> env = new LinkedHashMap<>();
+    env.put(SWEEP_ID, trial.sweepId());
     env.put(TRIAL, Integer.toString(trial.number()));
     env.put(PARAMS, trial.parametersJson());
     return env;

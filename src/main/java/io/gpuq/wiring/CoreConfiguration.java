@@ -206,7 +206,7 @@ public class CoreConfiguration {
               job.id(), job.framework(), placement.gpus(), files.workDir(job.id()), account);
       return new WorkerSetup(
           isolation.needsSwitch(account) ? account : null,
-          environment.environment(spec, System.getenv(), job.env()),
+          environment.environment(spec, System.getenv(), job.env(), job.trial()),
           environment.directoriesToCreate(spec));
     };
   }

@@ -19,7 +19,8 @@ import com.tngtech.archunit.library.Architectures.LayeredArchitecture;
  *   <li>domain: {@code job}, {@code gpu}, {@code isolation}, {@code launch}, {@code guard}, {@code
  *       sweep};
  *   <li>configuration input: {@code config} ({@code GpuqProperties}, which names domain types);
- *   <li>services: {@code schedule}, {@code node}, {@code metrics}, {@code retention};
+ *   <li>services: {@code schedule}, {@code node}, {@code metrics}, {@code retention}, {@code
+ *       sweeps};
  *   <li>edges: {@code api}, {@code security};
  *   <li>wiring: {@code wiring} (every {@code @Configuration}) and the application class.
  * </ol>
@@ -66,7 +67,7 @@ final class Layering {
         .layer(CONFIGURATION)
         .definedBy(in(root, "config"))
         .layer(SERVICES)
-        .definedBy(in(root, "schedule", "node", "metrics", "retention"))
+        .definedBy(in(root, "schedule", "node", "metrics", "retention", "sweeps"))
         .layer(EDGES)
         .definedBy(in(root, "api", "security"))
         .layer(WIRING)

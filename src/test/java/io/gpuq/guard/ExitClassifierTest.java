@@ -57,6 +57,8 @@ class ExitClassifierTest {
         .isEqualTo("stopped: cancelled by the user");
     assertThat(ExitClassifier.stopWords(stopped(StopReason.TIMEOUT, null)))
         .isEqualTo("stopped: it ran past its timeout");
+    assertThat(ExitClassifier.stopWords(stopped(StopReason.PRUNED, null)))
+        .isEqualTo("stopped: pruned by the sweep's early-stopping rule");
     assertThat(ExitClassifier.stopWords(stopped(StopReason.STALE, null)))
         .isEqualTo("stopped: its job was given to another node");
     assertThat(

@@ -6,10 +6,15 @@ import org.junit.jupiter.api.DisplayName;
 @DisplayName("The job store in memory")
 class InMemoryJobStoreContractTest extends JobStoreContract {
 
-  private final JobStore store = new InMemoryJobStore();
+  private final InMemoryJobStore store = new InMemoryJobStore();
 
   @Override
   JobStore store() {
     return store;
+  }
+
+  @Override
+  void defineSweep(SweepMetric sweep) {
+    store.defineSweep(sweep);
   }
 }

@@ -58,6 +58,11 @@ abstract class JobStoreContract {
   /** The store under test, emptied before each test. */
   abstract JobStore store();
 
+  /**
+   * Stores a sweep with this metric and rule, as the sweeps table (or the in-memory store) has it.
+   */
+  abstract void defineSweep(SweepMetric sweep);
+
   /** The job use cases over that store, with a clock fixed at {@link JobBuilder#T0}. */
   JobService service() {
     return new JobService(store(), Clock.fixed(T0, ZoneOffset.UTC), List.of(events));
@@ -538,6 +543,256 @@ abstract class JobStoreContract {
     }
   }
 
+  // --- pruning -----------------------------------------------------------------------------------
+
+  static final String PRUNED_AT_40 =
+      "stopped by the sweep's early-stopping rule (median) at step 40";
+
+  @Test
+  void a_pruned_trial_ends_pruned_with_its_attempt_saying_why() {
+    Job job = aRunningJob().in(store());
+
+    boolean pruned = store().prune(job.id(), PRUNED_AT_40, T0.plusSeconds(9));
+
+    Job read = reload(job.id());
+    assertThat(pruned).isTrue();
+    assertThat(read.state()).isEqualTo(JobState.PRUNED);
+    assertThat(read.finishedAt()).isEqualTo(T0.plusSeconds(9));
+    assertThat(read.failureReason()).isNull();
+    assertThat(read.attempts())
+        .singleElement()
+        .satisfies(
+            attempt -> {
+              assertThat(attempt.outcome()).isEqualTo(JobState.PRUNED);
+              assertThat(attempt.failureReason()).isNull();
+              assertThat(attempt.failureMessage()).isEqualTo(PRUNED_AT_40);
+              assertThat(attempt.finishedAt()).isEqualTo(T0.plusSeconds(9));
+            });
+  }
+
+  @Test
+  void only_a_running_job_is_pruned_and_an_unknown_one_is_not_found() {
+    Job queued = aQueuedJob().in(store());
+    Job succeeded = aSucceededJob().in(store());
+    Job cancelled = aJobCancelledWhileRunning().in(store());
+
+    assertThat(store().prune(queued.id(), PRUNED_AT_40, T0)).isFalse();
+    assertThat(store().prune(succeeded.id(), PRUNED_AT_40, T0)).isFalse();
+    assertThat(store().prune(cancelled.id(), PRUNED_AT_40, T0)).isFalse();
+    assertThatThrownBy(() -> store().prune("no-such-job", PRUNED_AT_40, T0))
+        .isInstanceOf(JobNotFoundException.class);
+    assertThat(reload(queued.id()).state()).isEqualTo(JobState.QUEUED);
+    assertThat(reload(succeeded.id()).state()).isEqualTo(JobState.SUCCEEDED);
+    assertThat(reload(cancelled.id()).state()).isEqualTo(JobState.CANCELLED);
+  }
+
+  @Test
+  void the_exit_of_a_pruned_worker_is_kept_and_does_not_change_its_state() {
+    Job job = aRunningJob().in(store());
+    store().prune(job.id(), PRUNED_AT_40, T0.plusSeconds(9));
+
+    JobState after =
+        store()
+            .endAttempt(
+                new AttemptEnd(
+                    job.id(), 1, new AttemptOutcome(FailureReason.EXIT_CODE, "x", 143), 0, T0))
+            .join();
+
+    Job read = reload(job.id());
+    assertThat(after).isEqualTo(JobState.PRUNED);
+    assertThat(read.state()).isEqualTo(JobState.PRUNED);
+    assertThat(read.exitCode()).isEqualTo(143);
+    assertThat(read.attempts().get(0).outcome()).isEqualTo(JobState.PRUNED);
+    assertThat(read.finishedAt()).isEqualTo(T0.plusSeconds(9));
+  }
+
+  @Test
+  void a_pruned_job_cannot_be_cancelled_and_is_listed_and_counted_as_pruned() {
+    Job job = aRunningJob().in(store());
+    store().prune(job.id(), PRUNED_AT_40, T0);
+
+    assertThatThrownBy(() -> store().cancel(job.id(), T0)).isInstanceOf(JobConflictException.class);
+    assertThat(store().endedAmong(List.of(job.id()))).containsExactly(job.id());
+    assertThat(store().countByState()).containsEntry(JobState.PRUNED, 1L);
+    assertThat(store().page(new JobFilter(null, JobState.PRUNED, Map.of(), null, 10)).items())
+        .extracting(Job::id)
+        .containsExactly(job.id());
+  }
+
+  // --- metrics a run reports ---------------------------------------------------------------------
+
+  private static ReportedPoint point(long step, Map<String, Double> values, int second) {
+    return new ReportedPoint(step, values, T0.plusSeconds(second));
+  }
+
+  private static MetricsUpdate read(
+      String jobId, List<ReportedPoint> points, MetricsCursor next, boolean done) {
+    Map<String, Double> latest = new java.util.LinkedHashMap<>();
+    points.forEach(p -> latest.putAll(p.values()));
+    Long step = points.isEmpty() ? null : points.get(points.size() - 1).step();
+    return new MetricsUpdate(jobId, points, next, latest, step, null, null, done);
+  }
+
+  @Test
+  void a_running_job_reports_from_the_start_of_its_file_and_reads_on_where_the_last_read_stopped() {
+    Job job = aRunningJob().on("node-1").in(store());
+    assertThat(store().jobsReportingOn("node-1"))
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(r.jobId()).isEqualTo(job.id());
+              assertThat(r.ended()).isFalse();
+              assertThat(r.cursor()).isEqualTo(MetricsCursor.START);
+              assertThat(r.latest()).isEmpty();
+              assertThat(r.sweep()).isNull();
+            });
+
+    store()
+        .recordMetrics(
+            read(
+                job.id(),
+                List.of(
+                    point(0, Map.of("loss", 0.9), 1),
+                    point(10, Map.of("loss", 0.5, "acc", 0.6), 2)),
+                new MetricsCursor(40, 10, false, 1),
+                false));
+    store()
+        .recordMetrics(
+            read(
+                job.id(),
+                List.of(point(20, Map.of("loss", 0.25), 3)),
+                new MetricsCursor(58, 20, false, 1),
+                false));
+
+    assertThat(store().metricsOf(job.id(), 100))
+        .containsExactly(
+            point(0, Map.of("loss", 0.9), 1),
+            point(10, Map.of("loss", 0.5, "acc", 0.6), 2),
+            point(20, Map.of("loss", 0.25), 3));
+    assertThat(store().metricsOf(job.id(), 2))
+        .extracting(ReportedPoint::step)
+        .containsExactly(0L, 10L);
+    ReportingJob reporting = store().jobsReportingOn("node-1").get(0);
+    assertThat(reporting.cursor()).isEqualTo(new MetricsCursor(58, 20, false, 1));
+    assertThat(reporting.latest()).containsExactly(Map.entry("loss", 0.25));
+    assertThat(reload(job.id()).reportedMetrics())
+        .contains(new ReportedMetrics(Map.of("loss", 0.25), 20L, null, null));
+  }
+
+  @Test
+  void nan_and_infinite_values_are_kept_as_null() {
+    Job job = aRunningJob().on("node-1").in(store());
+    Map<String, Double> diverged = new java.util.LinkedHashMap<>();
+    diverged.put("loss", Double.NaN);
+    diverged.put("grad", Double.POSITIVE_INFINITY);
+
+    store()
+        .recordMetrics(
+            read(
+                job.id(),
+                List.of(point(3, diverged, 1)),
+                new MetricsCursor(30, 3, false, 0),
+                false));
+
+    Map<String, Double> nulls = new java.util.LinkedHashMap<>();
+    nulls.put("loss", null);
+    nulls.put("grad", null);
+    assertThat(store().metricsOf(job.id(), 10)).containsExactly(point(3, nulls, 1));
+    assertThat(reload(job.id()).reportedMetrics().orElseThrow().latest()).isEqualTo(nulls);
+  }
+
+  @Test
+  void only_the_jobs_a_node_ran_whose_files_are_not_read_to_their_end_are_reporting_there() {
+    Job running = aRunningJob().on("node-1").in(store());
+    Job ended = aSucceededJob().on("node-1").in(store());
+    Job readToItsEnd = aSucceededJob().on("node-1").in(store());
+    aQueuedJob().in(store());
+    aJobCancelledWhileQueued().in(store());
+    aRunningJob().on("node-2").in(store());
+    store().recordMetrics(read(readToItsEnd.id(), List.of(), MetricsCursor.START, true));
+
+    assertThat(store().jobsReportingOn("node-1"))
+        .extracting(ReportingJob::jobId, ReportingJob::ended)
+        .containsExactlyInAnyOrder(
+            org.assertj.core.groups.Tuple.tuple(running.id(), false),
+            org.assertj.core.groups.Tuple.tuple(ended.id(), true));
+    assertThat(reload(readToItsEnd.id()).reportedMetrics()).isEmpty();
+  }
+
+  @Test
+  void a_trial_reports_with_its_sweeps_metric_and_rule_and_shows_its_best_value() {
+    String sweepId = "01SWEEP" + System.nanoTime() % 1_000_000_000L;
+    SweepMetric sweep = new SweepMetric(sweepId, "val_loss", "minimize", "{\"type\":\"median\"}");
+    defineSweep(sweep);
+    Job trial = aRunningJob().trialOf(new SweepTrial(sweepId, 0, "{}")).on("node-1").in(store());
+
+    store()
+        .recordMetrics(
+            new MetricsUpdate(
+                trial.id(),
+                List.of(point(1, Map.of("val_loss", 0.4), 1), point(2, Map.of("val_loss", 0.7), 2)),
+                new MetricsCursor(50, 2, false, 0),
+                Map.of("val_loss", 0.7),
+                2L,
+                0.7,
+                0.4,
+                false));
+
+    ReportingJob reporting = store().jobsReportingOn("node-1").get(0);
+    assertThat(reporting.sweep()).isEqualTo(sweep);
+    assertThat(reporting.value()).isEqualTo(0.7);
+    assertThat(reporting.best()).isEqualTo(0.4);
+    assertThat(reload(trial.id()).reportedMetrics())
+        .contains(new ReportedMetrics(Map.of("val_loss", 0.7), 2L, "val_loss", 0.4));
+  }
+
+  @Test
+  void a_sweeps_series_has_every_trial_in_any_state_with_its_metric_in_read_order() {
+    String sweepId = "01SWEEP" + System.nanoTime() % 1_000_000_000L;
+    defineSweep(new SweepMetric(sweepId, "val_loss", "minimize", null));
+    Job done = aSucceededJob().trialOf(new SweepTrial(sweepId, 0, "{}")).on("node-1").in(store());
+    Job running = aRunningJob().trialOf(new SweepTrial(sweepId, 1, "{}")).on("node-2").in(store());
+    Job queued = aQueuedJob().trialOf(new SweepTrial(sweepId, 2, "{}")).in(store());
+    aRunningJob().on("node-1").in(store());
+    store()
+        .recordMetrics(
+            read(
+                done.id(),
+                List.of(
+                    point(1, Map.of("val_loss", 0.5), 1),
+                    point(2, Map.of("other", 1.0), 2),
+                    point(3, Map.of("val_loss", 0.3), 3)),
+                new MetricsCursor(90, 3, false, 0),
+                true));
+    Map<String, Double> nan = new java.util.HashMap<>();
+    nan.put("val_loss", Double.NaN);
+    store()
+        .recordMetrics(
+            read(
+                running.id(),
+                List.of(point(1, nan, 4)),
+                new MetricsCursor(20, 1, false, 0),
+                false));
+
+    List<TrialSeries> series = store().sweepSeries(sweepId, "val_loss");
+
+    assertThat(series)
+        .extracting(TrialSeries::trial, TrialSeries::jobId, TrialSeries::state)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple(0, done.id(), JobState.SUCCEEDED),
+            org.assertj.core.groups.Tuple.tuple(1, running.id(), JobState.RUNNING),
+            org.assertj.core.groups.Tuple.tuple(2, queued.id(), JobState.QUEUED));
+    assertThat(series.get(0).values())
+        .containsExactly(
+            new TrialSeries.Value(1, 0.5, T0.plusSeconds(1)),
+            new TrialSeries.Value(3, 0.3, T0.plusSeconds(3)));
+    assertThat(series.get(1).node()).isEqualTo("node-2");
+    assertThat(series.get(1).values())
+        .singleElement()
+        .satisfies(v -> assertThat(v.value()).isNaN());
+    assertThat(series.get(2).values()).isEmpty();
+  }
+
   // --- what a node asks of its workers' jobs -----------------------------------------------------
 
   @Test
@@ -556,6 +811,15 @@ abstract class JobStoreContract {
         .isEqualTo(AttemptStanding.GONE);
     assertThat(store().standingOf(succeeded.id(), 1, "node-1")).isEqualTo(AttemptStanding.GONE);
     assertThat(store().standingOf("no-such-job", 1, "node-1")).isEqualTo(AttemptStanding.GONE);
+  }
+
+  @Test
+  void a_worker_learns_that_its_trial_was_pruned() {
+    Job pruned = aRunningJob().on("node-1").in(store());
+    store().prune(pruned.id(), PRUNED_AT_40, T0);
+
+    assertThat(store().standingOf(pruned.id(), 1, "node-1")).isEqualTo(AttemptStanding.PRUNED);
+    assertThat(store().standingOf(pruned.id(), 1, "node-2")).isEqualTo(AttemptStanding.GONE);
   }
 
   @Test
@@ -620,7 +884,8 @@ abstract class JobStoreContract {
                 JobState.RUNNING, 1L,
                 JobState.SUCCEEDED, 0L,
                 JobState.FAILED, 0L,
-                JobState.CANCELLED, 1L));
+                JobState.CANCELLED, 1L,
+                JobState.PRUNED, 0L));
   }
 
   // --- listing -----------------------------------------------------------------------------------

@@ -2,6 +2,7 @@ package io.gpuq.job;
 
 import static io.gpuq.job.JobState.CANCELLED;
 import static io.gpuq.job.JobState.FAILED;
+import static io.gpuq.job.JobState.PRUNED;
 import static io.gpuq.job.JobState.QUEUED;
 import static io.gpuq.job.JobState.RUNNING;
 import static io.gpuq.job.JobState.SUCCEEDED;
@@ -27,6 +28,7 @@ class JobTransitionTest {
     "RUNNING, REQUEUE_FOR_RETRY, QUEUED",
     "QUEUED,  CANCEL,            CANCELLED",
     "RUNNING, CANCEL,            CANCELLED",
+    "RUNNING, PRUNE,             PRUNED",
   })
   void allows_exactly_these_moves(JobState from, JobTransition transition, JobState to) {
     assertThat(transition.applyTo("j1", from)).isEqualTo(to);
@@ -41,7 +43,8 @@ class JobTransitionTest {
             "RUNNING FAIL",
             "RUNNING REQUEUE_FOR_RETRY",
             "QUEUED CANCEL",
-            "RUNNING CANCEL");
+            "RUNNING CANCEL",
+            "RUNNING PRUNE");
     int forbidden = 0;
     for (JobState from : JobState.values()) {
       for (JobTransition t : JobTransition.values()) {
@@ -55,13 +58,13 @@ class JobTransitionTest {
         }
       }
     }
-    assertThat(forbidden).isEqualTo(JobState.values().length * JobTransition.values().length - 6);
+    assertThat(forbidden).isEqualTo(JobState.values().length * JobTransition.values().length - 7);
   }
 
   @ParameterizedTest
   @EnumSource(
       value = JobState.class,
-      names = {"SUCCEEDED", "FAILED", "CANCELLED"})
+      names = {"SUCCEEDED", "FAILED", "CANCELLED", "PRUNED"})
   void terminal_states_have_no_way_out(JobState terminal) {
     assertThat(terminal.isTerminal()).isTrue();
     for (JobTransition t : JobTransition.values()) {
@@ -78,6 +81,6 @@ class JobTransitionTest {
       }
     }
     assertThat(live).containsExactly(QUEUED, RUNNING);
-    assertThat(EnumSet.complementOf(live)).containsExactly(SUCCEEDED, FAILED, CANCELLED);
+    assertThat(EnumSet.complementOf(live)).containsExactly(SUCCEEDED, FAILED, CANCELLED, PRUNED);
   }
 }

@@ -83,6 +83,22 @@ abstract class JpaJobStoreContract extends JobStoreContract {
   @BeforeEach
   void emptyDatabase() {
     jdbc().update("delete from jobs"); // labels and attempts go with their job (on delete cascade)
+    jdbc().update("delete from sweeps");
+  }
+
+  /** The sweep's row as V7 has it; only what reading metrics needs is filled in. */
+  @Override
+  void defineSweep(SweepMetric sweep) {
+    jdbc()
+        .update(
+            "insert into sweeps (id, owner, name, method, definition, metric_name, metric_goal,"
+                + " early_stopping, trial_count, closed, created_at, version)"
+                + " values (?, 'alice', 'sweep', 'grid', '{}', ?, ?, ?, 0, true, ?, 0)",
+            sweep.sweepId(),
+            sweep.name(),
+            sweep.goal(),
+            sweep.earlyStopping(),
+            T0.atOffset(ZoneOffset.UTC));
   }
 
   @Test

@@ -17,7 +17,7 @@ class TransitionDescriptionTest {
   @ParameterizedTest
   @EnumSource(
       value = JobTransition.class,
-      names = {"SUCCEED", "FAIL", "CANCEL"})
+      names = {"SUCCEED", "FAIL", "CANCEL", "PRUNE"})
   void every_move_into_a_final_state_records_when_the_job_finished(JobTransition transition) {
     assertThat(transition.target().isTerminal()).isTrue();
     assertThat(transition.jobWrites()).containsEntry(JobField.FINISHED_AT, Value.NOW);
@@ -43,6 +43,13 @@ class TransitionDescriptionTest {
         .containsEntry(JobField.QUEUED_AT, Value.NOW)
         .containsEntry(JobField.PEAK_GPU_MEMORY_BYTES, Value.NONE);
     assertThat(JobTransition.REQUEUE_FOR_RETRY.attemptOutcome()).isEqualTo(JobState.FAILED);
+  }
+
+  @Test
+  void a_prune_ends_the_running_attempt_as_pruned() {
+    assertThat(JobTransition.PRUNE.sources()).containsExactly(JobState.RUNNING);
+    assertThat(JobTransition.PRUNE.attemptEffect()).isEqualTo(AttemptEffect.ENDS);
+    assertThat(JobTransition.PRUNE.attemptOutcome()).isEqualTo(JobState.PRUNED);
   }
 
   @Test

@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-@DisplayName("gpuq_jobs answers all five states from one count query per second")
+@DisplayName("gpuq_jobs answers all six states from one count query per second")
 class JobStateGaugesTest {
 
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();

@@ -220,7 +220,7 @@ class MetricsIntegrationTest extends MetricsIntegrationSupport {
   }
 
   @Test
-  void jobs_are_counted_in_all_five_states() {
+  void jobs_are_counted_in_all_six_states() {
     String id = alice.submit(aJob().command("true").json());
     awaitState(id, "SUCCEEDED");
 
@@ -232,7 +232,7 @@ class MetricsIntegrationTest extends MetricsIntegrationSupport {
               assertThat(e.samples("gpuq_jobs"))
                   .extracting(s -> s.label("state"))
                   .containsExactlyInAnyOrder(
-                      "QUEUED", "RUNNING", "SUCCEEDED", "FAILED", "CANCELLED");
+                      "QUEUED", "RUNNING", "SUCCEEDED", "FAILED", "CANCELLED", "PRUNED");
               assertThat(e.samples("gpuq_jobs")).allSatisfy(s -> assertThat(s.labels()).hasSize(1));
               assertThat(e.samples("gpuq_jobs"))
                   .allSatisfy(

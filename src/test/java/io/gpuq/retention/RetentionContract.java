@@ -1,6 +1,7 @@
 package io.gpuq.retention;
 
 import static io.gpuq.retention.StoredJob.aJob;
+import static io.gpuq.retention.StoredSweep.aSweep;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpuq.fs.DataDirectory;
@@ -50,6 +51,7 @@ abstract class RetentionContract {
   @BeforeEach
   void emptyDatabaseAndDataDirectory() throws IOException {
     jdbc.update("delete from jobs");
+    jdbc.update("delete from sweeps");
     layout = new DataDirectory(dataDir);
     Files.createDirectories(layout.jobs());
     Files.createDirectories(layout.work());
@@ -130,6 +132,29 @@ abstract class RetentionContract {
     assertThat(layout.work().resolve(old)).doesNotExist();
     assertThat(layout.jobs().resolve(old)).doesNotExist();
     assertThat(outside).hasContent("not the job's");
+  }
+
+  @Test
+  void a_trial_waits_for_its_sweep_to_end_then_ages_with_it_and_the_sweep_goes_with_its_last_trial()
+      throws IOException {
+    String running = aSweep().storedIn(jdbc);
+    String endedRecently = aSweep().finishedAt(NOW.minus(Duration.ofDays(1))).storedIn(jdbc);
+    String endedLongAgo = aSweep().finishedAt(CUTOFF.minusSeconds(60)).storedIn(jdbc);
+    Instant monthAgo = CUTOFF.minus(Duration.ofDays(30));
+    String ofRunning = aJob().finishedAt(monthAgo).trialOf(running, 0).storedIn(jdbc);
+    String ofRecent = aJob().finishedAt(monthAgo).trialOf(endedRecently, 0).storedIn(jdbc);
+    String first = aJob().finishedAt(monthAgo).trialOf(endedLongAgo, 0).storedIn(jdbc);
+    String last =
+        aJob().finishedAt(CUTOFF.minusSeconds(60)).trialOf(endedLongAgo, 1).storedIn(jdbc);
+    directoriesOf(first);
+
+    retaining(WEEK).runOnce();
+
+    assertThat(jobIds()).containsExactlyInAnyOrder(ofRunning, ofRecent);
+    assertThat(jdbc.queryForList("select id from sweeps", String.class))
+        .containsExactlyInAnyOrder(running, endedRecently);
+    assertThat(last).isNotIn(jobIds());
+    assertThat(layout.work().resolve(first)).doesNotExist();
   }
 
   @Test

@@ -19,6 +19,8 @@ final class StoredJob {
   private JobState state = JobState.SUCCEEDED;
   private Instant createdAt = Instant.parse("2026-11-01T00:00:00Z");
   private Instant finishedAt = createdAt.plus(Duration.ofHours(1));
+  private String sweepId;
+  private Integer trial;
 
   static StoredJob aJob() {
     return new StoredJob();
@@ -38,6 +40,13 @@ final class StoredJob {
     return this;
   }
 
+  /** A trial of that sweep (see {@link StoredSweep}), numbered {@code number}. */
+  StoredJob trialOf(String sweepId, int number) {
+    this.sweepId = sweepId;
+    this.trial = number;
+    return this;
+  }
+
   StoredJob createdAt(Instant createdAt) {
     this.createdAt = createdAt;
     return this;
@@ -52,15 +61,18 @@ final class StoredJob {
     jdbc.update(
         "insert into jobs (id, owner, name, state, attempt, command, env, framework, gpus,"
             + " priority, max_attempts, oom_growth, node, created_at, queued_at, started_at,"
-            + " finished_at, version) values (?, 'alice', 'train', ?, 1, '[\"true\"]', '{}',"
-            + " 'GENERIC', 0, 0, 1, 1.5, ?, ?, ?, ?, ?, 0)",
+            + " finished_at, sweep_id, trial, parameters, version) values (?, 'alice', 'train', ?,"
+            + " 1, '[\"true\"]', '{}', 'GENERIC', 0, 0, 1, 1.5, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
         id,
         state.name(),
         state == JobState.QUEUED ? null : "node-1",
         created,
         created,
         state == JobState.QUEUED ? null : created,
-        finished);
+        finished,
+        sweepId,
+        trial,
+        sweepId == null ? null : "{\"seed\":" + trial + "}");
     jdbc.update(
         "insert into job_labels (job_id, label_key, label_value) values (?, 'team', 'nlp')", id);
     if (state != JobState.QUEUED) {

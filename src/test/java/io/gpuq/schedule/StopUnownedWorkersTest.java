@@ -58,6 +58,22 @@ class StopUnownedWorkersTest {
   }
 
   @Test
+  void a_worker_whose_trial_was_pruned_anywhere_is_stopped_as_pruned_and_its_trial_stays_pruned()
+      throws Exception {
+    String id = aRunningJob().on("node-1").in(store).id();
+    local.launch(id, "sleep", "60");
+    store.prune(id, "stopped by the sweep's early-stopping rule (median) at step 40", T0);
+
+    stopUnowned.runOnce();
+
+    WorkerExit exit = local.exitOf(id).get(30, TimeUnit.SECONDS);
+    assertThat(exit.stopReason()).isEqualTo(StopReason.PRUNED);
+    jobs.recordAttemptEnd(id, 1, new io.gpuq.job.AttemptOutcome(null, "pruned", 143), 0);
+    assertThat(store.find(id).orElseThrow().state()).isEqualTo(io.gpuq.job.JobState.PRUNED);
+    assertThat(store.find(id).orElseThrow().exitCode()).isEqualTo(143);
+  }
+
+  @Test
   void a_worker_whose_job_was_declared_lost_and_requeued_is_stopped_as_stale() throws Exception {
     String id = aRunningJob().spec(s -> s.attempts(2)).on("node-1").in(store).id();
     local.launch(id, "sleep", "60");

@@ -1,7 +1,9 @@
 package io.gpuq.launch.env;
 
 import io.gpuq.job.Framework;
+import io.gpuq.job.SweepTrial;
 import io.gpuq.placement.PlacedGpu;
+import io.gpuq.sweep.TrialEnvironment;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,6 +39,19 @@ public final class WorkerEnvironment {
   public static final String GPUQ_JOB_ID = "GPUQ_JOB_ID";
   public static final String GPUQ_GPU_MEMORY_BYTES = "GPUQ_GPU_MEMORY_BYTES";
   public static final String TMPDIR = "TMPDIR";
+
+  /**
+   * Where the run appends its metrics, one JSON object a line; gpuq reads the file as it polls
+   * (docs/sweep-core.md).
+   */
+  public static final String GPUQ_METRICS_FILE = "GPUQ_METRICS_FILE";
+
+  /**
+   * The metrics file's name in the job's work directory: the one directory of the job that its
+   * account may write (gpuq's own {@code jobs/<id>/} is closed to it) and that it cannot replace.
+   */
+  public static final String METRICS_FILE_NAME = "metrics.jsonl";
+
   public static final String HOME = "HOME";
   public static final String USER = "USER";
   public static final String LOGNAME = "LOGNAME";
@@ -78,12 +93,16 @@ public final class WorkerEnvironment {
                   GPUQ_JOB_ID,
                   GPUQ_GPU_MEMORY_BYTES,
                   TMPDIR,
+                  GPUQ_METRICS_FILE,
                   XLA_PYTHON_CLIENT_MEM_FRACTION,
                   XLA_PYTHON_CLIENT_PREALLOCATE,
                   JAX_COMPILATION_CACHE_DIR,
                   TF_FORCE_GPU_ALLOW_GROWTH,
                   GPUQ_TORCH_MEMORY_FRACTION,
-                  GPUQ_TF_MEMORY_LIMIT_MB)));
+                  GPUQ_TF_MEMORY_LIMIT_MB,
+                  TrialEnvironment.SWEEP_ID,
+                  TrialEnvironment.TRIAL,
+                  TrialEnvironment.PARAMS)));
 
   // gpuq's own configuration arrives through these (tokens, database passwords); a worker is
   // another user's program and must never see them.
@@ -125,6 +144,7 @@ public final class WorkerEnvironment {
     vars.put(GPUQ_JOB_ID, spec.jobId());
     vars.put(GPUQ_GPU_MEMORY_BYTES, Long.toString(spec.budgetBytesPerGpu()));
     vars.put(TMPDIR, tmpDir(spec).toString());
+    vars.put(GPUQ_METRICS_FILE, spec.workDir().resolve(METRICS_FILE_NAME).toString());
     switch (spec.framework()) {
       case JAX -> {
         putXlaFraction(vars, spec);
@@ -170,6 +190,20 @@ public final class WorkerEnvironment {
    */
   public Map<String, String> environment(
       WorkerSpec spec, Map<String, String> baseEnvironment, Map<String, String> userEnvironment) {
+    return environment(spec, baseEnvironment, userEnvironment, null);
+  }
+
+  /**
+   * The environment of a sweep's trial: every worker's, and the trial's own {@code GPUQ_SWEEP_ID},
+   * {@code GPUQ_TRIAL} and {@code GPUQ_PARAMS} ({@link TrialEnvironment}).
+   *
+   * @param trial null for a job of its own
+   */
+  public Map<String, String> environment(
+      WorkerSpec spec,
+      Map<String, String> baseEnvironment,
+      Map<String, String> userEnvironment,
+      SweepTrial trial) {
     Map<String, String> env = new LinkedHashMap<>();
     baseEnvironment.forEach(
         (name, value) -> {
@@ -192,6 +226,9 @@ public final class WorkerEnvironment {
       env.put(PYTORCH_CUDA_ALLOC_CONF, DEFAULT_TORCH_ALLOC_CONF);
     }
     env.putAll(imposedVariables(spec));
+    if (trial != null) {
+      env.putAll(TrialEnvironment.of(trial));
+    }
     env.put(PYTHONPATH, pythonPath(env.get(PYTHONPATH)));
     return Collections.unmodifiableMap(env);
   }

@@ -66,7 +66,9 @@ class WorkerEnvironmentTest {
       assertThat(vars)
           .containsEntry(GPUQ_JOB_ID, "01JOB")
           .containsEntry(GPUQ_GPU_MEMORY_BYTES, "6442450944")
-          .containsEntry(TMPDIR, WORK_DIR.resolve("tmp").toString());
+          .containsEntry(TMPDIR, WORK_DIR.resolve("tmp").toString())
+          .containsEntry(
+              WorkerEnvironment.GPUQ_METRICS_FILE, WORK_DIR.resolve("metrics.jsonl").toString());
     }
 
     @ParameterizedTest
@@ -331,7 +333,8 @@ class WorkerEnvironmentTest {
               "XLA_PYTHON_CLIENT_MEM_FRACTION",
               "XLA_PYTHON_CLIENT_PREALLOCATE",
               "GPUQ_JOB_ID",
-              "GPUQ_GPU_MEMORY_BYTES");
+              "GPUQ_GPU_MEMORY_BYTES",
+              "GPUQ_METRICS_FILE");
     }
 
     @Test
@@ -375,7 +378,8 @@ class WorkerEnvironmentTest {
       assertThat(env.keySet())
           .noneMatch(name -> name.toUpperCase().startsWith("SPRING"))
           .filteredOn(name -> name.toUpperCase().startsWith("GPUQ"))
-          .containsExactlyInAnyOrder(GPUQ_JOB_ID, GPUQ_GPU_MEMORY_BYTES);
+          .containsExactlyInAnyOrder(
+              GPUQ_JOB_ID, GPUQ_GPU_MEMORY_BYTES, WorkerEnvironment.GPUQ_METRICS_FILE);
     }
 
     @Test

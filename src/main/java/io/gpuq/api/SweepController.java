@@ -1,0 +1,315 @@
+package io.gpuq.api;
+
+import io.gpuq.fs.StorageGuard;
+import io.gpuq.job.Caller;
+import io.gpuq.job.FieldError;
+import io.gpuq.job.InvalidJobRequestException;
+import io.gpuq.job.Job;
+import io.gpuq.job.JobState;
+import io.gpuq.launch.StopReason;
+import io.gpuq.launch.Workers;
+import io.gpuq.schedule.SchedulingLoop;
+import io.gpuq.sweep.SweepStore.TrialPage;
+import io.gpuq.sweep.TrialCursor;
+import io.gpuq.sweep.TrialOrder;
+import io.gpuq.sweep.TrialQuery;
+import io.gpuq.sweeps.SweepCreation;
+import io.gpuq.sweeps.SweepService;
+import io.gpuq.sweeps.SweepService.SweepCancellation;
+import io.gpuq.sweeps.SweepService.SweepSummaries;
+import io.gpuq.text.UserText;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.swagger.v3.oas.annotations.tags.Tag;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.springframework.http.MediaType;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestAttribute;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+@RestController
+@RequestMapping("/api/v1/sweeps")
+@Tag(name = "sweeps", description = "Many trials of one command, each a job with its parameters")
+@ApiResponse(
+    responseCode = "401",
+    description = "no or invalid bearer token",
+    content =
+        @Content(
+            mediaType = "application/problem+json",
+            schema = @Schema(implementation = ProblemDetail.class)))
+@ApiResponse(
+    responseCode = "403",
+    description = "another user's sweep",
+    content =
+        @Content(
+            mediaType = "application/problem+json",
+            schema = @Schema(implementation = ProblemDetail.class)))
+@ApiResponse(
+    responseCode = "404",
+    description = "no such sweep",
+    content =
+        @Content(
+            mediaType = "application/problem+json",
+            schema = @Schema(implementation = ProblemDetail.class)))
+public class SweepController {
+
+  static final int DEFAULT_LIMIT = 100;
+  static final int MAX_LIMIT = 1000;
+
+  /** The body of {@code POST /{id}/trials}: the new trial's parameters. */
+  @Schema(name = "NewTrial")
+  public record NewTrialBody(Map<String, Object> parameters) {}
+
+  private final SweepService sweeps;
+  private final SchedulingLoop scheduler;
+  private final Workers workers;
+  private final StorageGuard storage;
+
+  public SweepController(
+      SweepService sweeps, SchedulingLoop scheduler, Workers workers, StorageGuard storage) {
+    this.sweeps = sweeps;
+    this.scheduler = scheduler;
+    this.workers = workers;
+    this.storage = storage;
+  }
+
+  @PostMapping(consumes = MediaType.APPLICATION_JSON_VALUE)
+  @Operation(
+      summary = "Create a sweep",
+      description = "Its trials are created with it, in one transaction, as queued jobs.")
+  @ApiResponse(responseCode = "201", description = "created; Location names the sweep")
+  @ApiResponse(
+      responseCode = "200",
+      description = "an earlier request with this Idempotency-Key created it")
+  @ApiResponse(
+      responseCode = "400",
+      description = "invalid request; `errors` names each field; nothing is stored",
+      content =
+          @Content(
+              mediaType = "application/problem+json",
+              schema = @Schema(implementation = ProblemDetail.class)))
+  @ApiResponse(
+      responseCode = "422",
+      description =
+          "the trials can never fit on this node's GPUs, or the Idempotency-Key was used before"
+              + " with a different request",
+      content =
+          @Content(
+              mediaType = "application/problem+json",
+              schema = @Schema(implementation = ProblemDetail.class)))
+  @ApiResponse(
+      responseCode = "507",
+      description = "the data directory has less free space than gpuq.storage.min-free",
+      content =
+          @Content(
+              mediaType = "application/problem+json",
+              schema = @Schema(implementation = ProblemDetail.class)))
+  public ResponseEntity<SweepView> create(
+      @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
+      @Parameter(description = "a repeated POST with the same key returns the first sweep (200)")
+          @RequestHeader(value = "Idempotency-Key", required = false)
+          String idempotencyKey,
+      @RequestBody SweepBody body) {
+    IdempotencyKeys.check(idempotencyKey);
+    if (body == null) {
+      throw new InvalidJobRequestException("", "a JSON object describing the sweep is required");
+    }
+    // Before anything reads the database, which a full disk may have closed.
+    storage.requireRoom();
+    SweepCreation creation = sweeps.create(caller, body.template(), body.sweep(), idempotencyKey);
+    SweepView view = SweepView.of(creation.sweep());
+    if (!creation.created()) {
+      return ResponseEntity.ok(view);
+    }
+    wakeUp(creation.gpuTrials());
+    return ResponseEntity.created(URI.create("/api/v1/sweeps/" + view.id())).body(view);
+  }
+
+  @GetMapping
+  @Operation(summary = "List sweeps, newest first (admins see all, submitters their own)")
+  @ApiResponse(
+      responseCode = "400",
+      description = "bad limit or cursor",
+      content =
+          @Content(
+              mediaType = "application/problem+json",
+              schema = @Schema(implementation = ProblemDetail.class)))
+  public SweepListView list(
+      @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
+      @Parameter(description = "1 to 1000, default 100") @RequestParam(required = false)
+          Integer limit,
+      @Parameter(description = "nextCursor of the previous page") @RequestParam(required = false)
+          String cursor) {
+    List<FieldError> errors = new ArrayList<>();
+    int pageSize = pageSize(limit, errors);
+    String beforeId = IdCursors.decode(cursor, errors);
+    if (!errors.isEmpty()) {
+      throw new InvalidJobRequestException(errors);
+    }
+    SweepSummaries page = sweeps.list(caller, beforeId, pageSize);
+    return new SweepListView(
+        page.items().stream().map(SweepView::of).toList(), IdCursors.encode(page.nextBeforeId()));
+  }
+
+  @GetMapping("/{id}")
+  @Operation(summary = "Get a sweep: its trials per state and its best trial")
+  public SweepView get(
+      @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
+      @PathVariable String id) {
+    return SweepView.of(sweeps.get(caller, id));
+  }
+
+  @GetMapping("/{id}/trials")
+  @Operation(summary = "The sweep's trials table: parameters, state, values of the metric, step")
+  @ApiResponse(
+      responseCode = "400",
+      description = "bad order, state, limit or cursor",
+      content =
+          @Content(
+              mediaType = "application/problem+json",
+              schema = @Schema(implementation = ProblemDetail.class)))
+  public TrialListView trials(
+      @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
+      @PathVariable String id,
+      @Parameter(
+              description =
+                  "metric (the best first, whatever the goal), -metric (the worst first) or"
+                      + " created (by trial number, the default); trials without a value come"
+                      + " last")
+          @RequestParam(required = false)
+          String order,
+      @Parameter(description = "only trials in this state") @RequestParam(required = false)
+          String state,
+      @Parameter(description = "1 to 1000, default 100") @RequestParam(required = false)
+          Integer limit,
+      @Parameter(description = "nextCursor of the previous page") @RequestParam(required = false)
+          String cursor) {
+    List<FieldError> errors = new ArrayList<>();
+    TrialOrder trialOrder = TrialOrder.CREATED;
+    if (order != null) {
+      trialOrder = TrialOrder.fromWire(order).orElse(null);
+      if (trialOrder == null) {
+        errors.add(
+            new FieldError(
+                "order",
+                "unknown order \"" + UserText.echo(order) + "\"; use metric, -metric or created"));
+      }
+    }
+    JobState stateFilter = JobController.parseState(state, errors);
+    int pageSize = pageSize(limit, errors);
+    TrialCursor after = null;
+    if (cursor != null) {
+      after = TrialCursor.decode(cursor).orElse(null);
+      if (after == null) {
+        errors.add(new FieldError("cursor", "is not a cursor this API returned"));
+      }
+    }
+    if (!errors.isEmpty()) {
+      throw new InvalidJobRequestException(errors);
+    }
+    TrialPage page =
+        sweeps.trials(caller, new TrialQuery(id, null, trialOrder, stateFilter, after, pageSize));
+    return new TrialListView(
+        page.items().stream().map(TrialListView.TrialView::of).toList(),
+        page.next() == null ? null : page.next().encode());
+  }
+
+  @PostMapping(value = "/{id}/trials", consumes = MediaType.APPLICATION_JSON_VALUE)
+  @Operation(
+      summary = "Add a trial to an external sweep",
+      description = "Its parameters carry every name the sweep declares, each within its bounds.")
+  @ApiResponse(responseCode = "201", description = "the trial's job; Location names it")
+  @ApiResponse(
+      responseCode = "400",
+      description = "a parameter missing, undeclared or out of bounds; nothing is stored",
+      content =
+          @Content(
+              mediaType = "application/problem+json",
+              schema = @Schema(implementation = ProblemDetail.class)))
+  @ApiResponse(
+      responseCode = "409",
+      description = "the sweep is not external, or closed, cancelled or full",
+      content =
+          @Content(
+              mediaType = "application/problem+json",
+              schema = @Schema(implementation = ProblemDetail.class)))
+  public ResponseEntity<JobView> addTrial(
+      @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
+      @PathVariable String id,
+      @RequestBody NewTrialBody body) {
+    storage.requireRoom();
+    Job trial = sweeps.addTrial(caller, id, body == null ? null : body.parameters());
+    wakeUp(trial.gpus() > 0);
+    return ResponseEntity.created(URI.create("/api/v1/jobs/" + trial.id())).body(JobView.of(trial));
+  }
+
+  @PostMapping("/{id}/close")
+  @Operation(
+      summary = "Close an external sweep",
+      description = "No more trials will be added; it is DONE when its last trial ends.")
+  @ApiResponse(
+      responseCode = "409",
+      description = "the sweep is not external, or was cancelled",
+      content =
+          @Content(
+              mediaType = "application/problem+json",
+              schema = @Schema(implementation = ProblemDetail.class)))
+  public SweepView close(
+      @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
+      @PathVariable String id) {
+    return SweepView.of(sweeps.close(caller, id));
+  }
+
+  @PostMapping("/{id}/cancel")
+  @Operation(
+      summary = "Cancel a sweep",
+      description =
+          "Its queued trials are cancelled at once, its running trials' process trees stopped"
+              + " as a job's cancel stops them.")
+  @ApiResponse(
+      responseCode = "409",
+      description = "the sweep has already finished",
+      content =
+          @Content(
+              mediaType = "application/problem+json",
+              schema = @Schema(implementation = ProblemDetail.class)))
+  public SweepView cancel(
+      @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
+      @PathVariable String id) {
+    SweepCancellation cancellation = sweeps.cancel(caller, id);
+    // Workers on this node stop at once; other nodes' stop at their next heartbeat.
+    cancellation.runningTrials().forEach(job -> workers.stop(job, StopReason.CANCELLED));
+    scheduler.wakeUp();
+    return SweepView.of(cancellation.sweep());
+  }
+
+  private static int pageSize(Integer limit, List<FieldError> errors) {
+    int pageSize = limit == null ? DEFAULT_LIMIT : limit;
+    if (pageSize < 1 || pageSize > MAX_LIMIT) {
+      errors.add(new FieldError("limit", "must be between 1 and " + MAX_LIMIT));
+    }
+    return pageSize;
+  }
+
+  private void wakeUp(boolean forGpus) {
+    if (forGpus) {
+      scheduler.wakeUpForGpus();
+    } else {
+      scheduler.wakeUp();
+    }
+  }
+}

@@ -1,0 +1,33 @@
+package io.gpuq.job;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * A job of this node whose metrics file is not read to its end: running, or ended with lines
+ * perhaps left to read. What reading on needs: where it stopped, the values its view shows now
+ * (merged with the new ones), and for a trial its sweep's metric and rule.
+ *
+ * @param ended whether the job has ended: its file's last line then counts without a newline, and
+ *     once read to the end nothing more will come
+ * @param latest the latest value of each metric so far (null for NaN or infinite), in
+ *     first-reported order
+ * @param value the last value of the sweep's metric so far, or null
+ * @param best the best value of the sweep's metric so far, or null
+ * @param sweep the trial's sweep, or null for a job of its own
+ */
+public record ReportingJob(
+    String jobId,
+    int attempt,
+    boolean ended,
+    MetricsCursor cursor,
+    Map<String, Double> latest,
+    Double value,
+    Double best,
+    SweepMetric sweep) {
+
+  public ReportingJob {
+    latest = Collections.unmodifiableMap(new LinkedHashMap<>(latest));
+  }
+}

@@ -1,0 +1,327 @@
+package io.gpuq.sweeps;
+
+import io.gpuq.job.Caller;
+import io.gpuq.job.FieldError;
+import io.gpuq.job.InvalidJobRequestException;
+import io.gpuq.job.Job;
+import io.gpuq.job.JobIds;
+import io.gpuq.job.JobRequest;
+import io.gpuq.job.JobRequestValidator;
+import io.gpuq.job.JobSpec;
+import io.gpuq.job.JobState;
+import io.gpuq.job.JobStore;
+import io.gpuq.job.NewJob;
+import io.gpuq.job.SubmitAdmission;
+import io.gpuq.job.SweepTrial;
+import io.gpuq.sweep.ExternalTrials;
+import io.gpuq.sweep.InvalidSweepException;
+import io.gpuq.sweep.Sweep;
+import io.gpuq.sweep.SweepAccessDeniedException;
+import io.gpuq.sweep.SweepDefinition;
+import io.gpuq.sweep.SweepKeyReusedException;
+import io.gpuq.sweep.SweepKeyTakenException;
+import io.gpuq.sweep.SweepMethod;
+import io.gpuq.sweep.SweepNotFoundException;
+import io.gpuq.sweep.SweepRequest;
+import io.gpuq.sweep.SweepState;
+import io.gpuq.sweep.SweepStore;
+import io.gpuq.sweep.SweepStore.SweepPage;
+import io.gpuq.sweep.SweepStore.TrialPage;
+import io.gpuq.sweep.SweepValidator;
+import io.gpuq.sweep.Trial;
+import io.gpuq.sweep.TrialQuery;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.LongSupplier;
+
+/**
+ * The sweep use cases over a {@link SweepStore}: users create sweeps (validated, each trial's job
+ * checked as a submitted job would be), read them with their trials, add trials to an external
+ * sweep, close and cancel; rights and idempotent retries are checked here.
+ */
+public class SweepService {
+
+  private final SweepStore sweeps;
+  private final JobStore jobs;
+  private final JobRequestValidator jobValidator;
+  private final SubmitAdmission admission;
+  private final LongSupplier seeds;
+  private final Clock clock;
+  private final JobIds ids;
+
+  /**
+   * @param seeds draws the seed of a random sweep that names none
+   */
+  public SweepService(
+      SweepStore sweeps,
+      JobStore jobs,
+      JobRequestValidator jobValidator,
+      SubmitAdmission admission,
+      LongSupplier seeds,
+      Clock clock) {
+    this.sweeps = sweeps;
+    this.jobs = jobs;
+    this.jobValidator = jobValidator;
+    this.admission = admission;
+    this.seeds = seeds;
+    this.clock = clock;
+    this.ids = new JobIds(clock);
+  }
+
+  /**
+   * Creates a sweep and its trials, unless this caller already created one with the same
+   * idempotency key: then that one is returned and nothing is created.
+   *
+   * @throws InvalidSweepException naming the field of the first mistake found (of the sweep, or of
+   *     the first trial whose job is invalid); nothing is stored
+   * @throws SweepKeyReusedException when the key's earlier sweep was asked for with another body
+   */
+  public SweepCreation create(
+      Caller caller, JobRequest template, SweepRequest request, String idempotencyKey) {
+    String definitionJson = SweepDefinitions.toJson(template, request);
+    if (idempotencyKey != null) {
+      Optional<Sweep> earlier = sweeps.findByKey(caller.name(), idempotencyKey);
+      if (earlier.isPresent()) {
+        return retried(earlier.get(), definitionJson);
+      }
+    }
+    SweepDefinition definition = new SweepValidator(seeds).validate(request, template);
+    String id = ids.next();
+    Instant now = clock.instant();
+    List<NewJob> trials = new ArrayList<>();
+    JobSpec first = null;
+    for (Trial trial : definition.initialTrials()) {
+      JobSpec spec = trialSpec(definition, id, trial);
+      if (first == null) {
+        // Trials differ only in command, working directory, variables and labels: what admission
+        // looks at (resources, node selector) is the template's, the same for each.
+        admission.check(spec);
+        first = spec;
+      }
+      trials.add(trialJob(caller, id, trial, spec, now));
+    }
+    Sweep sweep =
+        newSweep(
+            caller, id, template, request, definition, definitionJson, idempotencyKey, trials, now);
+    try {
+      sweeps.create(sweep, trials);
+    } catch (SweepKeyTakenException e) {
+      // Two requests with one key raced; exactly one of them got in.
+      return sweeps
+          .findByKey(caller.name(), idempotencyKey)
+          .map(earlier -> retried(earlier, definitionJson))
+          .orElseThrow(() -> e);
+    }
+    return new SweepCreation(summaryOf(sweep), true, first != null && first.gpus() > 0);
+  }
+
+  private SweepCreation retried(Sweep earlier, String definitionJson) {
+    if (!earlier.definitionJson().equals(definitionJson)) {
+      throw new SweepKeyReusedException(earlier.id());
+    }
+    return new SweepCreation(summaryOf(earlier), false, false);
+  }
+
+  private static Sweep newSweep(
+      Caller caller,
+      String id,
+      JobRequest template,
+      SweepRequest request,
+      SweepDefinition definition,
+      String definitionJson,
+      String idempotencyKey,
+      List<NewJob> trials,
+      Instant now) {
+    Long seed =
+        definition.method() instanceof SweepMethod.RandomSearch random ? random.seed() : null;
+    boolean external = definition.method() instanceof SweepMethod.External;
+    return new Sweep(
+        id,
+        caller.name(),
+        sweepName(template),
+        definition.method().wireName(),
+        definitionJson,
+        definition.metric().orElse(null),
+        SweepDefinitions.toJson(request.earlyStopping()),
+        definition.maxConcurrent().isUnlimited() ? null : definition.maxConcurrent().max(),
+        seed,
+        trials.size(),
+        !external,
+        null,
+        idempotencyKey,
+        now,
+        null);
+  }
+
+  /** The template's name, or the program's, as a job without a name gets. */
+  private static String sweepName(JobRequest template) {
+    if (template.name() != null && !template.name().isBlank()) {
+      return template.name();
+    }
+    List<String> command = template.command();
+    if (command == null || command.isEmpty() || command.get(0) == null) {
+      return "sweep";
+    }
+    String program = command.get(0);
+    return program.substring(program.lastIndexOf('/') + 1);
+  }
+
+  /**
+   * The trial's job, validated as a submitted job. The same mistake is usually in every trial, so
+   * the first invalid trial is reported, its fields named as the template's.
+   */
+  private JobSpec trialSpec(SweepDefinition definition, String sweepId, Trial trial) {
+    try {
+      return jobValidator.validate(definition.template().instantiate(sweepId, trial));
+    } catch (InvalidJobRequestException e) {
+      List<FieldError> errors =
+          e.errors().stream()
+              .map(
+                  error ->
+                      new FieldError(
+                          error.field(),
+                          "in trial "
+                              + trial.number()
+                              + " ("
+                              + trial.parametersJson()
+                              + "): "
+                              + error.message()))
+              .toList();
+      throw new InvalidSweepException(errors);
+    }
+  }
+
+  private NewJob trialJob(Caller caller, String sweepId, Trial trial, JobSpec spec, Instant now) {
+    return new NewJob(
+        ids.next(),
+        caller.name(),
+        spec,
+        null,
+        new SweepTrial(sweepId, trial.number(), trial.parametersJson()),
+        now);
+  }
+
+  public SweepSummary get(Caller caller, String id) {
+    return summaryOf(accessible(caller, id));
+  }
+
+  /** One page of sweeps, newest first: an admin's of everyone, a submitter's own. */
+  public SweepSummaries list(Caller caller, String beforeId, int limit) {
+    SweepPage page = sweeps.page(caller.isAdmin() ? null : caller.name(), beforeId, limit);
+    List<String> ids = page.items().stream().map(Sweep::id).toList();
+    Map<String, Map<JobState, Long>> counts = sweeps.trialCounts(ids);
+    List<SweepSummary> items =
+        page.items().stream().map(sweep -> summaryOf(sweep, counts.get(sweep.id()))).toList();
+    return new SweepSummaries(items, page.nextBeforeId());
+  }
+
+  /** A page of summaries and where the next (older) one starts, null on the last. */
+  public record SweepSummaries(List<SweepSummary> items, String nextBeforeId) {}
+
+  /**
+   * One page of the sweep's trials table.
+   *
+   * @param query its sweep's goal is filled in here
+   */
+  public TrialPage trials(Caller caller, TrialQuery query) {
+    Sweep sweep = accessible(caller, query.sweepId());
+    TrialQuery withGoal =
+        new TrialQuery(
+            query.sweepId(),
+            sweep.metric() == null ? null : sweep.metric().goal(),
+            query.order(),
+            query.state(),
+            query.after(),
+            query.limit());
+    return sweeps.trials(withGoal);
+  }
+
+  /**
+   * Adds a trial to an external sweep, checked against its declared parameters and validated as a
+   * job.
+   *
+   * @return the trial's job, queued
+   */
+  public Job addTrial(Caller caller, String sweepId, Map<String, Object> parameters) {
+    Sweep sweep = accessible(caller, sweepId);
+    if (!sweep.isExternal()) {
+      // Said before the definition is rebuilt; the store says it again under the row's lock.
+      throw new io.gpuq.sweep.SweepConflictException(
+          "sweep "
+              + sweepId
+              + " is a "
+              + sweep.method()
+              + " sweep; trials are added only to an"
+              + " external one");
+    }
+    SweepDefinition definition =
+        SweepDefinitions.definitionOf(sweep.definitionJson(), sweep.seed());
+    Instant now = clock.instant();
+    NewJob stored =
+        sweeps.addTrial(
+            sweepId,
+            number -> {
+              Trial trial = ExternalTrials.check(definition.space(), number, parameters);
+              JobSpec spec = trialSpec(definition, sweepId, trial);
+              admission.check(spec);
+              return trialJob(caller, sweepId, trial, spec, now);
+            });
+    return jobs.find(stored.id()).orElseThrow(() -> new IllegalStateException("trial not stored"));
+  }
+
+  /** No more trials will be added; the sweep is DONE when its last trial ends. */
+  public SweepSummary close(Caller caller, String id) {
+    accessible(caller, id);
+    sweeps.close(id);
+    return summaryOf(sweeps.stampFinished(id, clock.instant()).orElseThrow());
+  }
+
+  /**
+   * Cancels the sweep and its queued and running trials, as a job's cancel does (a stored fact).
+   *
+   * @return the sweep, and the trials that were running, whose workers are to be stopped
+   */
+  public SweepCancellation cancel(Caller caller, String id) {
+    accessible(caller, id);
+    List<String> running = sweeps.cancel(id, clock.instant());
+    return new SweepCancellation(get(caller, id), running);
+  }
+
+  /** A cancelled sweep, and the trials that were running when it was cancelled. */
+  public record SweepCancellation(SweepSummary sweep, List<String> runningTrials) {}
+
+  /** Stamps the end of every sweep that is done; what a periodic duty calls. */
+  public int stampFinished() {
+    return sweeps.stampFinished(clock.instant());
+  }
+
+  private Sweep accessible(Caller caller, String id) {
+    Sweep sweep = sweeps.find(id).orElseThrow(() -> new SweepNotFoundException(id));
+    if (!caller.mayAccessJobOf(sweep.owner())) {
+      throw new SweepAccessDeniedException(id);
+    }
+    return sweep;
+  }
+
+  private SweepSummary summaryOf(Sweep sweep) {
+    return summaryOf(sweep, sweeps.trialCounts(sweep.id()));
+  }
+
+  private SweepSummary summaryOf(Sweep sweep, Map<JobState, Long> counts) {
+    SweepState state = sweep.state(counts);
+    Sweep shown = sweep;
+    if (state == SweepState.DONE && sweep.finishedAt() == null) {
+      // Seen done before the duty stamped it: stamped now, so that the view shows its end.
+      shown = sweeps.stampFinished(sweep.id(), clock.instant()).orElse(sweep);
+    }
+    return new SweepSummary(
+        shown,
+        state,
+        counts,
+        shown.metric() == null ? Optional.empty() : sweeps.best(shown.id(), shown.metric().goal()));
+  }
+}

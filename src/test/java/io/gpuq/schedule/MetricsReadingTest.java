@@ -1,0 +1,248 @@
+package io.gpuq.schedule;
+
+import static io.gpuq.job.JobBuilder.T0;
+import static io.gpuq.job.JobBuilder.aRunningJob;
+import static io.gpuq.job.JobBuilder.aSucceededJob;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.gpuq.job.InMemoryJobStore;
+import io.gpuq.job.Job;
+import io.gpuq.job.JobState;
+import io.gpuq.job.ReportedMetrics;
+import io.gpuq.job.ReportedPoint;
+import io.gpuq.job.SweepMetric;
+import io.gpuq.job.SweepTrial;
+import io.gpuq.launch.JobFiles;
+import io.gpuq.launch.StopReason;
+import io.gpuq.sweep.EarlyStopping;
+import io.gpuq.sweep.MedianStopping;
+import io.gpuq.sweep.MetricsFileReader;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+@DisplayName("Reading the metrics files of this node's jobs, each poll")
+class MetricsReadingTest {
+
+  private static final String MEDIAN = "{\"type\":\"median\",\"startupTrials\":1}";
+  private static final Function<String, Optional<EarlyStopping>> RULES =
+      json ->
+          Optional.<EarlyStopping>of(new MedianStopping(1, 0)).filter(rule -> MEDIAN.equals(json));
+
+  @TempDir Path dataDir;
+  private final InMemoryJobStore store = new InMemoryJobStore();
+  private final SettableClock clock = new SettableClock();
+  private JobFiles files;
+  private LocalWorkers local;
+
+  @BeforeEach
+  void node1() {
+    files = new JobFiles(dataDir);
+    local = new LocalWorkers(dataDir, clock);
+  }
+
+  @AfterEach
+  void killWhatIsLeft() {
+    local.close();
+  }
+
+  /** A gpuq on node-1, just started: it knows only what the store knows. */
+  private MetricsReading gpuqOnNode1() {
+    return new MetricsReading(
+        store,
+        files,
+        new MetricsFileReader(),
+        new TrialPruning(store, local.workers(), RULES, clock, "node-1"),
+        clock,
+        "node-1",
+        java.time.Duration.ofSeconds(1));
+  }
+
+  private void append(String jobId, String text) throws IOException {
+    Path file = files.metricsFile(jobId);
+    Files.createDirectories(file.getParent());
+    Files.writeString(
+        file,
+        text,
+        StandardCharsets.UTF_8,
+        StandardOpenOption.CREATE,
+        StandardOpenOption.APPEND,
+        StandardOpenOption.WRITE);
+  }
+
+  private List<Long> steps(String jobId) {
+    return store.metricsOf(jobId, 1000).stream().map(ReportedPoint::step).toList();
+  }
+
+  private Job job(String id) {
+    return store.find(id).orElseThrow();
+  }
+
+  @Test
+  void each_poll_stores_the_lines_completed_since_the_last_with_when_they_were_read()
+      throws Exception {
+    String id = aRunningJob().on("node-1").in(store).id();
+    MetricsReading reading = gpuqOnNode1();
+    append(id, "{\"step\": 1, \"loss\": 0.9}\n{\"loss\": 0.8, \"acc\": 0.5}\n{\"step\": 3, \"lo");
+
+    reading.runOnce();
+    Instant firstPoll = clock.instant();
+    clock.advanceSeconds(5);
+    append(id, "ss\": 0.7}\nnot json\n");
+    reading.runOnce();
+
+    assertThat(store.metricsOf(id, 1000))
+        .containsExactly(
+            new ReportedPoint(1, Map.of("loss", 0.9), firstPoll),
+            new ReportedPoint(2, Map.of("loss", 0.8, "acc", 0.5), firstPoll),
+            new ReportedPoint(3, Map.of("loss", 0.7), clock.instant()));
+    assertThat(job(id).reportedMetrics())
+        .contains(new ReportedMetrics(Map.of("loss", 0.7, "acc", 0.5), 3L, null, null));
+    assertThat(store.jobsReportingOn("node-1").get(0).cursor().skippedLines()).isEqualTo(1);
+  }
+
+  @Test
+  void a_job_that_reported_nothing_shows_no_metrics_and_is_read_again_next_poll() throws Exception {
+    String id = aRunningJob().on("node-1").in(store).id();
+    MetricsReading reading = gpuqOnNode1();
+
+    reading.runOnce();
+
+    assertThat(job(id).reportedMetrics()).isEmpty();
+    assertThat(store.jobsReportingOn("node-1")).hasSize(1);
+    append(id, "{\"loss\": 1}\n");
+    reading.runOnce();
+    assertThat(steps(id)).containsExactly(0L);
+  }
+
+  @Test
+  void an_ended_job_is_read_to_its_end_last_line_included_and_then_no_longer() throws Exception {
+    String id = aSucceededJob().on("node-1").in(store).id();
+    append(id, "{\"loss\": 0.5}\n{\"loss\": 0.4}");
+
+    gpuqOnNode1().runOnce();
+
+    assertThat(steps(id)).containsExactly(0L, 1L);
+    assertThat(store.jobsReportingOn("node-1")).isEmpty();
+  }
+
+  @Test
+  void a_restarted_gpuq_reads_on_where_the_last_stopped_including_what_came_meanwhile()
+      throws Exception {
+    String id = aRunningJob().on("node-1").in(store).id();
+    append(id, "{\"step\": 1, \"loss\": 0.9}\n{\"step\": 2, \"loss\": 0.8}\n");
+    gpuqOnNode1().runOnce();
+
+    append(id, "{\"step\": 3, \"loss\": 0.7}\n");
+    gpuqOnNode1().runOnce();
+
+    assertThat(steps(id)).containsExactly(1L, 2L, 3L);
+  }
+
+  @Test
+  void a_file_a_job_replaced_by_a_link_is_given_up_without_following_it() throws Exception {
+    String id = aRunningJob().on("node-1").in(store).id();
+    Path secret = Files.writeString(dataDir.resolve("secret"), "{\"stolen\": 1}\n");
+    Files.createDirectories(files.metricsFile(id).getParent());
+    Files.createSymbolicLink(files.metricsFile(id), secret);
+
+    gpuqOnNode1().runOnce();
+
+    assertThat(store.metricsOf(id, 10)).isEmpty();
+    assertThat(store.jobsReportingOn("node-1")).isEmpty();
+  }
+
+  @Test
+  void a_trial_keeps_its_metrics_last_value_and_best_by_the_goal_never_a_nan_or_infinity()
+      throws Exception {
+    store.defineSweep(new SweepMetric("sweep-1", "acc", "maximize", null));
+    String id =
+        aRunningJob().trialOf(new SweepTrial("sweep-1", 0, "{}")).on("node-1").in(store).id();
+    append(id, "{\"acc\": 0.5}\n{\"acc\": 0.75}\n{\"acc\": Infinity}\n{\"acc\": 0.6}\n");
+
+    gpuqOnNode1().runOnce();
+
+    assertThat(store.jobsReportingOn("node-1").get(0).value()).isEqualTo(0.6);
+    assertThat(store.jobsReportingOn("node-1").get(0).best()).isEqualTo(0.75);
+    assertThat(job(id).reportedMetrics().orElseThrow().best()).isEqualTo(0.75);
+    assertThat(job(id).reportedMetrics().orElseThrow().metric()).isEqualTo("acc");
+  }
+
+  @Test
+  void a_running_trial_behind_the_median_is_pruned_and_its_worker_stopped() throws Exception {
+    store.defineSweep(new SweepMetric("sweep-2", "loss", "minimize", MEDIAN));
+    String good =
+        aSucceededJob().trialOf(new SweepTrial("sweep-2", 0, "{}")).on("node-1").in(store).id();
+    String bad =
+        aRunningJob().trialOf(new SweepTrial("sweep-2", 1, "{}")).on("node-1").in(store).id();
+    String fine =
+        aRunningJob().trialOf(new SweepTrial("sweep-2", 2, "{}")).on("node-1").in(store).id();
+    local.launch(bad, "sleep", "60");
+    local.launch(fine, "sleep", "60");
+    append(good, "{\"step\": 1, \"loss\": 0.5}\n{\"step\": 2, \"loss\": 0.3}\n");
+    append(bad, "{\"step\": 1, \"loss\": 0.9}\n{\"step\": 2, \"loss\": 0.8}\n");
+    append(fine, "{\"step\": 1, \"loss\": 0.4}\n{\"step\": 2, \"loss\": 0.2}\n");
+
+    gpuqOnNode1().runOnce();
+
+    assertThat(job(bad).state()).isEqualTo(JobState.PRUNED);
+    assertThat(job(bad).attempts().get(0).failureMessage())
+        .isEqualTo("stopped by the sweep's early-stopping rule (median) at step 2");
+    assertThat(local.exitOf(bad).get(30, TimeUnit.SECONDS).stopReason())
+        .isEqualTo(StopReason.PRUNED);
+    assertThat(job(fine).state()).isEqualTo(JobState.RUNNING);
+    assertThat(local.exitOf(fine)).isNotDone();
+  }
+
+  @Test
+  void a_plain_job_and_a_sweep_without_a_rule_prune_nothing() throws Exception {
+    store.defineSweep(new SweepMetric("sweep-3", "loss", "minimize", null));
+    aSucceededJob().trialOf(new SweepTrial("sweep-3", 0, "{}")).on("node-1").in(store);
+    String trial =
+        aRunningJob().trialOf(new SweepTrial("sweep-3", 1, "{}")).on("node-1").in(store).id();
+    append(trial, "{\"step\": 1, \"loss\": 1e9}\n");
+
+    gpuqOnNode1().runOnce();
+
+    assertThat(job(trial).state()).isEqualTo(JobState.RUNNING);
+  }
+
+  static final class SettableClock extends Clock {
+    private Instant now = T0;
+
+    void advanceSeconds(long seconds) {
+      now = now.plusSeconds(seconds);
+    }
+
+    @Override
+    public ZoneId getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(ZoneId zone) {
+      return this;
+    }
+
+    @Override
+    public Instant instant() {
+      return now;
+    }
+  }
+}

@@ -1,0 +1,393 @@
+package io.gpuq.sweeps;
+
+import static io.gpuq.job.JobBuilder.T0;
+import static io.gpuq.sweeps.SweepBuilder.aGridSweep;
+import static io.gpuq.sweeps.SweepBuilder.anExternalSweep;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.gpuq.job.AttemptEnd;
+import io.gpuq.job.AttemptOutcome;
+import io.gpuq.job.AttemptStanding;
+import io.gpuq.job.Job;
+import io.gpuq.job.JobPlacement;
+import io.gpuq.job.JobState;
+import io.gpuq.job.JpaJobStore;
+import io.gpuq.job.NewJob;
+import io.gpuq.support.IntegrationTier;
+import io.gpuq.sweep.BestTrial;
+import io.gpuq.sweep.Goal;
+import io.gpuq.sweep.Sweep;
+import io.gpuq.sweep.SweepConflictException;
+import io.gpuq.sweep.SweepKeyTakenException;
+import io.gpuq.sweep.SweepState;
+import io.gpuq.sweep.SweepStore;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.data.jpa.test.autoconfigure.DataJpaTest;
+import org.springframework.boot.jdbc.test.autoconfigure.AutoConfigureTestDatabase;
+import org.springframework.context.annotation.Import;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.annotation.Propagation;
+import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * What gpuq needs of the sweep store, on each database it supports (a subclass names one): a
+ * sweep's trials are jobs as the job store writes them, created with their sweep or not at all,
+ * counted, ranked and cancelled in SQL. Tests commit for real, and some race real threads.
+ */
+@IntegrationTier
+@DataJpaTest(showSql = false)
+@AutoConfigureTestDatabase(replace = AutoConfigureTestDatabase.Replace.NONE)
+@Transactional(propagation = Propagation.NOT_SUPPORTED)
+@Import(JpaJobStore.class)
+abstract class SweepStoreContract {
+
+  static final Instant LATER = T0.plusSeconds(60);
+
+  @Autowired JpaJobStore jobs;
+  @Autowired TransactionTemplate tx;
+  @Autowired DataSource dataSource;
+
+  JdbcTemplate jdbc;
+  SweepStore sweeps;
+
+  @BeforeEach
+  void emptyDatabase() {
+    jdbc = new JdbcTemplate(dataSource);
+    jdbc.update("delete from jobs");
+    jdbc.update("delete from sweeps");
+    sweeps = new JdbcSweepStore(jdbc, tx);
+  }
+
+  // --- creating
+  // -----------------------------------------------------------------------------------
+
+  @Test
+  void a_trial_is_stored_exactly_as_the_job_store_stores_the_same_job_but_for_its_sweep_columns() {
+    SweepBuilder builder = aGridSweep().withTrials(1);
+    Sweep sweep = builder.sweep();
+    NewJob trial = builder.trial(sweep, 0);
+    sweeps.create(sweep, List.of(trial));
+    Job submitted =
+        jobs.submit(
+            new NewJob(
+                "01JD00000000000000000000AA",
+                trial.owner(),
+                trial.spec(),
+                null,
+                trial.createdAt()));
+
+    Map<String, Object> trialRow = row(trial.id());
+    Map<String, Object> jobRow = row(submitted.id());
+
+    assertThat(trialRow.remove("sweep_id")).isEqualTo(sweep.id());
+    assertThat(trialRow.remove("trial")).isEqualTo(0);
+    assertThat(trialRow.remove("parameters")).isEqualTo("{\"x\":0}");
+    for (String column : List.of("sweep_id", "trial", "parameters")) {
+      assertThat(jobRow.remove(column)).as(column).isNull();
+    }
+    assertThat(trialRow).isEqualTo(jobRow);
+    assertThat(labels(trial.id()))
+        .isEqualTo(labels(submitted.id()))
+        .containsEntry("sweep", sweep.id());
+    Job read = jobs.find(trial.id()).orElseThrow();
+    assertThat(read.sweepTrial()).contains(trial.trial());
+    assertThat(read.spec()).isEqualTo(trial.spec());
+  }
+
+  @Test
+  void a_sweep_reads_back_as_it_was_created() {
+    Sweep created = aGridSweep().withTrials(2).idempotencyKey("key-1").sweep();
+    sweeps.create(created, List.of());
+
+    assertThat(sweeps.find(created.id())).contains(created);
+    assertThat(sweeps.findByKey("alice", "key-1")).contains(created);
+    assertThat(sweeps.findByKey("bob", "key-1")).isEmpty();
+  }
+
+  @Test
+  void a_sweep_whose_trials_cannot_be_stored_is_not_stored_either() {
+    SweepBuilder builder = aGridSweep();
+    Sweep sweep = builder.sweep();
+    // Two trials numbered 0: the second breaks the unique (sweep, trial) index.
+    List<NewJob> trials = List.of(builder.trial(sweep, 0), builder.trial(sweep, 0));
+
+    assertThatThrownBy(() -> sweeps.create(sweep, trials)).isNotNull();
+
+    assertThat(sweeps.find(sweep.id())).isEmpty();
+    assertThat(count("jobs")).isZero();
+    assertThat(count("job_labels")).isZero();
+  }
+
+  @Test
+  void an_idempotency_key_is_its_owners_once() {
+    aGridSweep().idempotencyKey("key-1").in(sweeps);
+    aGridSweep().idempotencyKey("key-1").ownedBy("bob").in(sweeps);
+
+    assertThatThrownBy(() -> aGridSweep().idempotencyKey("key-1").in(sweeps))
+        .isInstanceOf(SweepKeyTakenException.class);
+    assertThat(count("sweeps")).isEqualTo(2);
+  }
+
+  @Test
+  void ten_thousand_trials_are_stored_with_their_sweep() {
+    Sweep sweep = aGridSweep().withTrials(10_000).in(sweeps);
+
+    assertThat(sweeps.trialCounts(sweep.id())).containsEntry(JobState.QUEUED, 10_000L);
+    assertThat(count("job_labels")).isEqualTo(30_000);
+  }
+
+  // --- reading
+  // ------------------------------------------------------------------------------------
+
+  @Test
+  void pages_sweeps_newest_first_by_owner_and_all_for_an_admin() {
+    Sweep first = aGridSweep().in(sweeps);
+    Sweep second = aGridSweep().ownedBy("bob").in(sweeps);
+    Sweep third = aGridSweep().in(sweeps);
+
+    SweepStore.SweepPage page = sweeps.page("alice", null, 1);
+    assertThat(page.items()).extracting(Sweep::id).containsExactly(third.id());
+    assertThat(sweeps.page("alice", page.nextBeforeId(), 1).items())
+        .extracting(Sweep::id)
+        .containsExactly(first.id());
+    assertThat(sweeps.page(null, null, 10).items())
+        .extracting(Sweep::id)
+        .containsExactly(third.id(), second.id(), first.id());
+  }
+
+  @Test
+  void counts_trials_in_every_state_and_ranks_the_best_by_the_goal() {
+    Sweep sweep = aGridSweep().withTrials(4).in(sweeps);
+    Sweep empty = anExternalSweep().in(sweeps);
+    start(sweep, 0);
+    setBest(sweep, 1, 0.5);
+    setBest(sweep, 2, 0.2);
+    setBest(sweep, 3, Double.NaN);
+
+    Map<String, Map<JobState, Long>> counts = sweeps.trialCounts(List.of(sweep.id(), empty.id()));
+
+    assertThat(counts.get(sweep.id()))
+        .containsOnlyKeys(JobState.values())
+        .containsEntry(JobState.RUNNING, 1L)
+        .containsEntry(JobState.QUEUED, 3L)
+        .containsEntry(JobState.SUCCEEDED, 0L);
+    assertThat(counts.get(empty.id()).values()).containsOnly(0L);
+    assertThat(sweeps.best(sweep.id(), Goal.MINIMIZE))
+        .get()
+        .extracting(BestTrial::trial)
+        .isEqualTo(2);
+    assertThat(sweeps.best(sweep.id(), Goal.MAXIMIZE))
+        .get()
+        .extracting(BestTrial::trial)
+        .isEqualTo(1);
+    assertThat(sweeps.best(empty.id(), Goal.MAXIMIZE)).isEmpty();
+  }
+
+  // --- external trials
+  // ----------------------------------------------------------------------------
+
+  @Test
+  void trials_added_at_once_get_distinct_numbers() throws Exception {
+    Sweep sweep = anExternalSweep().in(sweeps);
+    SweepBuilder builder = anExternalSweep();
+    int threads = 8;
+    CyclicBarrier start = new CyclicBarrier(threads);
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      List<Future<NewJob>> added = new ArrayList<>();
+      for (int i = 0; i < threads; i++) {
+        added.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  return sweeps.addTrial(sweep.id(), number -> builder.trial(sweep, number));
+                }));
+      }
+      List<Integer> numbers = new ArrayList<>();
+      for (Future<NewJob> trial : added) {
+        numbers.add(trial.get().trial().number());
+      }
+      assertThat(numbers).containsExactlyInAnyOrder(0, 1, 2, 3, 4, 5, 6, 7);
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(sweeps.find(sweep.id()).orElseThrow().trialCount()).isEqualTo(8);
+  }
+
+  @Test
+  void a_refused_trial_stores_nothing_and_takes_no_number() {
+    Sweep sweep = anExternalSweep().in(sweeps);
+
+    assertThatThrownBy(
+            () ->
+                sweeps.addTrial(
+                    sweep.id(),
+                    number -> {
+                      throw new IllegalArgumentException("parameters.x: out of range");
+                    }))
+        .isInstanceOf(IllegalArgumentException.class);
+
+    assertThat(sweeps.find(sweep.id()).orElseThrow().trialCount()).isZero();
+    assertThat(count("jobs")).isZero();
+  }
+
+  @Test
+  void trials_are_added_only_to_an_open_external_sweep() {
+    Sweep grid = aGridSweep().in(sweeps);
+    Sweep closed = anExternalSweep().in(sweeps);
+    sweeps.close(closed.id());
+    Sweep cancelled = anExternalSweep().in(sweeps);
+    sweeps.cancel(cancelled.id(), LATER);
+    SweepBuilder builder = anExternalSweep();
+
+    for (Sweep sweep : List.of(grid, closed, cancelled)) {
+      assertThatThrownBy(() -> sweeps.addTrial(sweep.id(), n -> builder.trial(sweep, n)))
+          .isInstanceOf(SweepConflictException.class);
+    }
+    assertThatThrownBy(() -> sweeps.close(grid.id())).isInstanceOf(SweepConflictException.class);
+    assertThatThrownBy(() -> sweeps.close(cancelled.id()))
+        .isInstanceOf(SweepConflictException.class);
+  }
+
+  // --- cancelling
+  // ---------------------------------------------------------------------------------
+
+  @Test
+  void a_cancel_cancels_queued_trials_at_once_and_running_ones_as_a_stored_fact() {
+    Sweep sweep = aGridSweep().withTrials(3).in(sweeps);
+    String running = start(sweep, 0);
+    String succeeded = start(sweep, 1);
+    jobs.endAttempt(new AttemptEnd(succeeded, 1, AttemptOutcome.succeeded(), 0, T0)).join();
+    String queued = trialId(sweep, 2);
+
+    List<String> stopped = sweeps.cancel(sweep.id(), LATER);
+
+    assertThat(stopped).containsExactly(running);
+    assertThat(jobs.find(queued).orElseThrow().state()).isEqualTo(JobState.CANCELLED);
+    assertThat(jobs.find(succeeded).orElseThrow().state()).isEqualTo(JobState.SUCCEEDED);
+    Job cancelledRunning = jobs.find(running).orElseThrow();
+    assertThat(cancelledRunning.state()).isEqualTo(JobState.CANCELLED);
+    assertThat(cancelledRunning.finishedAt()).isEqualTo(LATER);
+    assertThat(cancelledRunning.attempts().get(0).outcome()).isEqualTo(JobState.CANCELLED);
+    assertThat(jobs.standingOf(running, 1, "node-1")).isEqualTo(AttemptStanding.CANCELLED);
+    Sweep after = sweeps.find(sweep.id()).orElseThrow();
+    assertThat(after.cancelledAt()).isEqualTo(LATER);
+    assertThat(after.finishedAt()).isEqualTo(LATER);
+    assertThat(after.state(sweeps.trialCounts(sweep.id()))).isEqualTo(SweepState.CANCELLED);
+    assertThatThrownBy(() -> sweeps.cancel(sweep.id(), LATER))
+        .isInstanceOf(SweepConflictException.class);
+  }
+
+  @Test
+  void a_cancelled_trial_is_stored_as_the_job_stores_cancel_stores_a_job() {
+    Sweep sweep = aGridSweep().withTrials(1).in(sweeps);
+    String trial = start(sweep, 0);
+    Sweep other = aGridSweep().withTrials(1).in(sweeps);
+    String job = start(other, 0);
+
+    sweeps.cancel(sweep.id(), LATER);
+    jobs.cancel(job, LATER);
+
+    Map<String, Object> trialRow = row(trial);
+    Map<String, Object> jobRow = row(job);
+    for (String column : List.of("sweep_id", "parameters", "created_at", "queued_at")) {
+      trialRow.remove(column);
+      jobRow.remove(column);
+    }
+    assertThat(trialRow).isEqualTo(jobRow);
+    assertThat(attemptRow(trial)).isEqualTo(attemptRow(job));
+  }
+
+  // --- finishing
+  // ----------------------------------------------------------------------------------
+
+  @Test
+  void a_closed_sweep_is_stamped_finished_when_its_last_trial_ended() {
+    Sweep sweep = aGridSweep().withTrials(2).in(sweeps);
+    Sweep unfinished = aGridSweep().withTrials(1).in(sweeps);
+    Sweep open = anExternalSweep().in(sweeps);
+    for (int trial = 0; trial < 2; trial++) {
+      String id = start(sweep, trial);
+      jobs.endAttempt(
+              new AttemptEnd(id, 1, AttemptOutcome.succeeded(), 0, T0.plusSeconds(10 + trial)))
+          .join();
+    }
+
+    assertThat(sweeps.stampFinished(LATER)).isEqualTo(1);
+
+    assertThat(sweeps.find(sweep.id()).orElseThrow().finishedAt()).isEqualTo(T0.plusSeconds(11));
+    assertThat(sweeps.find(unfinished.id()).orElseThrow().finishedAt()).isNull();
+    assertThat(sweeps.find(open.id()).orElseThrow().finishedAt()).isNull();
+    sweeps.close(open.id());
+    assertThat(sweeps.stampFinished(open.id(), LATER).orElseThrow().finishedAt()).isEqualTo(LATER);
+    assertThat(sweeps.stampFinished(LATER)).isZero();
+  }
+
+  // --- helpers
+  // ------------------------------------------------------------------------------------
+
+  private String trialId(Sweep sweep, int trial) {
+    return jdbc.queryForObject(
+        "select id from jobs where sweep_id = ? and trial = ?", String.class, sweep.id(), trial);
+  }
+
+  /** Starts trial {@code trial} on node-1, as a claim does; its job id. */
+  private String start(Sweep sweep, int trial) {
+    String id = trialId(sweep, trial);
+    assertThat(jobs.claim(Map.of(id, JobPlacement.cpuOnly("node-1")), T0.plusSeconds(1)))
+        .hasSize(1);
+    return id;
+  }
+
+  private void setBest(Sweep sweep, int trial, double best) {
+    jdbc.update(
+        "update jobs set metric_best = ? where sweep_id = ? and trial = ?",
+        best,
+        sweep.id(),
+        trial);
+  }
+
+  private long count(String table) {
+    return jdbc.queryForObject("select count(*) from " + table, Long.class);
+  }
+
+  private Map<String, Object> row(String id) {
+    Map<String, Object> row =
+        new TreeMap<>(jdbc.queryForMap("select * from jobs where id = ?", id));
+    row.remove("id");
+    return row;
+  }
+
+  private Map<String, Object> attemptRow(String jobId) {
+    Map<String, Object> row =
+        new TreeMap<>(jdbc.queryForMap("select * from job_attempts where job_id = ?", jobId));
+    row.remove("id");
+    row.remove("job_id");
+    return row;
+  }
+
+  private Map<String, String> labels(String id) {
+    Map<String, String> labels = new TreeMap<>();
+    jdbc.query(
+        "select label_key, label_value from job_labels where job_id = ?",
+        r -> {
+          labels.put(r.getString(1), r.getString(2));
+        },
+        id);
+    return labels;
+  }
+}
