@@ -53,6 +53,15 @@ class SweepClientTest(unittest.TestCase):
     def finished(self, sweep):
         return self.gq.wait_sweep(sweep["id"], poll=0.2, timeout=WAIT, progress=False)
 
+    def settled(self, sweep):
+        """Finished, and every trial's last step read: for tests not about when that happens."""
+        done = self.finished(sweep)
+        deadline = time.monotonic() + WAIT
+        while any(row["step"] != STEPS - 1 for row in self.gq.trials(sweep["id"])):
+            self.assertLess(time.monotonic(), deadline, "trials' last steps read")
+            time.sleep(0.2)
+        return done
+
     def test_create_sweep_answers_the_sweep_with_its_trials_already_created(self):
         sweep = self.create(max_concurrent=4)
 
@@ -79,7 +88,7 @@ class SweepClientTest(unittest.TestCase):
                          % (sweep["id"], self.run_id))
 
     def test_trials_are_flat_rows_best_first_with_one_column_per_parameter(self):
-        sweep = self.finished(self.create())
+        sweep = self.settled(self.create())
 
         rows = self.gq.trials(sweep["id"], order="metric", page_size=4)
 
@@ -104,7 +113,7 @@ class SweepClientTest(unittest.TestCase):
         self.assertEqual(len(self.gq.trials(sweep["id"], state="SUCCEEDED")), 6)
         self.assertEqual(self.gq.trials(sweep["id"], state="PRUNED"), [])
 
-    def test_best_is_the_trial_with_the_lowest_loss(self):
+    def test_best_is_the_trial_with_the_lowest_loss_as_soon_as_the_sweep_is_done(self):
         sweep = self.finished(self.create())
 
         best = self.gq.best(sweep["id"])
@@ -182,7 +191,7 @@ class SweepClientTest(unittest.TestCase):
         self.assertEqual(done["trials"]["total"], 1)
 
     def test_metrics_returns_every_step_a_trial_reported(self):
-        sweep = self.finished(self.create({"lr": [0.01], "layers": [2]}))
+        sweep = self.settled(self.create({"lr": [0.01], "layers": [2]}))
         job_id = self.gq.trials(sweep["id"])[0]["jobId"]
 
         series = self.gq.metrics(job_id)
