@@ -7,6 +7,14 @@
     job = gq.wait(job["id"])                    # one-line progress, returns the finished job
     print(gq.logs(job["id"], tail=20))
 
+A sweep is one request for many trials; gpuq ranks them by a reported metric:
+
+    sweep = gq.create_sweep(["python3", "train.py", "--lr={lr}", "--seed={seed}"],
+                            {"lr": [1e-3, 3e-4], "seed": [1, 2, 3]}, metric="val_loss", gpus=1)
+    gq.wait_sweep(sweep["id"])                  # done, running, queued, pruned, best so far
+    pandas.DataFrame(gq.trials(sweep["id"], order="metric"))
+    gq.best(sweep["id"])                        # {"jobId", "trial", "parameters", "value", ...}
+
 In a training script run by gpuq, report metrics (no network, no token; a no-op elsewhere):
 
     import gpuq
@@ -29,9 +37,10 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-__all__ = ["Client", "GpuqError", "TERMINAL_STATES", "report"]
+__all__ = ["Client", "GpuqError", "SWEEP_TERMINAL_STATES", "TERMINAL_STATES", "report"]
 
 TERMINAL_STATES = frozenset({"SUCCEEDED", "FAILED", "CANCELLED", "PRUNED"})
+SWEEP_TERMINAL_STATES = frozenset({"DONE", "CANCELLED"})
 
 DEFAULT_URL = "http://localhost:8080"
 TOKEN_FILE = os.path.join("~", ".config", "gpuq", "token")
@@ -104,20 +113,9 @@ class Client:
         fields: any other field of the request (name, env, framework, priority, timeout,
         retry, labels, resources, working_dir/workingDir); timeout may be a timedelta or seconds.
         """
-        body = {"command": _argv(command)}
-        for key, value in fields.items():
-            if value is not None:
-                body[_FIELD_NAMES.get(key, key)] = value
-        resources = dict(body.get("resources") or {})
-        for key, value in (("gpus", gpus), ("gpuMemory", gpu_memory), ("gpuFraction", gpu_fraction)):
-            if value is not None:
-                resources[key] = value
-        if resources:
-            body["resources"] = resources
-        if "timeout" in body:
-            body["timeout"] = _iso_duration(body["timeout"])
-        headers = {"Idempotency-Key": str(idempotency_key)} if idempotency_key is not None else {}
-        return self._json("POST", "/api/v1/jobs", body=body, headers=headers)
+        body = self._job_body(command, gpus, gpu_memory, gpu_fraction, fields)
+        return self._json("POST", "/api/v1/jobs", body=body,
+                          headers=_idempotency(idempotency_key))
 
     def get(self, job_id):
         """The job with this id."""
@@ -126,7 +124,8 @@ class Client:
     def list(self, state=None, labels=None, page_size=None):
         """Iterates over the jobs the token may see, newest first, fetching page after page.
 
-        state: QUEUED, RUNNING, SUCCEEDED, FAILED or CANCELLED; labels: {key: value}, all must match.
+        state: QUEUED, RUNNING, SUCCEEDED, FAILED, CANCELLED or PRUNED;
+        labels: {key: value}, all must match.
         """
         query = []
         if state:
@@ -135,18 +134,7 @@ class Client:
             query.append(("label", "%s:%s" % (key, value)))
         if page_size:
             query.append(("limit", str(page_size)))
-        cursor = None
-        while True:
-            page_query = query + ([("cursor", cursor)] if cursor else [])
-            path = "/api/v1/jobs"
-            if page_query:
-                path += "?" + urllib.parse.urlencode(page_query)
-            page = self._json("GET", path)
-            for job in page.get("items", []):
-                yield job
-            cursor = page.get("nextCursor")
-            if not cursor:
-                return
+        return self._pages("/api/v1/jobs", query)
 
     def cancel(self, job_id):
         """Cancels a queued or running job (its whole process tree) and returns it."""
@@ -226,6 +214,113 @@ class Client:
             return runs
         return self._wait_all(runs, progress, poll, file or sys.stderr, sweep_id)
 
+    # ---- sweeps (one request for many trials; gpuq ranks them and stops the bad ones) ---------
+
+    def create_sweep(self, command, parameters, method="grid", metric=None, goal="minimize",
+                     max_concurrent=None, early_stopping=None, trials=None, seed=None,
+                     idempotency_key=None, gpus=None, gpu_memory=None, gpu_fraction=None,
+                     **job_fields):
+        """Creates a sweep in one request and returns it (its trials already exist as jobs).
+
+        command: argv (or a string, split with shlex) with {name} placeholders, which gpuq
+        replaces by each trial's parameter values, e.g. ["python3", "train.py", "--lr={lr}"].
+        parameters: per name a list of values ({"values": [...]}) or a range dict
+        {"min", "max", "scale": "linear"|"log", "type": "float"|"int"}.
+        method: "grid" (every combination), "random" (`trials` samples from `seed`) or
+        "external" (trials added one by one with add_trial, then close_sweep).
+        metric: the reported value that ranks trials, a name (ranked by `goal`, "minimize" or
+        "maximize") or a dict {"name", "goal"}.
+        max_concurrent: most trials running at once. early_stopping: a dict such as
+        {"type": "median", "startupTrials": 5, "warmupSteps": 10}, or just "median" / "asha".
+        idempotency_key: a repeated call with the same key returns the first sweep.
+        job_fields: the trials' template, as for submit (name, env, framework, labels, ...).
+        """
+        body = self._job_body(command, gpus, gpu_memory, gpu_fraction, job_fields)
+        body["parameters"] = {name: _parameter(spec) for name, spec in parameters.items()}
+        body["method"] = method
+        if metric is not None:
+            body["metric"] = dict(metric) if isinstance(metric, dict) else {"name": metric,
+                                                                             "goal": goal}
+        if max_concurrent is not None:
+            body["maxConcurrent"] = max_concurrent
+        if early_stopping is not None:
+            body["earlyStopping"] = ({"type": early_stopping}
+                                     if isinstance(early_stopping, str) else early_stopping)
+        if trials is not None:
+            body["trials"] = trials
+        if seed is not None:
+            body["seed"] = seed
+        return self._json("POST", "/api/v1/sweeps", body=body,
+                          headers=_idempotency(idempotency_key))
+
+    def get_sweep(self, sweep_id):
+        """The sweep with this id: state, trial counts per state, metric, best trial so far."""
+        return self._json("GET", "/api/v1/sweeps/" + _quote(sweep_id))
+
+    def sweeps(self, page_size=None):
+        """Iterates over the sweeps the token may see, newest first, fetching page after page."""
+        query = [("limit", str(page_size))] if page_size else []
+        return self._pages("/api/v1/sweeps", query)
+
+    def wait_sweep(self, sweep_id, poll=2.0, timeout=None, progress=True, file=None):
+        """Waits until the sweep is DONE or CANCELLED and returns it.
+
+        progress: rewrites one line on file (default stderr): trials done (succeeded), running,
+        queued, pruned (and failed or cancelled, if any), and the best value so far.
+        timeout: seconds, after which TimeoutError is raised (the sweep goes on).
+        """
+        line = _ProgressLine(file or sys.stderr, progress)
+        while True:
+            sweep = self.get_sweep(sweep_id)
+            line.show(_sweep_progress(sweep))
+            if sweep["state"] in SWEEP_TERMINAL_STATES:
+                line.end()
+                return sweep
+            if timeout is not None and line.elapsed() >= timeout:
+                line.end()
+                raise TimeoutError("sweep %s is still %s after %.0f s"
+                                   % (sweep_id, sweep["state"], line.elapsed()))
+            time.sleep(poll)
+
+    def trials(self, sweep_id, order=None, state=None, page_size=None):
+        """The sweep's trials as a list of flat dicts, ready for pandas.DataFrame(...).
+
+        Each has jobId, trial, state, value (the metric's last), bestValue, step, and one key
+        per parameter (a parameter named like one of those keys becomes "params_<name>").
+        order: "metric" (best first, whatever the goal), "-metric" or "created".
+        state: only trials in this state (QUEUED, RUNNING, SUCCEEDED, PRUNED, ...).
+        """
+        query = []
+        if order:
+            query.append(("order", order))
+        if state:
+            query.append(("state", state))
+        if page_size:
+            query.append(("limit", str(page_size)))
+        path = "/api/v1/sweeps/%s/trials" % _quote(sweep_id)
+        return [_flat_trial(row) for row in self._pages(path, query)]
+
+    def best(self, sweep_id):
+        """The sweep's best trial so far, {jobId, trial, parameters, value, step}, or None."""
+        return self.get_sweep(sweep_id).get("best")
+
+    def add_trial(self, sweep_id, parameters):
+        """Adds one trial with these parameters to an external sweep and returns its job."""
+        return self._json("POST", "/api/v1/sweeps/%s/trials" % _quote(sweep_id),
+                          body={"parameters": parameters})
+
+    def close_sweep(self, sweep_id):
+        """Says no trial will be added to an external sweep; it is DONE when the last ends."""
+        return self._json("POST", "/api/v1/sweeps/%s/close" % _quote(sweep_id))
+
+    def cancel_sweep(self, sweep_id):
+        """Cancels the sweep's queued and running trials and returns the sweep."""
+        return self._json("POST", "/api/v1/sweeps/%s/cancel" % _quote(sweep_id))
+
+    def metrics(self, job_id):
+        """What a job (or trial) reported, in the order read: [{"step", "values", "at"}, ...]."""
+        return self._json("GET", "/api/v1/jobs/%s/metrics" % _quote(job_id))["series"]
+
     # ---- plumbing ----------------------------------------------------------------------------
 
     def _wait_all(self, runs, progress, poll, out, sweep_id):
@@ -248,6 +343,34 @@ class Client:
                 line.end()
                 return [(params, jobs[job["id"]]) for params, job in runs]
             time.sleep(poll)
+
+    def _job_body(self, command, gpus, gpu_memory, gpu_fraction, fields):
+        body = {"command": _argv(command)}
+        for key, value in fields.items():
+            if value is not None:
+                body[_FIELD_NAMES.get(key, key)] = value
+        resources = dict(body.get("resources") or {})
+        for key, value in (("gpus", gpus), ("gpuMemory", gpu_memory), ("gpuFraction", gpu_fraction)):
+            if value is not None:
+                resources[key] = value
+        if resources:
+            body["resources"] = resources
+        if "timeout" in body:
+            body["timeout"] = _iso_duration(body["timeout"])
+        return body
+
+    def _pages(self, path, query):
+        """Yields the items of every page of a list answer, following nextCursor."""
+        cursor = None
+        while True:
+            page_query = query + ([("cursor", cursor)] if cursor else [])
+            page = self._json("GET", path + ("?" + urllib.parse.urlencode(page_query)
+                                             if page_query else ""))
+            for item in page.get("items", []):
+                yield item
+            cursor = page.get("nextCursor")
+            if not cursor:
+                return
 
     def _json(self, method, path, body=None, headers=None):
         with self._open(method, path, body=body, headers=headers) as response:
@@ -400,6 +523,44 @@ def _plain_number(value, name):
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError("%s must be a number, not %s" % (name, type(value).__name__))
     return int(value) if isinstance(value, numbers.Integral) else float(value)
+
+
+def _idempotency(key):
+    return {"Idempotency-Key": str(key)} if key is not None else {}
+
+
+def _parameter(spec):
+    """A parameter as the API takes it: a list or tuple of values becomes {"values": [...]}."""
+    if isinstance(spec, (list, tuple)):
+        return {"values": list(spec)}
+    return spec
+
+
+_TRIAL_COLUMNS = ("jobId", "trial", "state", "value", "bestValue", "step")
+
+
+def _flat_trial(row):
+    flat = {column: row.get(column) for column in _TRIAL_COLUMNS}
+    for name, value in (row.get("parameters") or {}).items():
+        flat["params_" + name if name in _TRIAL_COLUMNS else name] = value
+    return flat
+
+
+def _sweep_progress(sweep):
+    counts = sweep.get("trials") or {}
+    name = sweep.get("name")
+    text = "%s (%s)" % (sweep["id"], name) if name else sweep["id"]
+    text += " %s: %d trials: %d done, %d running, %d queued, %d pruned" % (
+        sweep["state"], counts.get("total", 0), counts.get("SUCCEEDED", 0),
+        counts.get("RUNNING", 0), counts.get("QUEUED", 0), counts.get("PRUNED", 0))
+    for state in ("FAILED", "CANCELLED"):
+        if counts.get(state):
+            text += ", %d %s" % (counts[state], state.lower())
+    best = sweep.get("best")
+    if best and best.get("value") is not None:
+        metric = (sweep.get("metric") or {}).get("name", "value")
+        text += "; best %s %.6g (trial %s)" % (metric, best["value"], best.get("trial"))
+    return text
 
 
 def _argv(command):
