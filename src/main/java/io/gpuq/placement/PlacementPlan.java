@@ -2,7 +2,6 @@ package io.gpuq.placement;
 
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -19,10 +18,7 @@ import java.util.Optional;
  *     on a node without GPUs
  */
 public record PlacementPlan(
-    List<PlacementDecision> starts,
-    Optional<Instant> retryAt,
-    Map<String, Wait> waits,
-    FreeGpu mostFree) {
+    List<PlacementDecision> starts, Optional<Instant> retryAt, Waits waits, FreeGpu mostFree) {
 
   /** A GPU's memory still available to budgets. */
   public record FreeGpu(int index, long availableBytes) {}
@@ -30,10 +26,10 @@ public record PlacementPlan(
   public PlacementPlan {
     starts = List.copyOf(starts);
     Objects.requireNonNull(retryAt, "retryAt");
-    waits = Map.copyOf(waits);
+    Objects.requireNonNull(waits, "waits");
   }
 
   public PlacementPlan(List<PlacementDecision> starts, Optional<Instant> retryAt) {
-    this(starts, retryAt, Map.of(), null);
+    this(starts, retryAt, Waits.NONE, null);
   }
 }

@@ -6,9 +6,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -321,7 +319,7 @@ public final class Placer {
 
     PlacementPlan run(PlacementRequest[] ordered, int freeCpuSlots) {
       List<PlacementDecision> starts = new ArrayList<>();
-      Map<String, Wait> waits = new HashMap<>();
+      Wait[] waits = new Wait[ordered.length];
       int lookahead = policy.lookahead();
       int cpuSlotsLeft = Math.min(freeCpuSlots, lookahead);
       int cpuJobsLeft = lookahead;
@@ -331,7 +329,8 @@ public final class Placer {
       // The jobs after a reservation's head are named as waiting for it, up to the lookahead they
       // would have been examined in.
       int namedAsReserved = lookahead;
-      for (PlacementRequest r : ordered) {
+      for (int i = 0; i < ordered.length; i++) {
+        PlacementRequest r = ordered[i];
         if (cpuJobsLeft == 0 && gpuJobsLeft == 0 && reserved == null) {
           break;
         }
@@ -340,20 +339,20 @@ public final class Placer {
             cpuSlotsLeft--;
             starts.add(PlacementDecision.cpuOnly(r.jobId()));
           } else if (cpuJobsLeft > 0) {
-            waits.put(r.jobId(), NO_CPU_SLOT);
+            waits[i] = NO_CPU_SLOT;
           }
           cpuJobsLeft = Math.max(0, cpuJobsLeft - 1);
           continue;
         }
         if (!fitsEmptyNode(r, schedulableDescending)) {
           if (gpuJobsLeft > 0 || reserved != null) {
-            waits.put(r.jobId(), new Wait.NeverHere(whyNot(r, schedulableDescending)));
+            waits[i] = new Wait.NeverHere(whyNot(r, schedulableDescending));
           }
           continue;
         }
         if (gpuJobsLeft == 0) {
           if (reserved != null) {
-            waits.put(r.jobId(), reserved);
+            waits[i] = reserved;
             if (--namedAsReserved == 0) {
               reserved = null;
             }
@@ -368,11 +367,10 @@ public final class Placer {
           refreshBounds();
           continue;
         }
-        waits.put(
-            r.jobId(),
+        waits[i] =
             heldBySpacingOn >= 0
                 ? new Wait.StartSpacing(heldBySpacingOn)
-                : new Wait.NoRoom(r.gpus(), bytesPerGpu(r)));
+                : new Wait.NoRoom(r.gpus(), bytesPerGpu(r));
         if (!headFound && couldStartOnceDrained(r)) {
           headFound = true;
           if (!r.queuedSince().plus(policy.maxWaitBeforeReservation()).isAfter(now)) {
@@ -382,7 +380,8 @@ public final class Placer {
           }
         }
       }
-      return new PlacementPlan(starts, Optional.ofNullable(retryAt), waits, mostFree());
+      return new PlacementPlan(
+          starts, Optional.ofNullable(retryAt), new Waits(ordered, waits), mostFree());
     }
 
     /** What a job needs on each GPU, for a person: -1 for a whole GPU. */

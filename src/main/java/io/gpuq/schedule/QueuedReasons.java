@@ -38,7 +38,7 @@ public final class QueuedReasons {
       return WaitWords.sweepFull(sweepLimit);
     }
     if (job.gpus() == 0 && pass.freeCpuSlots() == 0) {
-      return WaitWords.of(new io.gpuq.placement.Wait.NoCpuSlot(), null, pass.node());
+      return WaitWords.noCpuSlot(pass.node());
     }
     // Beyond what the pass looked at (its lookahead).
     return WaitWords.behind(jobs.queuedAhead(job.id()));

@@ -33,6 +33,10 @@ public final class WaitWords {
     if (wait instanceof Wait.NeverHere never) {
       return "cannot run on node " + node + ": " + never.why();
     }
+    return noCpuSlot(node);
+  }
+
+  public static String noCpuSlot(String node) {
     return "waiting for a free CPU slot on node " + node;
   }
 

@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
@@ -236,7 +237,7 @@ abstract class JobStoreContract {
     Job first = aQueuedJob().trialOf(new SweepTrial(sweep, 1, "{}")).in(store());
     Job second = aQueuedJob().trialOf(new SweepTrial(sweep, 2, "{}")).in(store());
     Job ofItsOwn = aQueuedJob().in(store());
-    Map<String, JobPlacement> placements = new java.util.LinkedHashMap<>();
+    Map<String, JobPlacement> placements = new LinkedHashMap<>();
     placements.put(first.id(), JobPlacement.cpuOnly("node-1"));
     placements.put(second.id(), JobPlacement.cpuOnly("node-1"));
     placements.put(ofItsOwn.id(), JobPlacement.cpuOnly("node-1"));
@@ -256,7 +257,7 @@ abstract class JobStoreContract {
     for (int n = 0; n < 4; n++) {
       trials.add(aQueuedJob().trialOf(new SweepTrial(sweep, n, "{}")).in(store()).id());
     }
-    Map<String, JobPlacement> placements = new java.util.LinkedHashMap<>();
+    Map<String, JobPlacement> placements = new LinkedHashMap<>();
     trials.forEach(id -> placements.put(id, JobPlacement.cpuOnly("node-1")));
 
     assertThat(store().claim(placements, T0.plusSeconds(5)))
@@ -294,7 +295,7 @@ abstract class JobStoreContract {
           race(
               8,
               node -> {
-                Map<String, JobPlacement> mine = new java.util.LinkedHashMap<>();
+                Map<String, JobPlacement> mine = new LinkedHashMap<>();
                 mine.put(trials.get(2 * node), JobPlacement.cpuOnly("node-" + node));
                 mine.put(trials.get(2 * node + 1), JobPlacement.cpuOnly("node-" + node));
                 return store().claim(mine, T0);

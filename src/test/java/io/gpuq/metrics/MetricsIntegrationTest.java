@@ -121,7 +121,9 @@ class MetricsIntegrationTest extends MetricsIntegrationSupport {
         .containsExactlyInAnyOrder(
             "gpuq_job_resident_memory_bytes",
             "gpuq_job_cpu_seconds_total",
-            "gpuq_job_cpu_usage_ratio");
+            "gpuq_job_cpu_usage_ratio",
+            // Every running job has its info series, GPU or not.
+            "gpuq_job_info");
 
     awaitState(id, "SUCCEEDED");
     await()

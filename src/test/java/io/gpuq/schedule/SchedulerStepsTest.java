@@ -18,6 +18,7 @@ import io.gpuq.placement.Placer;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -87,7 +88,7 @@ class SchedulerStepsTest {
   @Test
   void a_pass_starts_no_more_trials_than_their_sweeps_limit_and_gives_the_slot_to_the_job_behind() {
     store.limitTrials("sweep-1", 1);
-    List<Job> trials = new java.util.ArrayList<>();
+    List<Job> trials = new ArrayList<>();
     for (int n = 0; n < 3; n++) {
       trials.add(
           aQueuedJob()
@@ -117,7 +118,7 @@ class SchedulerStepsTest {
         new JobService(new EndsStoredLater(store, Duration.ofMillis(300)), clock, List.of());
     Scheduler late = aSchedulerOver(lateEnds);
     store.limitTrials("sweep-1", 1);
-    List<Job> trials = new java.util.ArrayList<>();
+    List<Job> trials = new ArrayList<>();
     for (int n = 0; n < 3; n++) {
       trials.add(
           aQueuedJob()

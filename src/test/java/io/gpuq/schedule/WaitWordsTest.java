@@ -26,7 +26,7 @@ class WaitWordsTest {
   private static Map<String, String> reasons(
       Placer placer, List<GpuCapacity> gpus, int cpuSlots, RequestBuilder... requests) {
     PlacementPlan plan = placer.plan(gpus, cpuSlots, queue(requests), NOW);
-    return plan.waits().entrySet().stream()
+    return plan.waits().asMap().entrySet().stream()
         .collect(
             java.util.stream.Collectors.toMap(
                 Map.Entry::getKey, e -> WaitWords.of(e.getValue(), plan.mostFree(), "a")));
