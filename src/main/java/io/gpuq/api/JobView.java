@@ -7,6 +7,7 @@ import io.gpuq.job.Job;
 import io.gpuq.job.JobAttempt;
 import io.gpuq.job.JobPlacement;
 import io.gpuq.job.JobState;
+import io.gpuq.job.ReportedMetrics;
 import io.gpuq.job.SweepTrial;
 import io.swagger.v3.oas.annotations.media.Schema;
 import java.time.Instant;
@@ -58,7 +59,33 @@ public record JobView(
             description = "the trial's parameters, by name; absent for a job of its own")
         @JsonInclude(JsonInclude.Include.NON_NULL)
         @JsonRawValue
-        String parameters) {
+        String parameters,
+    @Schema(
+            description =
+                "what the run reported through GPUQ_METRICS_FILE; null when it reported nothing")
+        MetricsView metrics) {
+
+  /**
+   * The latest value of each metric and their step; for a sweep's trial, the best value of the
+   * sweep's metric ({@code null} until reported). NaN and infinite values are null.
+   */
+  @Schema(name = "JobMetrics")
+  public record MetricsView(
+      Map<String, Double> latest,
+      Long step,
+      @JsonInclude(JsonInclude.Include.NON_NULL)
+          @Schema(description = "for a sweep's trial: {\"<metric>\": best value}")
+          Map<String, Double> best) {
+
+    static MetricsView of(ReportedMetrics metrics) {
+      Map<String, Double> best = null;
+      if (metrics.metric() != null) {
+        best = new java.util.LinkedHashMap<>();
+        best.put(metrics.metric(), metrics.best());
+      }
+      return new MetricsView(metrics.latest(), metrics.step(), best);
+    }
+  }
 
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @Schema(name = "Resources")
@@ -128,6 +155,7 @@ public record JobView(
         job.attempts().stream().map(AttemptView::of).toList(),
         trial.map(SweepTrial::sweepId).orElse(null),
         trial.map(SweepTrial::number).orElse(null),
-        trial.map(SweepTrial::parametersJson).orElse(null));
+        trial.map(SweepTrial::parametersJson).orElse(null),
+        job.reportedMetrics().map(MetricsView::of).orElse(null));
   }
 }

@@ -93,6 +93,12 @@ public class JobService {
     return cancelled;
   }
 
+  /** The first {@code limit} points a job's run reported, for a caller who may see the job. */
+  public List<ReportedPoint> metrics(Caller caller, String id, int limit) {
+    accessible(caller, id);
+    return store.metricsOf(id, limit);
+  }
+
   private Job accessible(Caller caller, String id) {
     Job job = store.find(id).orElseThrow(() -> new JobNotFoundException(id));
     if (!caller.mayAccessJobOf(job.owner())) {

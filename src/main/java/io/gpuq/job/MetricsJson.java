@@ -2,6 +2,8 @@ package io.gpuq.job;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonToken;
 import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -27,9 +29,31 @@ final class MetricsJson {
     return json == null ? new LinkedHashMap<>() : JSON.readValue(json, VALUES);
   }
 
-  /** One value of a stored object, without reading the others into a map; null when absent. */
-  static Double readValue(String json, String name) {
-    return readValues(json).get(name);
+  /**
+   * One value of a stored object, read without building the others (a sweep's every point is read
+   * at each poll that has news of it).
+   *
+   * @return empty when the object lacks it; NaN for a null (NaN or infinite when reported)
+   */
+  static java.util.OptionalDouble readValue(String json, String name) {
+    try (JsonParser parser = JSON.createParser(json)) {
+      if (parser.nextToken() != JsonToken.START_OBJECT) {
+        return java.util.OptionalDouble.empty();
+      }
+      for (JsonToken token = parser.nextToken();
+          token == JsonToken.PROPERTY_NAME;
+          token = parser.nextToken()) {
+        boolean wanted = name.equals(parser.currentName());
+        JsonToken value = parser.nextToken();
+        if (wanted) {
+          return value == JsonToken.VALUE_NULL
+              ? java.util.OptionalDouble.of(Double.NaN)
+              : java.util.OptionalDouble.of(parser.getDoubleValue());
+        }
+        parser.skipChildren();
+      }
+      return java.util.OptionalDouble.empty();
+    }
   }
 
   static Double finiteOrNull(Double value) {

@@ -12,7 +12,6 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.hibernate.Session;
 
 /** {@link MetricsRows} in the transaction's own connection. */
@@ -197,12 +196,11 @@ class MetricsRowsImpl implements MetricsRows {
                 }
                 String json = row.getString(6);
                 if (json != null) {
-                  Map<String, Double> point = MetricsJson.readValues(json);
-                  if (point.containsKey(metric)) {
-                    Double value = point.get(metric);
+                  java.util.OptionalDouble value = MetricsJson.readValue(json, metric);
+                  if (value.isPresent()) {
                     values.add(
                         new TrialSeries.Value(
-                            row.getLong(5), value == null ? Double.NaN : value, instant(row, 7)));
+                            row.getLong(5), value.getAsDouble(), instant(row, 7)));
                   }
                 }
               }

@@ -73,7 +73,7 @@ public final class MetricsReading implements PeriodicDuty {
 
   @Override
   public String name() {
-    return "metrics";
+    return "reported-metrics";
   }
 
   @Override

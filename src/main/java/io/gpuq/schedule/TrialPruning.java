@@ -29,6 +29,7 @@ import org.slf4j.LoggerFactory;
 public final class TrialPruning {
 
   private static final Logger log = LoggerFactory.getLogger(TrialPruning.class);
+  private static final int MAX_CACHED_RULES = 1000;
 
   private final JobStore store;
   private final Workers workers;
@@ -80,6 +81,10 @@ public final class TrialPruning {
   }
 
   private Optional<EarlyStopping> ruleOf(SweepMetric sweep) {
+    if (ruleBySweep.size() >= MAX_CACHED_RULES) {
+      // Sweeps end; reading a rule again costs microseconds, so forgetting them all is enough.
+      ruleBySweep.clear();
+    }
     return ruleBySweep.computeIfAbsent(
         sweep.sweepId(),
         id -> {

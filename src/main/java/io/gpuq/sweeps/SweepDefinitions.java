@@ -1,5 +1,6 @@
 package io.gpuq.sweeps;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import io.gpuq.job.JobRequest;
 import io.gpuq.sweep.SweepDefinition;
 import io.gpuq.sweep.SweepRequest;
@@ -14,7 +15,12 @@ import tools.jackson.databind.json.JsonMapper;
  */
 final class SweepDefinitions {
 
-  private static final JsonMapper JSON = JsonMapper.builder().build();
+  // Fields the user left out stay out: the early-stopping rule reads back as it was given.
+  private static final JsonMapper JSON =
+      JsonMapper.builder()
+          .changeDefaultPropertyInclusion(
+              inclusion -> inclusion.withValueInclusion(JsonInclude.Include.NON_NULL))
+          .build();
 
   private SweepDefinitions() {}
 

@@ -17,6 +17,7 @@ import io.gpuq.sweep.ExternalTrials;
 import io.gpuq.sweep.InvalidSweepException;
 import io.gpuq.sweep.Sweep;
 import io.gpuq.sweep.SweepAccessDeniedException;
+import io.gpuq.sweep.SweepConflictException;
 import io.gpuq.sweep.SweepDefinition;
 import io.gpuq.sweep.SweepKeyReusedException;
 import io.gpuq.sweep.SweepKeyTakenException;
@@ -250,7 +251,7 @@ public class SweepService {
     Sweep sweep = accessible(caller, sweepId);
     if (!sweep.isExternal()) {
       // Said before the definition is rebuilt; the store says it again under the row's lock.
-      throw new io.gpuq.sweep.SweepConflictException(
+      throw new SweepConflictException(
           "sweep "
               + sweepId
               + " is a "

@@ -219,6 +219,12 @@ class SweepApiIntegrationTest extends IntegrationTest {
     }
 
     @Test
+    void a_variable_gpuq_sets_for_trials() {
+      assertRefused(
+          aGridSweep().values("lr", 1).env("GPUQ_PARAMS", "{}").json(), "env.GPUQ_PARAMS");
+    }
+
+    @Test
     void a_trial_whose_job_is_invalid_names_the_template_field() {
       assertRefused(aGridSweep().values("lr", 1).field("timeout", "PT0S").json(), "timeout");
     }

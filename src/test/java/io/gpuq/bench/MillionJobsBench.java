@@ -253,7 +253,7 @@ public final class MillionJobsBench {
   private static final String JOB_COLUMNS =
       "id, owner, name, state, failure_reason, exit_code, attempt, command, env, framework, gpus,"
           + " priority, max_attempts, oom_growth, node, placement, created_at, queued_at,"
-          + " started_at, finished_at, version";
+          + " started_at, finished_at, version, metrics_done";
   private static final String LABEL_COLUMNS = "job_id, label_key, label_value";
   private static final String ATTEMPT_COLUMNS =
       "job_id, attempt, node, placement, budget_bytes, started_at, finished_at, outcome,"
@@ -327,7 +327,9 @@ public final class MillionJobsBench {
               createdAt,
               startedAt,
               finishedAt,
-              "0");
+              "0",
+              // As gpuq leaves a finished job once its metrics file is read (there is none).
+              done ? "true" : "false");
           csvLine(labels, id, "team", "team-" + random.nextInt(10));
           csvLine(labels, id, "project", "p-" + random.nextInt(1000));
           if (done) {

@@ -448,6 +448,54 @@ class IsolationIntegrationTest {
     return job.get("failureMessage").asString();
   }
 
+  @Test
+  void a_job_reports_metrics_as_its_owners_account_and_gpuq_reads_them() {
+    String id =
+        alice.submit(
+            aJob()
+                .shell(
+                    "echo '{\"step\": 1, \"loss\": 0.5}' >> \"$GPUQ_METRICS_FILE\";"
+                        + " stat -c %U \"$GPUQ_METRICS_FILE\"")
+                .json());
+
+    assertThat(awaitEnd(alice, id).get("state").asString()).isEqualTo("SUCCEEDED");
+    assertThat(logOf(alice, id)).containsExactly(ALICE);
+    await()
+        .atMost(SOON)
+        .untilAsserted(
+            () ->
+                assertThat(alice.get("/api/v1/jobs/" + id + "/metrics").json().get("series"))
+                    .singleElement()
+                    .satisfies(
+                        p -> assertThat(p.get("values").get("loss").asDouble()).isEqualTo(0.5)));
+  }
+
+  @Test
+  void a_metrics_file_replaced_by_a_link_to_gpuqs_token_or_a_fifo_is_never_read() {
+    String link =
+        alice.submit(
+            aJob()
+                .shell("ln -s " + dataDir.resolve("admin.token") + " \"$GPUQ_METRICS_FILE\"")
+                .json());
+    String fifo = alice.submit(aJob().shell("mkfifo \"$GPUQ_METRICS_FILE\"").json());
+    awaitEnd(alice, link);
+    awaitEnd(alice, fifo);
+    // Read after both: a poll blocked on the FIFO would never get to it.
+    String after =
+        alice.submit(aJob().shell("echo '{\"loss\": 1}' >> \"$GPUQ_METRICS_FILE\"").json());
+    awaitEnd(alice, after);
+
+    await()
+        .atMost(SOON)
+        .untilAsserted(
+            () ->
+                assertThat(alice.get("/api/v1/jobs/" + after + "/metrics").json().get("series"))
+                    .hasSize(1));
+    assertThat(alice.get("/api/v1/jobs/" + link + "/metrics").json().get("series")).isEmpty();
+    assertThat(alice.get("/api/v1/jobs/" + fifo + "/metrics").json().get("series")).isEmpty();
+    assertThat(alice.job(link).get("metrics").isNull()).isTrue();
+  }
+
   private static JsonNode awaitEnd(HttpApi api, String id) {
     await()
         .atMost(SOON)

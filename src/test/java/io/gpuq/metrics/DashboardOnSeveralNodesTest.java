@@ -42,7 +42,7 @@ import tools.jackson.databind.JsonNode;
 class DashboardOnSeveralNodesTest {
 
   private static final List<String> STATES =
-      List.of("QUEUED", "RUNNING", "SUCCEEDED", "FAILED", "CANCELLED");
+      List.of("QUEUED", "RUNNING", "SUCCEEDED", "FAILED", "CANCELLED", "PRUNED");
   private static final Pattern ONE_STATE = Pattern.compile("state\\s*=\\s*\"([A-Z]+)\"");
   private static final Duration SOON = Duration.ofSeconds(30);
 
@@ -80,7 +80,18 @@ class DashboardOnSeveralNodesTest {
         assertThat(truth)
             .isEqualTo(
                 Map.of(
-                    "QUEUED", 3L, "RUNNING", 2L, "SUCCEEDED", 3L, "FAILED", 1L, "CANCELLED", 1L));
+                    "QUEUED",
+                    3L,
+                    "RUNNING",
+                    2L,
+                    "SUCCEEDED",
+                    3L,
+                    "FAILED",
+                    1L,
+                    "CANCELLED",
+                    1L,
+                    "PRUNED",
+                    0L));
 
         Promtool.UnitTest test = new Promtool.UnitTest();
         for (GpuqCluster.Node node : List.of(a, b)) {

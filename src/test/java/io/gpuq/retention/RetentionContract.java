@@ -70,14 +70,22 @@ abstract class RetentionContract {
   }
 
   @Test
-  void every_finished_state_ages_alike() {
-    for (JobState state : List.of(JobState.SUCCEEDED, JobState.FAILED, JobState.CANCELLED)) {
-      aJob().in(state).finishedAt(CUTOFF.minus(Duration.ofDays(30))).storedIn(jdbc);
+  void every_finished_state_ages_alike_with_the_metrics_its_run_reported() {
+    for (JobState state : JobState.values()) {
+      if (state.isTerminal()) {
+        String id = aJob().in(state).finishedAt(CUTOFF.minus(Duration.ofDays(30))).storedIn(jdbc);
+        jdbc.update(
+            "insert into job_metrics (job_id, seq, step, metric_values, read_at)"
+                + " values (?, 0, 1, '{\"loss\":0.5}', ?)",
+            id,
+            CUTOFF.minus(Duration.ofDays(31)).atOffset(java.time.ZoneOffset.UTC));
+      }
     }
 
     retaining(WEEK).runOnce();
 
     assertThat(jobIds()).isEmpty();
+    assertThat(jdbc.queryForObject("select count(*) from job_metrics", Integer.class)).isZero();
   }
 
   @Test

@@ -14,6 +14,7 @@ import io.gpuq.job.SweepMetric;
 import io.gpuq.job.SweepTrial;
 import io.gpuq.launch.JobFiles;
 import io.gpuq.launch.StopReason;
+import io.gpuq.sweep.Asha;
 import io.gpuq.sweep.EarlyStopping;
 import io.gpuq.sweep.MedianStopping;
 import io.gpuq.sweep.MetricsFileReader;
@@ -41,9 +42,14 @@ import org.junit.jupiter.api.io.TempDir;
 class MetricsReadingTest {
 
   private static final String MEDIAN = "{\"type\":\"median\",\"startupTrials\":1}";
+  private static final String ASHA = "{\"type\":\"asha\",\"minSteps\":1,\"reductionFactor\":2}";
   private static final Function<String, Optional<EarlyStopping>> RULES =
       json ->
-          Optional.<EarlyStopping>of(new MedianStopping(1, 0)).filter(rule -> MEDIAN.equals(json));
+          switch (json) {
+            case MEDIAN -> Optional.of(new MedianStopping(1, 0));
+            case ASHA -> Optional.of(new Asha(1, 2));
+            default -> Optional.empty();
+          };
 
   @TempDir Path dataDir;
   private final InMemoryJobStore store = new InMemoryJobStore();
@@ -208,6 +214,35 @@ class MetricsReadingTest {
         .isEqualTo(StopReason.PRUNED);
     assertThat(job(fine).state()).isEqualTo(JobState.RUNNING);
     assertThat(local.exitOf(fine)).isNotDone();
+  }
+
+  @Test
+  void asha_compares_a_trial_at_a_rung_with_the_values_read_there_before_it() throws Exception {
+    store.defineSweep(new SweepMetric("sweep-4", "loss", "minimize", ASHA));
+    String first =
+        aSucceededJob().trialOf(new SweepTrial("sweep-4", 0, "{}")).on("node-1").in(store).id();
+    String second =
+        aSucceededJob().trialOf(new SweepTrial("sweep-4", 1, "{}")).on("node-1").in(store).id();
+    append(first, "{\"step\": 1, \"loss\": 0.1}\n");
+    append(second, "{\"step\": 1, \"loss\": 0.2}\n");
+    MetricsReading reading = gpuqOnNode1();
+    reading.runOnce();
+    clock.advanceSeconds(5);
+    String behind =
+        aRunningJob().trialOf(new SweepTrial("sweep-4", 2, "{}")).on("node-1").in(store).id();
+    String ahead =
+        aRunningJob().trialOf(new SweepTrial("sweep-4", 3, "{}")).on("node-1").in(store).id();
+    append(behind, "{\"step\": 1, \"loss\": 0.9}\n");
+    append(ahead, "{\"step\": 1, \"loss\": 0.05}\n");
+
+    reading.runOnce();
+
+    // Rung 0 (step 1), reduction factor 2: of 0.9, 0.1 and 0.2 only the best one goes on; of
+    // 0.05, 0.1, 0.2 and 0.9 (trial 2 read at the same time, before it by number) the best two.
+    assertThat(job(behind).state()).isEqualTo(JobState.PRUNED);
+    assertThat(job(behind).attempts().get(0).failureMessage())
+        .isEqualTo("stopped by the sweep's early-stopping rule (asha) at step 1");
+    assertThat(job(ahead).state()).isEqualTo(JobState.RUNNING);
   }
 
   @Test

@@ -15,7 +15,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.gpuq.isolation.Account;
 import io.gpuq.job.Framework;
+import io.gpuq.job.SweepTrial;
 import io.gpuq.placement.PlacedGpu;
+import io.gpuq.sweep.TrialEnvironment;
 import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.util.EnumSet;
@@ -356,6 +358,25 @@ class WorkerEnvironmentTest {
   class Complete {
 
     private final WorkerSpec spec = aWorker().framework(Framework.JAX).build();
+
+    @Test
+    @DisplayName(
+        "of a sweep's trial has its sweep, number and parameters, which neither the user's env nor"
+            + " gpuq's own environment can set")
+    void aTrialHasItsSweepVariables() {
+      SweepTrial trial = new SweepTrial("01JD5R0000000000000000SWEEP", 17, "{\"lr\":0.003}");
+      Map<String, String> attempt = Map.of("GPUQ_TRIAL", "1", "GPUQ_PARAMS", "{}");
+
+      var env = environment.environment(spec, attempt, attempt, trial);
+
+      assertThat(env)
+          .containsEntry("GPUQ_SWEEP_ID", "01JD5R0000000000000000SWEEP")
+          .containsEntry("GPUQ_TRIAL", "17")
+          .containsEntry("GPUQ_PARAMS", "{\"lr\":0.003}");
+      assertThat(reservedNames()).containsAll(TrialEnvironment.NAMES);
+      assertThat(environment.environment(spec, attempt, attempt).keySet())
+          .doesNotContainAnyElementsOf(TrialEnvironment.NAMES);
+    }
 
     @Test
     @DisplayName(
