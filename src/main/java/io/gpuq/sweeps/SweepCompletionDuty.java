@@ -1,6 +1,8 @@
 package io.gpuq.sweeps;
 
 import io.gpuq.duty.PeriodicDuty;
+import io.gpuq.sweep.SweepStore;
+import java.time.Clock;
 import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -14,11 +16,13 @@ public final class SweepCompletionDuty implements PeriodicDuty {
 
   private static final Logger log = LoggerFactory.getLogger(SweepCompletionDuty.class);
 
-  private final SweepService sweeps;
+  private final SweepStore sweeps;
+  private final Clock clock;
   private final Duration interval;
 
-  public SweepCompletionDuty(SweepService sweeps, Duration interval) {
+  public SweepCompletionDuty(SweepStore sweeps, Clock clock, Duration interval) {
     this.sweeps = sweeps;
+    this.clock = clock;
     this.interval = interval;
   }
 
@@ -34,7 +38,7 @@ public final class SweepCompletionDuty implements PeriodicDuty {
 
   @Override
   public void runOnce() {
-    int stamped = sweeps.stampFinished();
+    int stamped = sweeps.stampFinished(clock.instant());
     if (stamped > 0) {
       log.info("{} sweeps are done: every trial has ended", stamped);
     }

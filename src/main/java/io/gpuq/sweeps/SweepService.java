@@ -295,11 +295,6 @@ public class SweepService {
   /** A cancelled sweep, and the trials that were running when it was cancelled. */
   public record SweepCancellation(SweepSummary sweep, List<String> runningTrials) {}
 
-  /** Stamps the end of every sweep that is done; what a periodic duty calls. */
-  public int stampFinished() {
-    return sweeps.stampFinished(clock.instant());
-  }
-
   private Sweep accessible(Caller caller, String id) {
     Sweep sweep = sweeps.find(id).orElseThrow(() -> new SweepNotFoundException(id));
     if (!caller.mayAccessJobOf(sweep.owner())) {

@@ -39,7 +39,7 @@ public class SweepConfiguration {
   }
 
   @Bean
-  PeriodicDuty sweepCompletionDuty(SweepService sweeps) {
-    return new SweepCompletionDuty(sweeps, COMPLETION_INTERVAL);
+  PeriodicDuty sweepCompletionDuty(JdbcSweepStore sweeps, Clock clock) {
+    return new SweepCompletionDuty(sweeps, clock, COMPLETION_INTERVAL);
   }
 }

@@ -148,7 +148,12 @@ class SweepApiIntegrationTest extends IntegrationTest {
     @Test
     void samples_the_same_trials_from_the_same_seed_and_shows_the_seed_it_drew() {
       String unseeded =
-          aRandomSweep(5).range("lr", 1e-5, 1e-2, "log", "float").values("seed", 1, 2, 3).json();
+          aRandomSweep(5)
+              .range("lr", 1e-5, 1e-2, "log", "float")
+              .values("seed", 1, 2, 3)
+              .metric("val_loss", "minimize")
+              .field("earlyStopping", Map.of("type", "median"))
+              .json();
       JsonNode drawn = create(unseeded);
       long seed = drawn.get("seed").asLong();
 
@@ -161,6 +166,7 @@ class SweepApiIntegrationTest extends IntegrationTest {
                   .json());
 
       assertThat(again.get("seed").asLong()).isEqualTo(seed);
+      assertThat(drawn.get("earlyStopping").toString()).isEqualTo("{\"type\":\"median\"}");
       assertThat(parametersOf(again.get("id").asString()))
           .hasSize(5)
           .isEqualTo(parametersOf(drawn.get("id").asString()));
@@ -216,6 +222,21 @@ class SweepApiIntegrationTest extends IntegrationTest {
     @Test
     void the_reserved_label_sweep() {
       assertRefused(aGridSweep().values("lr", 1).label("sweep", "mine").json(), "labels.sweep");
+    }
+
+    @Test
+    void trials_that_could_never_fit_are_a_422_and_store_nothing() {
+      long sweeps = rows("sweeps");
+      long jobs = rows("jobs");
+
+      Response response =
+          alice.post(
+              "/api/v1/sweeps",
+              aGridSweep().values("lr", 1, 2).field("resources", Map.of("gpus", 9)).json());
+
+      assertThat(response.status()).as(response.body()).isEqualTo(422);
+      assertThat(rows("sweeps")).isEqualTo(sweeps);
+      assertThat(rows("jobs")).isEqualTo(jobs);
     }
 
     @Test

@@ -22,7 +22,10 @@ import io.gpuq.sweep.SweepConflictException;
 import io.gpuq.sweep.SweepKeyTakenException;
 import io.gpuq.sweep.SweepState;
 import io.gpuq.sweep.SweepStore;
+import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -316,7 +319,7 @@ abstract class SweepStoreContract {
   // ----------------------------------------------------------------------------------
 
   @Test
-  void a_closed_sweep_is_stamped_finished_when_its_last_trial_ended() {
+  void a_closed_sweep_is_stamped_finished_when_its_last_trial_ended_whether_read_or_not() {
     Sweep sweep = aGridSweep().withTrials(2).in(sweeps);
     Sweep unfinished = aGridSweep().withTrials(1).in(sweeps);
     Sweep open = anExternalSweep().in(sweeps);
@@ -327,7 +330,8 @@ abstract class SweepStoreContract {
           .join();
     }
 
-    assertThat(sweeps.stampFinished(LATER)).isEqualTo(1);
+    new SweepCompletionDuty(sweeps, Clock.fixed(LATER, ZoneOffset.UTC), Duration.ofSeconds(5))
+        .runOnce();
 
     assertThat(sweeps.find(sweep.id()).orElseThrow().finishedAt()).isEqualTo(T0.plusSeconds(11));
     assertThat(sweeps.find(unfinished.id()).orElseThrow().finishedAt()).isNull();
