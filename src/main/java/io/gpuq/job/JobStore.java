@@ -122,6 +122,17 @@ public interface JobStore extends AutoCloseable {
    */
   List<ReportingJob> jobsReportingOn(String node);
 
+  /** One job whose metrics file is not read to its end yet, as {@link #jobsReportingOn} has it. */
+  default Optional<ReportingJob> reportingJob(String jobId) {
+    return find(jobId)
+        .filter(job -> job.node() != null)
+        .flatMap(
+            job ->
+                jobsReportingOn(job.node()).stream()
+                    .filter(reporting -> reporting.jobId().equals(jobId))
+                    .findFirst());
+  }
+
   /**
    * Stores one read of a job's metrics file at once: its points (numbered on from the job's last),
    * where the next read starts, what the job's view shows, and whether it is read to its end.

@@ -361,6 +361,11 @@ public class JpaJobStore implements JobStore {
   }
 
   @Override
+  public Optional<ReportingJob> reportingJob(String jobId) {
+    return tx.execute(status -> jobs.findReporting(jobId));
+  }
+
+  @Override
   public void recordMetrics(MetricsUpdate update) {
     tx.executeWithoutResult(status -> jobs.insertMetrics(update));
   }

@@ -1,6 +1,7 @@
 package io.gpuq.job;
 
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The metrics runs report, in plain JDBC: their rows ({@code job_metrics}) and where reading them
@@ -9,6 +10,8 @@ import java.util.List;
 interface MetricsRows {
 
   List<ReportingJob> findReportingOn(String node);
+
+  Optional<ReportingJob> findReporting(String jobId);
 
   void insertMetrics(MetricsUpdate update);
 

@@ -12,6 +12,7 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.hibernate.Session;
 
 /** {@link MetricsRows} in the transaction's own connection. */
@@ -25,6 +26,9 @@ class MetricsRowsImpl implements MetricsRows {
           + " from jobs j left join sweeps s on s.id = j.sweep_id"
           + " where j.node = ? and j.metrics_done = false and j.state <> 'QUEUED'"
           + " order by j.id";
+
+  private static final String REPORTING =
+      REPORTING_ON.replace("j.node = ? and", "j.id = ? and").replace(" order by j.id", "");
 
   private static final String LAST_SEQ =
       "select coalesce(max(seq), -1) from job_metrics where job_id = ?";
@@ -64,6 +68,19 @@ class MetricsRowsImpl implements MetricsRows {
               }
             }
             return reporting;
+          }
+        });
+  }
+
+  @Override
+  public Optional<ReportingJob> findReporting(String jobId) {
+    return work(
+        connection -> {
+          try (PreparedStatement select = connection.prepareStatement(REPORTING)) {
+            select.setString(1, jobId);
+            try (ResultSet row = select.executeQuery()) {
+              return row.next() ? Optional.of(reportingJob(row)) : Optional.empty();
+            }
           }
         });
   }

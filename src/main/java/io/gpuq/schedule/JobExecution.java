@@ -64,11 +64,14 @@ public class JobExecution {
   private final ProcFs procFs;
   private final Consumer<JobPlacement> onCapacityFreed;
   private final Consumer<JobPlacement> onEndStored;
+  private final Consumer<String> beforeEndRecorded;
 
   /**
    * @param onCapacityFreed told, with the placement it held, whenever a worker's place becomes free
    * @param onEndStored told, with the placement it held, once the end of an attempt that left the
    *     job finished is stored
+   * @param beforeEndRecorded told a job's id when its worker has ended, before the end is recorded:
+   *     what must be read from the worker's files first (its reported metrics)
    */
   public JobExecution(
       JobService jobs,
@@ -81,8 +84,10 @@ public class JobExecution {
       GpuInventory inventory,
       ProcFs procFs,
       Consumer<JobPlacement> onCapacityFreed,
-      Consumer<JobPlacement> onEndStored) {
+      Consumer<JobPlacement> onEndStored,
+      Consumer<String> beforeEndRecorded) {
     this.onEndStored = onEndStored;
+    this.beforeEndRecorded = beforeEndRecorded;
     this.jobs = jobs;
     this.onCapacityFreed = onCapacityFreed;
     this.workers = workers;
@@ -205,6 +210,7 @@ public class JobExecution {
     if (exit.stopReason() != null) {
       noteStop(exit);
     }
+    beforeEndRecorded.accept(exit.jobId());
     recordEnd(exit, outcome, placement, FIRST_RECORD_RETRY);
   }
 

@@ -81,8 +81,9 @@ public final class MetricsReading implements PeriodicDuty {
     return interval;
   }
 
+  // Synchronized with readBeforeEnd: two reads of one file at once would store its points twice.
   @Override
-  public void runOnce() {
+  public synchronized void runOnce() {
     Map<String, SweepMetric> sweepsWithNews = new LinkedHashMap<>();
     for (ReportingJob job : store.jobsReportingOn(node)) {
       try {
@@ -95,6 +96,21 @@ public final class MetricsReading implements PeriodicDuty {
       }
     }
     sweepsWithNews.values().forEach(pruning::judge);
+  }
+
+  /**
+   * Reads what a job's worker, which has just exited, appended since the last poll, before its end
+   * is recorded: a job (and a sweep) seen finished then shows everything its run reported, not what
+   * the poll before the exit had read. The next poll reads the file to its end once more (a last
+   * line without a newline) and marks it done.
+   */
+  public synchronized void readBeforeEnd(String jobId) {
+    try {
+      store.reportingJob(jobId).ifPresent(this::readOn);
+    } catch (RuntimeException e) {
+      // The poll reads it later; recording the end must not wait for that.
+      log.warn("could not read the metrics of job {} at its end: {}", jobId, e.toString());
+    }
   }
 
   private static boolean stopsEarly(SweepMetric sweep) {

@@ -21,6 +21,7 @@ import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.function.BiFunction;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
@@ -50,6 +51,7 @@ public final class SchedulerBuilder {
   private Executor starter = Runnable::run;
   private BooleanSupplier roomToStart = () -> true;
   private Duration safetyNet = Duration.ofSeconds(5);
+  private Consumer<String> beforeEndRecorded = jobId -> {};
 
   public SchedulerBuilder(
       JobService jobs, Workers workers, JobFiles files, Placer placer, Clock clock, String node) {
@@ -111,6 +113,12 @@ public final class SchedulerBuilder {
   }
 
   /** How long the loop waits, at most, for a wake-up before a pass of its own. */
+  /** What reads a job's files before its end is recorded (its reported metrics). */
+  public SchedulerBuilder beforeEndRecorded(Consumer<String> beforeEndRecorded) {
+    this.beforeEndRecorded = beforeEndRecorded;
+    return this;
+  }
+
   public SchedulerBuilder safetyNet(Duration safetyNet) {
     this.safetyNet = safetyNet;
     return this;
@@ -135,7 +143,8 @@ public final class SchedulerBuilder {
               if (lastPass.heldBackTrials()) {
                 wakeups.capacityFreed(placement);
               }
-            });
+            },
+            beforeEndRecorded);
     Dispatcher dispatcher =
         new Dispatcher(
             jobs,

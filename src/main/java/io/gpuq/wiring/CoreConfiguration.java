@@ -34,6 +34,7 @@ import io.gpuq.placement.Placer;
 import io.gpuq.proc.ProcFs;
 import io.gpuq.schedule.Dispatcher;
 import io.gpuq.schedule.JobExecution;
+import io.gpuq.schedule.MetricsReading;
 import io.gpuq.schedule.PlacementAdmission;
 import io.gpuq.schedule.QueuedReasons;
 import io.gpuq.schedule.Scheduler;
@@ -141,7 +142,8 @@ public class CoreConfiguration {
       ProcFs procFs,
       NodeRegistry nodes,
       ExecutorService jobStarter,
-      StorageGuard storage) {
+      StorageGuard storage,
+      MetricsReading metricsReading) {
     return new SchedulerBuilder(jobs, workers, files, placer, clock, node.name())
         .workerSetup(setupOf(environment, files, isolation))
         .exitClassifier(new ExitClassifier(new OomRecognizer()), properties.worker().logTailBytes())
@@ -152,6 +154,7 @@ public class CoreConfiguration {
         .starter(jobStarter)
         .roomToStart(() -> !storage.check().isLow())
         .safetyNet(properties.scheduler().safetyNetInterval())
+        .beforeEndRecorded(metricsReading::readBeforeEnd)
         .build();
   }
 

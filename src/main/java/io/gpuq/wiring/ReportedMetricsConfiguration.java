@@ -1,7 +1,6 @@
 package io.gpuq.wiring;
 
 import io.gpuq.config.GpuqProperties;
-import io.gpuq.duty.PeriodicDuty;
 import io.gpuq.job.JobStore;
 import io.gpuq.launch.JobFiles;
 import io.gpuq.launch.Workers;
@@ -34,7 +33,7 @@ public class ReportedMetricsConfiguration {
   }
 
   @Bean
-  PeriodicDuty metricsReading(
+  MetricsReading metricsReading(
       JobStore store,
       JobFiles files,
       TrialPruning pruning,

@@ -792,6 +792,28 @@ abstract class JobStoreContract {
   }
 
   @Test
+  void one_job_whose_metrics_are_not_read_to_their_end_is_found_as_the_nodes_list_has_it() {
+    Job running = aRunningJob().on("node-1").in(store());
+    Job queued = aQueuedJob().in(store());
+    store()
+        .recordMetrics(
+            read(
+                running.id(),
+                List.of(point(4, Map.of("loss", 0.5), 1)),
+                new MetricsCursor(20, 4, false, 0),
+                false));
+
+    assertThat(store().reportingJob(running.id()))
+        .contains(store().jobsReportingOn("node-1").get(0));
+    assertThat(store().reportingJob(running.id()).orElseThrow().cursor())
+        .isEqualTo(new MetricsCursor(20, 4, false, 0));
+    assertThat(store().reportingJob(queued.id())).isEmpty();
+
+    store().recordMetrics(read(running.id(), List.of(), new MetricsCursor(20, 4, false, 0), true));
+    assertThat(store().reportingJob(running.id())).isEmpty();
+  }
+
+  @Test
   void nan_and_infinite_values_are_kept_as_null() {
     Job job = aRunningJob().on("node-1").in(store());
     Map<String, Double> diverged = new java.util.LinkedHashMap<>();
