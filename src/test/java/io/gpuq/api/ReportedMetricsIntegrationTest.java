@@ -117,7 +117,8 @@ class ReportedMetricsIntegrationTest extends IntegrationTest {
    */
   @Test
   void a_trial_behind_the_median_ends_pruned_and_its_process_is_gone() {
-    String sweepId = "01SWEEPIT" + (System.nanoTime() % 1_000_000_000L);
+    // A real id: the sweep listing of the shared context orders by it.
+    String sweepId = new io.gpuq.job.JobIds(java.time.Clock.systemUTC()).next();
     jdbc.update(
         "insert into sweeps (id, owner, name, method, definition, metric_name, metric_goal,"
             + " early_stopping, trial_count, closed, created_at, version)"

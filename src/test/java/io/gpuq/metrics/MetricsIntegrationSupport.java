@@ -79,23 +79,29 @@ abstract class MetricsIntegrationSupport extends IntegrationTest {
    */
   Exposition scrapeWhileAGpuJobRuns() {
     aSweepWithABestValue();
-    String id = alice.submit(holding100MiB(5));
+    // Runs until the scrape is taken, however loaded the machine: a job that ended first would
+    // take its series with it.
+    String id = alice.submit(holding100MiB(600));
     awaitState(id, "RUNNING");
-    return awaitScrape(
-        hasSeries(
-                id,
-                "gpuq_job_info",
-                "gpuq_process_gpu_memory_used_bytes",
-                "gpuq_job_gpu_memory_used_bytes",
-                "gpuq_job_gpu_memory_budget_bytes",
-                "gpuq_job_resident_memory_bytes",
-                "gpuq_job_cpu_seconds_total",
-                "gpuq_job_cpu_usage_ratio")
-            .andThen(
-                scrape -> {
-                  assertThat(scrape.samples("gpuq_sweep_trials")).isNotEmpty();
-                  assertThat(scrape.samples("gpuq_sweep_best_value")).isNotEmpty();
-                }));
+    try {
+      return awaitScrape(
+          hasSeries(
+                  id,
+                  "gpuq_job_info",
+                  "gpuq_process_gpu_memory_used_bytes",
+                  "gpuq_job_gpu_memory_used_bytes",
+                  "gpuq_job_gpu_memory_budget_bytes",
+                  "gpuq_job_resident_memory_bytes",
+                  "gpuq_job_cpu_seconds_total",
+                  "gpuq_job_cpu_usage_ratio")
+              .andThen(
+                  scrape -> {
+                    assertThat(scrape.samples("gpuq_sweep_trials")).isNotEmpty();
+                    assertThat(scrape.samples("gpuq_sweep_best_value")).isNotEmpty();
+                  }));
+    } finally {
+      alice.post("/api/v1/jobs/" + id + "/cancel");
+    }
   }
 
   /**

@@ -1,8 +1,9 @@
 package io.gpuq.support;
 
+import io.gpuq.job.JobIds;
 import java.sql.Timestamp;
+import java.time.Clock;
 import java.time.Instant;
-import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -12,7 +13,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
  */
 public final class SweepRows {
 
-  private static final AtomicLong SEQUENCE = new AtomicLong();
+  private static final JobIds IDS = new JobIds(Clock.systemUTC());
 
   private final JdbcTemplate jdbc;
 
@@ -21,18 +22,20 @@ public final class SweepRows {
   }
 
   /**
-   * Stores an unfinished sweep.
+   * Stores an unfinished sweep: an external one, not closed, so that it stays unfinished whatever
+   * becomes of its trials until {@link #finish}.
    *
    * @param maxConcurrent null for no limit
    * @param goal {@code minimize} or {@code maximize}, or null for no metric
    * @return its id
    */
   public String sweep(Integer maxConcurrent, String goal) {
-    String id = "SWEEP" + System.nanoTime() % 1_000_000_000L + "X" + SEQUENCE.incrementAndGet();
+    // A real id: in a database shared with other tests, a sweep listing orders by it.
+    String id = IDS.next();
     jdbc.update(
         "insert into sweeps (id, owner, name, method, definition, metric_name, metric_goal,"
             + " max_concurrent, trial_count, closed, created_at, version)"
-            + " values (?, 'alice', 'search', 'grid', '{}', ?, ?, ?, 0, true, ?, 0)",
+            + " values (?, 'alice', 'search', 'external', '{}', ?, ?, ?, 0, false, ?, 0)",
         id,
         goal == null ? null : "val_loss",
         goal,
@@ -50,6 +53,8 @@ public final class SweepRows {
   /** The sweep is DONE. */
   public void finish(String sweepId) {
     jdbc.update(
-        "update sweeps set finished_at = ? where id = ?", Timestamp.from(Instant.now()), sweepId);
+        "update sweeps set closed = true, finished_at = ? where id = ?",
+        Timestamp.from(Instant.now()),
+        sweepId);
   }
 }
