@@ -16,7 +16,9 @@ import org.springframework.context.SmartLifecycle;
 /**
  * At start-up, before the scheduler claims anything, takes back the jobs an earlier gpuq on this
  * node left running: their workers outlive gpuq, so they are re-adopted if still alive, and their
- * outcome recorded (exit file) or declared LOST if not.
+ * outcome recorded (exit file) or declared LOST if not. Workers whose attempts the store ended
+ * meanwhile (declared lost and given away; cancelled; pruned) are stopped first, the store's ending
+ * kept.
  */
 public class WorkerRecovery implements SmartLifecycle {
 
