@@ -201,7 +201,7 @@ public class JobExecution {
    */
   public boolean stopLeftBehind(StoppedAttempt attempt) {
     if (workers.recordedExit(attempt.jobId(), attempt.attempt()).isPresent()) {
-      // Its command ended, and its wrapper with it: nothing is left to stop.
+      // Its command ended (its wrapper writes this as it exits): nothing is left to stop.
       return false;
     }
     Optional<WorkerProcess> process =
