@@ -269,6 +269,23 @@ public final class InMemoryJobStore implements JobStore {
   }
 
   @Override
+  public synchronized List<StoppedAttempt> stoppedAttemptsOn(String node, Instant endedSince) {
+    List<StoppedAttempt> stopped = new ArrayList<>();
+    for (Job job : jobs.values()) {
+      if (StoppedAttempts.STATES.contains(job.state())
+          && node.equals(job.node())
+          && !job.finishedAt().isBefore(endedSince)) {
+        job.attempts().stream()
+            .filter(a -> a.attempt() == job.attempt() && node.equals(a.node()))
+            .filter(a -> a.exitCode() == null)
+            .findFirst()
+            .ifPresent(a -> stopped.add(StoppedAttempts.of(job, a)));
+      }
+    }
+    return stopped;
+  }
+
+  @Override
   public synchronized AttemptStanding standingOf(String jobId, int attempt, String node) {
     Job job = jobs.get(jobId);
     return job == null ? AttemptStanding.GONE : Standing.of(job, attempt, node);

@@ -1,5 +1,6 @@
 package io.gpuq.job;
 
+import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
@@ -92,6 +93,18 @@ public interface JobRepository
           + " from JobAttempt a where a.node = :node"
           + " and a.failureReason = io.gpuq.job.FailureReason.LOST")
   List<LostAttempt> findLostAttemptsOn(@Param("node") String node);
+
+  /** From the index of jobs by end ({@code jobs_finished}): the attempts' rows are few. */
+  @Query(
+      "select new io.gpuq.job.StoppedAttempt(j.id, a.attempt, j.state, a.placement, a.startedAt,"
+          + " a.pid, a.pidStartTicks)"
+          + " from JobAttempt a join a.job j"
+          + " where j.finishedAt >= :since and j.state in :states and j.node = :node"
+          + " and a.attempt = j.attempt and a.node = :node and a.exitCode is null")
+  List<StoppedAttempt> findStoppedAttemptsOn(
+      @Param("node") String node,
+      @Param("since") Instant since,
+      @Param("states") Collection<JobState> states);
 
   @Query("select j from Job j where j.state = :state and j.node = :node")
   List<Job> findByStateAndNode(@Param("state") JobState state, @Param("node") String node);

@@ -1,6 +1,7 @@
 package io.gpuq.job;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
@@ -243,6 +244,15 @@ public class JobService {
   /** Attempts on this node that another node declared lost, and whose workers may still run. */
   public List<LostAttempt> lostAttemptsOn(String node) {
     return store.lostAttemptsOn(node);
+  }
+
+  /**
+   * Attempts on this node cancelled or pruned within {@code within} while their workers ran, and
+   * whose workers' exits were not recorded: an earlier gpuq there may have died before stopping
+   * them.
+   */
+  public List<StoppedAttempt> stoppedAttemptsOn(String node, Duration within) {
+    return store.stoppedAttemptsOn(node, clock.instant().minus(within));
   }
 
   /** Jobs an earlier gpuq on this node left running. */

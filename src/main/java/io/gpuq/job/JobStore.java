@@ -102,6 +102,14 @@ public interface JobStore extends AutoCloseable {
   /** Attempts on this node that another node declared lost, and whose workers may still run. */
   List<LostAttempt> lostAttemptsOn(String node);
 
+  /**
+   * Attempts on this node whose job was cancelled, or whose trial was pruned, while they ran, ended
+   * at or after {@code endedSince}, and whose worker's exit was not recorded: after a crash of gpuq
+   * there, their workers may still run. Bounded by time, as ended jobs keep their attempts until
+   * retention deletes them.
+   */
+  List<StoppedAttempt> stoppedAttemptsOn(String node, Instant endedSince);
+
   /** What became of an attempt a worker on {@code node} runs: whether it should run on. */
   AttemptStanding standingOf(String jobId, int attempt, String node);
 

@@ -315,6 +315,12 @@ public class JpaJobStore implements JobStore {
   }
 
   @Override
+  public List<StoppedAttempt> stoppedAttemptsOn(String node, Instant endedSince) {
+    return tx.execute(
+        status -> jobs.findStoppedAttemptsOn(node, endedSince, StoppedAttempts.STATES));
+  }
+
+  @Override
   public AttemptStanding standingOf(String jobId, int attempt, String node) {
     return tx.execute(status -> jobs.findById(jobId).map(job -> Standing.of(job, attempt, node)))
         .orElse(AttemptStanding.GONE);

@@ -15,6 +15,7 @@ import io.gpuq.job.JobPlacement;
 import io.gpuq.job.JobService;
 import io.gpuq.job.JobState;
 import io.gpuq.job.JobStoreUnavailableException;
+import io.gpuq.job.StoppedAttempt;
 import io.gpuq.job.WorkerProcess;
 import io.gpuq.launch.AdoptRequest;
 import io.gpuq.launch.JobFiles;
@@ -22,6 +23,7 @@ import io.gpuq.launch.LaunchException;
 import io.gpuq.launch.LaunchRequest;
 import io.gpuq.launch.RecordedExit;
 import io.gpuq.launch.RunningWorker;
+import io.gpuq.launch.StopReason;
 import io.gpuq.launch.WorkerExit;
 import io.gpuq.launch.WorkerLauncher;
 import io.gpuq.launch.WorkerSetup;
@@ -192,6 +194,46 @@ public class JobExecution {
     long pid = attempt.pid() != null ? attempt.pid() : process.map(WorkerProcess::pid).orElse(-1L);
     ended(new WorkerExit(job.id(), job.attempt(), pid, code, null, null, endedAt), placement);
     return false;
+  }
+
+  /**
+   * Stops, after a restart, the worker of an attempt the store ended while it ran (its job
+   * cancelled, its trial pruned), perhaps while gpuq was down, or just before it died: watched
+   * again, then stopped as a cancel stops it, so that its log says why and its exit code is
+   * recorded. The job keeps its state, and its attempt its ending.
+   *
+   * @return whether its worker still ran, and is being stopped
+   */
+  public boolean stopLeftBehind(StoppedAttempt attempt) {
+    if (workers.recordedExit(attempt.jobId(), attempt.attempt()).isPresent()) {
+      // Its command ended (its wrapper writes this as it exits): nothing is left to stop.
+      return false;
+    }
+    Optional<WorkerProcess> process =
+        workers.processOf(
+            attempt.jobId(), attempt.attempt(), attempt.pid(), attempt.pidStartTicks());
+    if (process.isEmpty()) {
+      return false;
+    }
+    JobPlacement placement = attempt.placement();
+    AdoptRequest request =
+        new AdoptRequest(
+            attempt.jobId(),
+            attempt.attempt(),
+            process.get().pid(),
+            process.get().startTicks(),
+            attempt.startedAt(),
+            null,
+            placement);
+    // Adopted only if that PID still is the process its start time names, never a newer one.
+    Optional<RunningWorker> adopted = workers.adopt(request, exit -> ended(exit, placement));
+    if (adopted.isEmpty()) {
+      return false;
+    }
+    attachGpus(adopted.get(), placement);
+    StopReason reason =
+        attempt.state() == JobState.PRUNED ? StopReason.PRUNED : StopReason.CANCELLED;
+    return workers.stop(attempt.jobId(), reason);
   }
 
   private void attachGpus(RunningWorker worker, JobPlacement placement) {

@@ -3,8 +3,10 @@ package io.gpuq.schedule;
 import io.gpuq.job.Job;
 import io.gpuq.job.JobService;
 import io.gpuq.job.LostAttempt;
+import io.gpuq.job.StoppedAttempt;
 import io.gpuq.job.WorkerProcess;
 import io.gpuq.launch.Workers;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -14,11 +16,20 @@ import org.springframework.context.SmartLifecycle;
 /**
  * At start-up, before the scheduler claims anything, takes back the jobs an earlier gpuq on this
  * node left running: their workers outlive gpuq, so they are re-adopted if still alive, and their
- * outcome recorded (exit file) or declared LOST if not.
+ * outcome recorded (exit file) or declared LOST if not. Workers whose attempts the store ended
+ * meanwhile (declared lost and given away; cancelled; pruned) are stopped first, the store's ending
+ * kept.
  */
 public class WorkerRecovery implements SmartLifecycle {
 
   private static final Logger log = LoggerFactory.getLogger(WorkerRecovery.class);
+
+  /**
+   * How far back a cancel or prune may lie and its worker still be looked for: longer than any
+   * plausible stretch gpuq stays down, short enough that start-up reads few of the jobs ended
+   * since.
+   */
+  static final Duration STOPPED_WITHIN = Duration.ofDays(7);
 
   private final JobService jobs;
   private final JobExecution execution;
@@ -37,6 +48,7 @@ public class WorkerRecovery implements SmartLifecycle {
   @Override
   public void start() {
     stopStaleWorkers();
+    stopWorkersOfStoppedAttempts();
     List<Job> left = jobs.runningOn(node);
     int adopted = 0;
     for (Job job : left) {
@@ -76,6 +88,32 @@ public class WorkerRecovery implements SmartLifecycle {
                 + " silent",
             process.get().pid(),
             node);
+      }
+    }
+  }
+
+  /**
+   * Workers whose jobs were cancelled, or trials pruned, while gpuq here was down (through another
+   * node, or straight in the database), or just before it died, would otherwise run on unowned:
+   * {@link StopUnownedWorkers} only sees the workers gpuq watches.
+   */
+  private void stopWorkersOfStoppedAttempts() {
+    for (StoppedAttempt attempt : jobs.stoppedAttemptsOn(node, STOPPED_WITHIN)) {
+      try {
+        if (execution.stopLeftBehind(attempt)) {
+          log.info(
+              "job {} attempt {} ended {} while its worker ran here unwatched: stopping it",
+              attempt.jobId(),
+              attempt.attempt(),
+              attempt.state());
+        }
+      } catch (RuntimeException e) {
+        log.error(
+            "could not stop the worker of job {} attempt {}, which ended {}",
+            attempt.jobId(),
+            attempt.attempt(),
+            attempt.state(),
+            e);
       }
     }
   }

@@ -988,6 +988,50 @@ abstract class JobStoreContract {
   }
 
   @Test
+  void
+      a_node_finds_its_attempts_cancelled_or_pruned_while_they_ran_whose_workers_end_it_never_saw() {
+    Job cancelled = aJobCancelledWhileRunning().on("node-1").in(store());
+    store().recordProcess(new WorkerProcess(cancelled.id(), 1, 4242, 987L)).join();
+    Job pruned = aRunningJob().on("node-1").in(store());
+    store().prune(pruned.id(), PRUNED_AT_40, T0.plusSeconds(5));
+    Job cancelledBeforeItsPidWasStored = aJobCancelledWhileRunning().on("node-1").in(store());
+    Job exitSeen = aJobCancelledWhileRunning().on("node-1").in(store());
+    store()
+        .endAttempt(
+            new AttemptEnd(
+                exitSeen.id(), 1, new AttemptOutcome(null, "cancelled", 143), 0, T0.plusSeconds(3)))
+        .join();
+    aJobCancelledWhileRunning().on("node-2").in(store());
+    aJobCancelledWhileQueued().in(store());
+    aRunningJob().on("node-1").in(store());
+    aSucceededJob().on("node-1").in(store());
+    aLostJob().on("node-1").in(store());
+    Job longAgo =
+        aJobCancelledWhileRunning().on("node-1").at(T0.minus(Duration.ofDays(30))).in(store());
+
+    List<StoppedAttempt> found = store().stoppedAttemptsOn("node-1", T0);
+
+    JobPlacement onNode1 = JobPlacement.cpuOnly("node-1");
+    Instant started = T0.plusSeconds(1);
+    assertThat(found)
+        .containsExactlyInAnyOrder(
+            new StoppedAttempt(
+                cancelled.id(), 1, JobState.CANCELLED, onNode1, started, 4242L, 987L),
+            new StoppedAttempt(pruned.id(), 1, JobState.PRUNED, onNode1, started, null, null),
+            new StoppedAttempt(
+                cancelledBeforeItsPidWasStored.id(),
+                1,
+                JobState.CANCELLED,
+                onNode1,
+                started,
+                null,
+                null));
+    assertThat(found).extracting(StoppedAttempt::jobId).doesNotContain(exitSeen.id(), longAgo.id());
+    assertThat(store().stoppedAttemptsOn("node-3", T0)).isEmpty();
+    assertThat(reload(cancelled.id()).state()).isEqualTo(JobState.CANCELLED);
+  }
+
+  @Test
   void of_many_jobs_the_ended_ones_are_found_at_once() {
     Job queued = aQueuedJob().in(store());
     Job running = aRunningJob().in(store());

@@ -12,6 +12,7 @@ import io.gpuq.job.JobStore;
 import io.gpuq.job.LostAttempt;
 import io.gpuq.job.NewJob;
 import io.gpuq.job.QueueHead;
+import io.gpuq.job.StoppedAttempt;
 import io.gpuq.job.WorkerProcess;
 import java.time.Duration;
 import java.time.Instant;
@@ -103,6 +104,11 @@ final class EndsStoredLater implements JobStore {
   @Override
   public List<LostAttempt> lostAttemptsOn(String node) {
     return store.lostAttemptsOn(node);
+  }
+
+  @Override
+  public List<StoppedAttempt> stoppedAttemptsOn(String node, Instant endedSince) {
+    return store.stoppedAttemptsOn(node, endedSince);
   }
 
   @Override
