@@ -41,7 +41,9 @@ import org.flywaydb.core.Flyway;
  * {@code variant=baseline} (as gpuq stores trials), {@code variant=no-sweep-label} (the trials
  * without their {@code sweep=<id>} label row), {@code variant=no-sweep-fk} (H2 only: without the
  * foreign key {@code jobs.sweep_id -> sweeps}, whose index H2 makes besides {@code
- * jobs_sweep_trial}), {@code variant=url:;CACHE_SIZE=262144} (H2: settings appended to gpuq's URL).
+ * jobs_sweep_trial}), {@code variant=template-labels} (only the template's label rows: the trials'
+ * {@code sweep} and parameter labels not stored as rows), {@code variant=url:;CACHE_SIZE=262144}
+ * (H2: settings appended to gpuq's URL).
  *
  * <p>{@code bench/run SweepStoreBench [database=h2|postgres] [variant=baseline] [rounds=3]}
  */
@@ -92,7 +94,7 @@ public final class SweepStoreBench {
       connection.setAutoCommit(false);
       for (int round = -1; round < rounds; round++) { // round -1: warm-up, discarded
         String sweepId = ids.next();
-        List<NewJob> trials = trials(ids, sweepId, !variant.equals("no-sweep-label"));
+        List<NewJob> trials = trials(ids, sweepId, variant);
         long t0 = System.nanoTime();
         long c0 = CPU.getCurrentThreadCpuTime();
         insertSweepRow(connection, sweepId);
@@ -121,7 +123,9 @@ public final class SweepStoreBench {
   }
 
   /** A 100 × 100 grid's trials as the service makes them: labels team, sweep, lr and seed. */
-  private static List<NewJob> trials(JobIds ids, String sweepId, boolean sweepLabel) {
+  private static List<NewJob> trials(JobIds ids, String sweepId, String variant) {
+    boolean sweepLabel = !variant.equals("no-sweep-label") && !variant.equals("template-labels");
+    boolean parameterLabels = !variant.equals("template-labels");
     Instant now = Instant.now();
     List<NewJob> trials = new ArrayList<>(TRIALS);
     for (int i = 0; i < TRIALS; i++) {
@@ -132,8 +136,10 @@ public final class SweepStoreBench {
       if (sweepLabel) {
         labels.put("sweep", sweepId);
       }
-      labels.put("lr", lr);
-      labels.put("seed", seed);
+      if (parameterLabels) {
+        labels.put("lr", lr);
+        labels.put("seed", seed);
+      }
       JobSpec spec =
           JobSpecs.aSpec()
               .name("bench-grid")
