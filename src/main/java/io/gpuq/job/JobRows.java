@@ -25,13 +25,15 @@ public final class JobRows {
   public static final int BATCH = 500;
 
   /**
-   * Rows per multi-row insert: one statement per 100 jobs (2,500 parameters) or 500 labels (1,500),
-   * far below PostgreSQL's 32,767. A multi-row insert costs the database one statement instead of a
-   * hundred, and needs no driver setting (such as PostgreSQL's reWriteBatchedInserts) to do so.
+   * Rows per multi-row insert: one statement per 500 jobs (12,500 parameters) or 2,500 labels
+   * (7,500), below PostgreSQL's 32,767 with room for more columns. A multi-row insert costs the
+   * database one statement instead of hundreds, and needs no driver setting (such as PostgreSQL's
+   * reWriteBatchedInserts) to do so. 500 rather than 100 jobs a statement: a 10,000-trial sweep's
+   * rows took PostgreSQL 10 to 20 % less time, H2 the same (SweepStoreBench, docs/benchmarks.md).
    */
-  static final int JOBS_PER_INSERT = 100;
+  static final int JOBS_PER_INSERT = 500;
 
-  static final int LABELS_PER_INSERT = 500;
+  static final int LABELS_PER_INSERT = 2_500;
 
   private static final String JOB_COLUMNS =
       "id, owner, name, state, attempt, command, working_dir, env, framework, gpus,"

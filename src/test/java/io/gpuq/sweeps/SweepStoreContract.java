@@ -153,6 +153,27 @@ abstract class SweepStoreContract {
     assertThat(count("job_labels")).isEqualTo(30_000);
   }
 
+  @Test
+  void trials_that_fill_the_multi_row_inserts_unevenly_are_all_stored_with_their_labels() {
+    // JobRows writes 500 jobs or 2,500 labels a statement: 1,234 trials are two full inserts of
+    // jobs and a shorter one, and their 3,702 labels one full insert and a shorter one.
+    Sweep sweep = aGridSweep().withTrials(1_234).in(sweeps);
+
+    assertThat(sweeps.trialCounts(sweep.id())).containsEntry(JobState.QUEUED, 1_234L);
+    assertThat(count("job_labels")).isEqualTo(3 * 1_234);
+    for (int trial : List.of(0, 499, 500, 999, 1_000, 1_233)) {
+      String id =
+          jdbc.queryForObject(
+              "select id from jobs where sweep_id = ? and trial = ?",
+              String.class,
+              sweep.id(),
+              trial);
+      assertThat(labels(id))
+          .as("trial %d", trial)
+          .isEqualTo(Map.of("team", "rl", "sweep", sweep.id(), "x", Integer.toString(trial)));
+    }
+  }
+
   // --- reading
   // ------------------------------------------------------------------------------------
 

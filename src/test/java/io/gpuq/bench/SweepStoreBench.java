@@ -1,0 +1,200 @@
+package io.gpuq.bench;
+
+import io.gpuq.job.JobIds;
+import io.gpuq.job.JobRows;
+import io.gpuq.job.JobSpec;
+import io.gpuq.job.JobSpecs;
+import io.gpuq.job.NewJob;
+import io.gpuq.job.SweepTrial;
+import io.gpuq.support.PostgresDatabase;
+import io.gpuq.support.PostgresSupport;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.flywaydb.core.Flyway;
+
+/**
+ * The database's part of creating a 10,000-trial sweep, without HTTP, Spring or the service: the
+ * sweep's row and {@link JobRows#insertQueued} of 10,000 trials (four labels each, as {@code
+ * SweepBench}'s grid), then the commit, on a fresh database migrated by the real migrations.
+ *
+ * <p>Prints, per round, the wall time and this thread's CPU time for the inserts and for the
+ * commit. On H2 (embedded) the database works in this thread, so its CPU time is H2's own work and
+ * holds up on a loaded machine where wall times do not; on PostgreSQL only the wall time says
+ * anything about the server.
+ *
+ * <p>Variants, to see what a change of schema or of what is stored would save before making it:
+ * {@code variant=baseline} (as gpuq stores trials), {@code variant=no-sweep-label} (the trials
+ * without their {@code sweep=<id>} label row), {@code variant=no-sweep-fk} (H2 only: without the
+ * foreign key {@code jobs.sweep_id -> sweeps}, whose index H2 makes besides {@code
+ * jobs_sweep_trial}), {@code variant=template-labels} (only the template's label rows: the trials'
+ * {@code sweep} and parameter labels not stored as rows), {@code variant=url:;CACHE_SIZE=262144}
+ * (H2: settings appended to gpuq's URL).
+ *
+ * <p>{@code bench/run SweepStoreBench [database=h2|postgres] [variant=baseline] [rounds=3]}
+ */
+public final class SweepStoreBench {
+
+  private static final String H2_URL =
+      ";MODE=PostgreSQL;DATABASE_TO_LOWER=TRUE;DEFAULT_NULL_ORDERING=HIGH;WRITE_DELAY=0";
+  private static final String H2_GPUQ_SETTINGS = ";PAGE_SIZE=4096";
+  private static final int TRIALS = 10_000;
+  private static final ThreadMXBean CPU = ManagementFactory.getThreadMXBean();
+
+  private SweepStoreBench() {}
+
+  public static void main(String[] argv) throws Exception {
+    BenchArgs given = new BenchArgs(argv);
+    String database = given.get("database", "h2");
+    String variant = given.get("variant", "baseline");
+    int rounds = given.getInt("rounds", 3);
+    given.requireAllRead();
+
+    String url;
+    String user;
+    String password;
+    if (database.equals("h2")) {
+      Path dir = Files.createTempDirectory("sweep-store-bench-");
+      String settings = variant.startsWith("url:") ? variant.substring(4) : H2_GPUQ_SETTINGS;
+      url = "jdbc:h2:file:" + dir + "/gpuq" + H2_URL + settings;
+      user = "sa";
+      password = "";
+    } else if (database.equals("postgres")) {
+      PostgresDatabase pg = PostgresSupport.freshDatabase();
+      url = pg.jdbcUrl();
+      user = pg.username();
+      password = pg.password();
+    } else {
+      throw new IllegalArgumentException("database is h2 or postgres, not " + database);
+    }
+    Flyway.configure().dataSource(url, user, password).load().migrate();
+
+    JobIds ids = new JobIds(Clock.systemUTC());
+    long[] walls = new long[rounds];
+    long[] insertCpu = new long[rounds];
+    long[] commitCpu = new long[rounds];
+    try (Connection connection = DriverManager.getConnection(url, user, password)) {
+      if (variant.equals("no-sweep-fk")) {
+        dropForeignKeysOf(connection, "jobs");
+      }
+      connection.setAutoCommit(false);
+      for (int round = -1; round < rounds; round++) { // round -1: warm-up, discarded
+        String sweepId = ids.next();
+        List<NewJob> trials = trials(ids, sweepId, variant);
+        long t0 = System.nanoTime();
+        long c0 = CPU.getCurrentThreadCpuTime();
+        insertSweepRow(connection, sweepId);
+        JobRows.insertQueued(connection, trials);
+        long c1 = CPU.getCurrentThreadCpuTime();
+        connection.commit();
+        long c2 = CPU.getCurrentThreadCpuTime();
+        long t1 = System.nanoTime();
+        if (round >= 0) {
+          walls[round] = t1 - t0;
+          insertCpu[round] = c1 - c0;
+          commitCpu[round] = c2 - c1;
+        }
+      }
+    }
+    System.out.printf(
+        "%s %s: 10,000 trials stored in one transaction: wall %s; CPU of this thread: inserts"
+            + " %s, commit %s; load average %s%n",
+        database,
+        variant,
+        ms(walls),
+        ms(insertCpu),
+        ms(commitCpu),
+        Files.readString(Path.of("/proc/loadavg")).trim());
+    System.exit(0); // the embedded PostgreSQL's shutdown hook stops it
+  }
+
+  /** A 100 × 100 grid's trials as the service makes them: labels team, sweep, lr and seed. */
+  private static List<NewJob> trials(JobIds ids, String sweepId, String variant) {
+    boolean sweepLabel = !variant.equals("no-sweep-label") && !variant.equals("template-labels");
+    boolean parameterLabels = !variant.equals("template-labels");
+    Instant now = Instant.now();
+    List<NewJob> trials = new ArrayList<>(TRIALS);
+    for (int i = 0; i < TRIALS; i++) {
+      String lr = Double.toString(1e-5 * (i / 100 + 1));
+      String seed = Integer.toString(i % 100);
+      Map<String, String> labels = new LinkedHashMap<>();
+      labels.put("team", "bench");
+      if (sweepLabel) {
+        labels.put("sweep", sweepId);
+      }
+      if (parameterLabels) {
+        labels.put("lr", lr);
+        labels.put("seed", seed);
+      }
+      JobSpec spec =
+          JobSpecs.aSpec()
+              .name("bench-grid")
+              .command("python3", "train.py", "--lr=" + lr, "--seed=" + seed)
+              .labels(labels)
+              .build();
+      String parameters = "{\"lr\":" + lr + ",\"seed\":" + seed + "}";
+      trials.add(
+          new NewJob(ids.next(), "bench", spec, null, new SweepTrial(sweepId, i, parameters), now));
+    }
+    return trials;
+  }
+
+  private static void insertSweepRow(Connection connection, String sweepId) throws SQLException {
+    try (PreparedStatement insert =
+        connection.prepareStatement(
+            "insert into sweeps (id, owner, name, method, definition, trial_count, closed,"
+                + " created_at, version) values (?, 'bench', 'bench-grid', 'grid', '{}', ?, true,"
+                + " current_timestamp, 0)")) {
+      insert.setString(1, sweepId);
+      insert.setInt(2, TRIALS);
+      insert.executeUpdate();
+    }
+  }
+
+  private static void dropForeignKeysOf(Connection connection, String table) throws SQLException {
+    List<String> names = new ArrayList<>();
+    try (PreparedStatement query =
+        connection.prepareStatement(
+            "select constraint_name from information_schema.table_constraints"
+                + " where table_name = ? and constraint_type = 'FOREIGN KEY'")) {
+      query.setString(1, table);
+      try (ResultSet row = query.executeQuery()) {
+        while (row.next()) {
+          names.add(row.getString(1));
+        }
+      }
+    }
+    try (Statement statement = connection.createStatement()) {
+      for (String name : names) {
+        statement.execute("alter table " + table + " drop constraint \"" + name + "\"");
+      }
+    }
+  }
+
+  private static String ms(long[] nanos) {
+    long[] sorted = nanos.clone();
+    Arrays.sort(sorted);
+    StringBuilder out = new StringBuilder();
+    for (long value : nanos) {
+      out.append(value / 1_000_000).append(' ');
+    }
+    return out.append("ms, p50 ")
+        .append(sorted[sorted.length / 2] / 1_000_000)
+        .append(" ms")
+        .toString();
+  }
+}
