@@ -63,7 +63,7 @@ public class CoreConfiguration {
 
   @Bean
   Clock clock() {
-    return Clock.systemUTC();
+    return new MicrosecondClock(Clock.systemUTC());
   }
 
   /** Each attempt's start and end, once stored, is heard by the metrics. */
