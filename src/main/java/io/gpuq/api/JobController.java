@@ -220,8 +220,7 @@ public class JobController {
       throw new InvalidJobRequestException(errors);
     }
     JobPage page = jobs.list(caller, stateFilter, labelFilter, beforeId, pageSize);
-    return new JobListView(
-        page.items().stream().map(this::view).toList(), IdCursors.encode(page.nextBeforeId()));
+    return new JobListView(views(page.items()), IdCursors.encode(page.nextBeforeId()));
   }
 
   @PostMapping("/{id}/cancel")
@@ -326,5 +325,10 @@ public class JobController {
 
   private JobView view(Job job) {
     return JobView.of(job, queuedReasons.of(job));
+  }
+
+  private List<JobView> views(List<Job> jobs) {
+    Map<String, String> reasons = queuedReasons.of(jobs);
+    return jobs.stream().map(job -> JobView.of(job, reasons.get(job.id()))).toList();
   }
 }

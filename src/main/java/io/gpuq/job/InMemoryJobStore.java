@@ -165,16 +165,21 @@ public final class InMemoryJobStore implements JobStore {
   }
 
   @Override
-  public synchronized long queuedAhead(String id) {
-    Job job = jobs.get(id);
-    if (job == null) {
-      return 0;
+  public synchronized Map<String, Long> queuedAhead(Collection<String> ids) {
+    Map<String, Long> ahead = new HashMap<>();
+    for (String id : ids) {
+      Job job = jobs.get(id);
+      if (job != null && job.state() == JobState.QUEUED) {
+        boolean gpu = job.gpus() > 0;
+        ahead.put(
+            id,
+            jobs.values().stream()
+                .filter(other -> other.state() == JobState.QUEUED && (other.gpus() > 0) == gpu)
+                .filter(other -> QUEUE_ORDER.compare(other, job) < 0)
+                .count());
+      }
     }
-    boolean gpu = job.gpus() > 0;
-    return jobs.values().stream()
-        .filter(other -> other.state() == JobState.QUEUED && (other.gpus() > 0) == gpu)
-        .filter(other -> QUEUE_ORDER.compare(other, job) < 0)
-        .count();
+    return ahead;
   }
 
   @Override

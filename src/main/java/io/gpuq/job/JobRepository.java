@@ -61,16 +61,6 @@ public interface JobRepository
           + " order by j.priority desc, j.id asc")
   List<QueuedJob> findGpuQueueHeadWithout(@Param("sweeps") Collection<String> sweeps, Limit limit);
 
-  @Query(
-      "select count(j) from Job j where j.state = io.gpuq.job.JobState.QUEUED and j.gpus = 0"
-          + " and (j.priority > :priority or (j.priority = :priority and j.id < :id))")
-  long countCpuQueuedAhead(@Param("priority") int priority, @Param("id") String id);
-
-  @Query(
-      "select count(j) from Job j where j.state = io.gpuq.job.JobState.QUEUED and j.gpus >= 1"
-          + " and (j.priority > :priority or (j.priority = :priority and j.id < :id))")
-  long countGpuQueuedAhead(@Param("priority") int priority, @Param("id") String id);
-
   /**
    * Records a worker's process in one statement. Not only while the job runs: a fast worker may
    * have ended, and been recorded, before its launch is.

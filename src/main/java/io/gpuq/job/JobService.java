@@ -118,9 +118,9 @@ public class JobService {
     return store.queueHead(cpuOnlyLimit, gpuLimit);
   }
 
-  /** How many queued jobs come before this one ({@link JobStore#queuedAhead}). */
-  public long queuedAhead(String id) {
-    return store.queuedAhead(id);
+  /** How many queued jobs come before each of these queued ones ({@link JobStore#queuedAhead}). */
+  public Map<String, Long> queuedAhead(Collection<String> ids) {
+    return store.queuedAhead(ids);
   }
 
   /** Marks a queued job as started with this placement; empty if it is no longer queued. */

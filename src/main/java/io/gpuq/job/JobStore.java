@@ -38,10 +38,11 @@ public interface JobStore extends AutoCloseable {
   QueueHead queueHead(int cpuOnlyLimit, int gpuLimit);
 
   /**
-   * How many queued jobs of its kind (CPU-only or GPU) come before this queued one in scheduling
-   * order: of higher priority, or of its priority and submitted earlier.
+   * For each of these jobs that is queued (the others are left out), how many queued jobs of its
+   * kind (CPU-only or GPU) come before it in scheduling order: of higher priority, or of its
+   * priority and submitted earlier. One read for a whole page of a listing.
    */
-  long queuedAhead(String id);
+  Map<String, Long> queuedAhead(Collection<String> ids);
 
   /**
    * Starts those of these jobs that are still queued ({@link JobTransition#START}), each with its

@@ -153,16 +153,8 @@ public class JpaJobStore implements JobStore {
   }
 
   @Override
-  public long queuedAhead(String id) {
-    return tx.execute(
-        status ->
-            jobs.findById(id)
-                .map(
-                    job ->
-                        job.gpus() == 0
-                            ? jobs.countCpuQueuedAhead(job.priority(), job.id())
-                            : jobs.countGpuQueuedAhead(job.priority(), job.id()))
-                .orElse(0L));
+  public Map<String, Long> queuedAhead(Collection<String> ids) {
+    return tx.execute(status -> jobs.queuedAhead(ids));
   }
 
   /**

@@ -72,8 +72,8 @@ final class EndsStoredLater implements JobStore {
   }
 
   @Override
-  public long queuedAhead(String id) {
-    return store.queuedAhead(id);
+  public Map<String, Long> queuedAhead(Collection<String> ids) {
+    return store.queuedAhead(ids);
   }
 
   @Override
