@@ -34,6 +34,7 @@ import io.gpuq.sweep.TrialQuery;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -117,7 +118,8 @@ public class SweepService {
           .map(earlier -> retried(earlier, definitionJson))
           .orElseThrow(() -> e);
     }
-    return new SweepCreation(summaryOf(sweep), true, first != null && first.gpus() > 0);
+    return new SweepCreation(
+        justCreated(sweep, trials.size()), true, first != null && first.gpus() > 0);
   }
 
   private SweepCreation retried(Sweep earlier, String definitionJson) {
@@ -301,6 +303,16 @@ public class SweepService {
       throw new SweepAccessDeniedException(id);
     }
     return sweep;
+  }
+
+  /** A sweep as just stored: every trial queued, none has reported; nothing to read back. */
+  private static SweepSummary justCreated(Sweep sweep, int trials) {
+    Map<JobState, Long> counts = new EnumMap<>(JobState.class);
+    for (JobState state : JobState.values()) {
+      counts.put(state, 0L);
+    }
+    counts.put(JobState.QUEUED, (long) trials);
+    return new SweepSummary(sweep, sweep.state(counts), counts, Optional.empty());
   }
 
   private SweepSummary summaryOf(Sweep sweep) {
