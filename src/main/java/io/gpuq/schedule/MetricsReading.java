@@ -81,18 +81,21 @@ public final class MetricsReading implements PeriodicDuty {
     return interval;
   }
 
-  // Synchronized with readBeforeEnd: two reads of one file at once would store its points twice.
   @Override
-  public synchronized void runOnce() {
+  public void runOnce() {
     Map<String, SweepMetric> sweepsWithNews = new LinkedHashMap<>();
-    for (ReportingJob job : store.jobsReportingOn(node)) {
-      try {
-        if (readOn(job) && !job.ended() && stopsEarly(job.sweep())) {
-          sweepsWithNews.put(job.sweep().sweepId(), job.sweep());
+    // Locked with readBeforeEnd, which two reads of one file at once would store twice; pruning
+    // is left outside, so that a worker's end never waits for it.
+    synchronized (this) {
+      for (ReportingJob job : store.jobsReportingOn(node)) {
+        try {
+          if (readOn(job) && !job.ended() && stopsEarly(job.sweep())) {
+            sweepsWithNews.put(job.sweep().sweepId(), job.sweep());
+          }
+        } catch (RuntimeException e) {
+          // The next poll tries again; the other jobs are read meanwhile.
+          log.warn("could not store the metrics of job {}: {}", job.jobId(), e.toString());
         }
-      } catch (RuntimeException e) {
-        // The next poll tries again; the other jobs are read meanwhile.
-        log.warn("could not store the metrics of job {}: {}", job.jobId(), e.toString());
       }
     }
     sweepsWithNews.values().forEach(pruning::judge);
