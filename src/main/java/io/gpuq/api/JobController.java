@@ -61,8 +61,6 @@ import org.springframework.web.servlet.mvc.method.annotation.StreamingResponseBo
             schema = @Schema(implementation = ProblemDetail.class)))
 public class JobController {
 
-  static final int DEFAULT_LIMIT = 100;
-  static final int MAX_LIMIT = 1000;
   private static final int MAX_LABEL_FILTERS = 64;
 
   private final JobService jobs;
@@ -211,10 +209,7 @@ public class JobController {
     List<FieldError> errors = new ArrayList<>();
     JobState stateFilter = parseState(state, errors);
     Map<String, String> labelFilter = parseLabels(labels, errors);
-    int pageSize = limit == null ? DEFAULT_LIMIT : limit;
-    if (pageSize < 1 || pageSize > MAX_LIMIT) {
-      errors.add(new FieldError("limit", "must be between 1 and " + MAX_LIMIT));
-    }
+    int pageSize = PageSizes.of(limit, errors);
     String beforeId = IdCursors.decode(cursor, errors);
     if (!errors.isEmpty()) {
       throw new InvalidJobRequestException(errors);

@@ -67,9 +67,6 @@ import org.springframework.web.bind.annotation.RestController;
             schema = @Schema(implementation = ProblemDetail.class)))
 public class SweepController {
 
-  static final int DEFAULT_LIMIT = 100;
-  static final int MAX_LIMIT = 1000;
-
   /** The body of {@code POST /{id}/trials}: the new trial's parameters. */
   @Schema(name = "NewTrial")
   public record NewTrialBody(Map<String, Object> parameters) {}
@@ -155,7 +152,7 @@ public class SweepController {
       @Parameter(description = "nextCursor of the previous page") @RequestParam(required = false)
           String cursor) {
     List<FieldError> errors = new ArrayList<>();
-    int pageSize = pageSize(limit, errors);
+    int pageSize = PageSizes.of(limit, errors);
     String beforeId = IdCursors.decode(cursor, errors);
     if (!errors.isEmpty()) {
       throw new InvalidJobRequestException(errors);
@@ -210,7 +207,7 @@ public class SweepController {
       }
     }
     JobState stateFilter = JobController.parseState(state, errors);
-    int pageSize = pageSize(limit, errors);
+    int pageSize = PageSizes.of(limit, errors);
     TrialCursor after = null;
     if (cursor != null) {
       after = TrialCursor.decode(cursor).orElse(null);
@@ -295,14 +292,6 @@ public class SweepController {
     cancellation.runningTrials().forEach(job -> workers.stop(job, StopReason.CANCELLED));
     scheduler.wakeUp();
     return SweepView.of(cancellation.sweep());
-  }
-
-  private static int pageSize(Integer limit, List<FieldError> errors) {
-    int pageSize = limit == null ? DEFAULT_LIMIT : limit;
-    if (pageSize < 1 || pageSize > MAX_LIMIT) {
-      errors.add(new FieldError("limit", "must be between 1 and " + MAX_LIMIT));
-    }
-    return pageSize;
   }
 
   private void wakeUp(boolean forGpus) {
