@@ -23,7 +23,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import org.slf4j.Logger;
@@ -191,7 +190,7 @@ public final class MetricsReading implements PeriodicDuty {
       SweepMetric sweep = job.sweep();
       boolean ranked = sweep != null && sweep.hasMetric();
       this.metric = ranked ? sweep.name() : null;
-      this.goal = ranked ? Goal.valueOf(sweep.goal().toUpperCase(Locale.ROOT)) : null;
+      this.goal = ranked ? Goal.of(sweep.goal()) : null;
       this.latest = new LinkedHashMap<>(job.latest());
       this.value = job.value();
       this.best = job.best();

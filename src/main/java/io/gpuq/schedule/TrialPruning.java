@@ -14,7 +14,6 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
@@ -61,7 +60,7 @@ public final class TrialPruning {
     if (rule.isEmpty() || !sweep.hasMetric()) {
       return;
     }
-    Goal goal = Goal.valueOf(sweep.goal().toUpperCase(Locale.ROOT));
+    Goal goal = Goal.of(sweep.goal());
     List<TrialSeries> trials = store.sweepSeries(sweep.sweepId(), sweep.name());
     List<TrialHistory> histories = new ArrayList<>(trials.size());
     Map<String, TrialHistory> runningHere = new HashMap<>();

@@ -21,6 +21,15 @@ public enum Goal {
     return worse(a, b) ? b : a;
   }
 
+  /**
+   * The goal a request or a stored sweep names, in any case: {@code minimize} or {@code maximize}.
+   *
+   * @throws IllegalArgumentException for any other name
+   */
+  public static Goal of(String name) {
+    return valueOf(name.toUpperCase(java.util.Locale.ROOT));
+  }
+
   public String wireName() {
     return name().toLowerCase(java.util.Locale.ROOT);
   }

@@ -6,7 +6,6 @@ import io.gpuq.sweep.SweepRequest.MetricRequest;
 import io.gpuq.sweep.SweepRequest.ParameterRequest;
 import io.gpuq.text.UserText;
 import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.LongSupplier;
@@ -167,7 +166,7 @@ public final class SweepValidator {
       errors.add("metric.goal", "is required: minimize or maximize");
     } else {
       try {
-        goal = Goal.valueOf(metric.goal().toUpperCase(Locale.ROOT));
+        goal = Goal.of(metric.goal());
       } catch (IllegalArgumentException e) {
         errors.add(
             "metric.goal",

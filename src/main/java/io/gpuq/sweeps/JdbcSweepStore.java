@@ -27,7 +27,6 @@ import java.util.Collections;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.IntFunction;
@@ -410,9 +409,7 @@ public class JdbcSweepStore implements SweepStore {
             row.getString("name"),
             row.getString("method"),
             row.getString("definition"),
-            metricName == null
-                ? null
-                : new Metric(metricName, Goal.valueOf(goal.toUpperCase(Locale.ROOT))),
+            metricName == null ? null : new Metric(metricName, Goal.of(goal)),
             row.getString("early_stopping"),
             row.getObject("max_concurrent", Integer.class),
             row.getObject("seed", Long.class),
