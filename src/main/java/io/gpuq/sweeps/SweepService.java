@@ -291,7 +291,8 @@ public class SweepService {
   public SweepCancellation cancel(Caller caller, String id) {
     accessible(caller, id);
     List<String> running = sweeps.cancel(id, clock.instant());
-    return new SweepCancellation(get(caller, id), running);
+    // Its rights were checked above: only the cancelled row is read again.
+    return new SweepCancellation(summaryOf(sweeps.find(id).orElseThrow()), running);
   }
 
   /** A cancelled sweep, and the trials that were running when it was cancelled. */
