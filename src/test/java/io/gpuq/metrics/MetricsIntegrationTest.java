@@ -21,7 +21,8 @@ class MetricsIntegrationTest extends MetricsIntegrationSupport {
   @Test
   void a_running_gpu_job_is_measured_per_process_per_job_and_on_the_host_and_then_forgotten()
       throws IOException {
-    String id = alice.submit(holding100MiB(6));
+    Path release = aReleaseFile();
+    String id = alice.submit(holding100MiBUntil(release));
     awaitState(id, "RUNNING");
     JsonNode job = alice.job(id);
     long pid = job.get("attempts").get(0).get("pid").asLong();
@@ -73,6 +74,7 @@ class MetricsIntegrationTest extends MetricsIntegrationSupport {
     assertThat(e.value("gpuq_job_cpu_usage_ratio", job(id)))
         .isBetween(0.0, (double) Runtime.getRuntime().availableProcessors());
 
+    release(release);
     awaitState(id, "SUCCEEDED");
     await()
         .atMost(SOON)

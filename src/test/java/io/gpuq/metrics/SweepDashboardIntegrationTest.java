@@ -39,29 +39,33 @@ class SweepDashboardIntegrationTest extends MetricsIntegrationSupport {
         "promtool is not installed (Debian/Ubuntu: apt-get install prometheus); CI evaluates this");
 
     String sweep = new SweepRows(dataSource).sweep(null, "minimize");
+    // Both run until the scrape is taken, however loaded the machine.
+    Path release = aReleaseFile();
     Job trial =
         aQueuedJob()
             .trialOf(new SweepTrial(sweep, 0, "{}"))
-            .spec(
-                s ->
-                    s.command("python3", "-c", "import time; b = b'x' * (100 << 20); time.sleep(6)")
-                        .gpus(1)
-                        .gpuMemory(GIB))
+            .spec(s -> s.command("python3", "-c", holdingCode(release)).gpus(1).gpuMemory(GIB))
             .in(store);
     // A plain job on a GPU at the same time: its memory is no sweep's.
-    String plain = alice.submit(holding100MiB(6));
-    awaitState(trial.id(), "RUNNING");
-    awaitState(plain, "RUNNING");
-    Exposition scrape =
-        awaitScrape(
-            hasSeries(trial.id(), "gpuq_job_gpu_memory_used_bytes", "gpuq_job_info")
-                .andThen(hasSeries(plain, "gpuq_job_gpu_memory_used_bytes", "gpuq_job_info"))
-                .andThen(
-                    e ->
-                        assertThat(
-                                e.value(
-                                    "gpuq_job_gpu_memory_used_bytes", Map.of("job_id", trial.id())))
-                            .isGreaterThan(100.0 * MIB)));
+    String plain = alice.submit(holding100MiBUntil(release));
+    Exposition scrape;
+    try {
+      awaitState(trial.id(), "RUNNING");
+      awaitState(plain, "RUNNING");
+      scrape =
+          awaitScrape(
+              hasSeries(trial.id(), "gpuq_job_gpu_memory_used_bytes", "gpuq_job_info")
+                  .andThen(hasSeries(plain, "gpuq_job_gpu_memory_used_bytes", "gpuq_job_info"))
+                  .andThen(
+                      e ->
+                          assertThat(
+                                  e.value(
+                                      "gpuq_job_gpu_memory_used_bytes",
+                                      Map.of("job_id", trial.id())))
+                              .isGreaterThan(100.0 * MIB)));
+    } finally {
+      release(release);
+    }
 
     Promtool.UnitTest test = new Promtool.UnitTest();
     for (String name :
