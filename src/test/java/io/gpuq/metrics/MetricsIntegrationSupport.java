@@ -30,7 +30,7 @@ abstract class MetricsIntegrationSupport extends IntegrationTest {
 
   static final long MIB = 1L << 20;
   static final long GIB = 1L << 30;
-  static final Duration SOON = Duration.ofSeconds(20);
+  static final Duration SOON = Duration.ofSeconds(60);
 
   /** Holds about 100 MiB of touched memory (GPU memory, on emulated GPUs) for a while. */
   static String holding100MiB(int seconds) {
