@@ -42,6 +42,13 @@ class MetricsIntegrationTest extends MetricsIntegrationSupport {
                           .isGreaterThan(50.0 * MIB);
                       assertThat(scrape.value("gpuq_job_cpu_seconds_total", job(id)))
                           .isGreaterThan(0.0);
+                      // The GPU's figure and the job's may come from two polls while it grows.
+                      assertThat(
+                              scrape.value(
+                                  "gpuq_gpu_memory_used_bytes",
+                                  Map.of("node", "test-node", "gpu", gpu, "uuid", uuid)))
+                          .isGreaterThanOrEqualTo(
+                              scrape.value("gpuq_job_gpu_memory_used_bytes", job(id)));
                     }));
 
     List<Exposition.Sample> processes =
