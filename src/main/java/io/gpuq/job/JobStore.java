@@ -144,16 +144,22 @@ public interface JobStore extends AutoCloseable {
 
   /**
    * Stores one read of a job's metrics file at once: its points (numbered on from the job's last),
-   * where the next read starts, what the job's view shows, and whether it is read to its end.
+   * where the next read starts, what the job's view shows, and whether it is read to its end. A
+   * read of an attempt the job has left (it was requeued meanwhile) is dropped: the next attempt's
+   * file is another, read from its start.
    */
   void recordMetrics(MetricsUpdate update);
 
-  /** The first {@code limit} points a job reported, in the order they were read. */
+  /**
+   * The first {@code limit} points a job reported, in the order they were read: every attempt's,
+   * each point with its attempt.
+   */
   List<ReportedPoint> metricsOf(String jobId, int limit);
 
   /**
-   * Every trial of a sweep, in any state, with the values of {@code metric} it reported, in the
-   * order they were read: what its early-stopping rule judges.
+   * Every trial of a sweep, in any state, with the values of {@code metric} its current attempt
+   * (running, or the last) reported, in the order they were read: what its early-stopping rule
+   * judges. A failed attempt's values are left out: they belong to a run that is over.
    */
   List<TrialSeries> sweepSeries(String sweepId, String metric);
 
