@@ -13,6 +13,7 @@ import io.gpuq.job.JobStore;
 import io.gpuq.job.NewJob;
 import io.gpuq.job.SubmitAdmission;
 import io.gpuq.job.SweepTrial;
+import io.gpuq.sweep.BestTrial;
 import io.gpuq.sweep.ExternalTrials;
 import io.gpuq.sweep.InvalidSweepException;
 import io.gpuq.sweep.Sweep;
@@ -217,8 +218,14 @@ public class SweepService {
     SweepPage page = sweeps.page(caller.isAdmin() ? null : caller.name(), beforeId, limit);
     List<String> ids = page.items().stream().map(Sweep::id).toList();
     Map<String, Map<JobState, Long>> counts = sweeps.trialCounts(ids);
+    Map<String, BestTrial> best = sweeps.best(ids);
     List<SweepSummary> items =
-        page.items().stream().map(sweep -> summaryOf(sweep, counts.get(sweep.id()))).toList();
+        page.items().stream()
+            .map(
+                sweep ->
+                    summaryOf(
+                        sweep, counts.get(sweep.id()), Optional.ofNullable(best.get(sweep.id()))))
+            .toList();
     return new SweepSummaries(items, page.nextBeforeId());
   }
 
@@ -317,20 +324,17 @@ public class SweepService {
   }
 
   private SweepSummary summaryOf(Sweep sweep) {
-    return summaryOf(sweep, sweeps.trialCounts(sweep.id()));
+    return summaryOf(sweep, sweeps.trialCounts(sweep.id()), sweeps.best(sweep.id()));
   }
 
-  private SweepSummary summaryOf(Sweep sweep, Map<JobState, Long> counts) {
+  private SweepSummary summaryOf(
+      Sweep sweep, Map<JobState, Long> counts, Optional<BestTrial> best) {
     SweepState state = sweep.state(counts);
     Sweep shown = sweep;
     if (state == SweepState.DONE && sweep.finishedAt() == null) {
       // Seen done before the duty stamped it: stamped now, so that the view shows its end.
       shown = sweeps.stampFinished(sweep.id(), clock.instant()).orElse(sweep);
     }
-    return new SweepSummary(
-        shown,
-        state,
-        counts,
-        shown.metric() == null ? Optional.empty() : sweeps.best(shown.id(), shown.metric().goal()));
+    return new SweepSummary(shown, state, counts, best);
   }
 }

@@ -16,7 +16,6 @@ import io.gpuq.job.JpaJobStore;
 import io.gpuq.job.NewJob;
 import io.gpuq.support.IntegrationTier;
 import io.gpuq.sweep.BestTrial;
-import io.gpuq.sweep.Goal;
 import io.gpuq.sweep.Sweep;
 import io.gpuq.sweep.SweepConflictException;
 import io.gpuq.sweep.SweepKeyTakenException;
@@ -194,13 +193,10 @@ abstract class SweepStoreContract {
   }
 
   @Test
-  void counts_trials_in_every_state_and_ranks_the_best_by_the_goal() {
+  void counts_trials_in_every_state_of_each_sweep_at_once() {
     Sweep sweep = aGridSweep().withTrials(4).in(sweeps);
     Sweep empty = anExternalSweep().in(sweeps);
     start(sweep, 0);
-    setBest(sweep, 1, 0.5);
-    setBest(sweep, 2, 0.2);
-    setBest(sweep, 3, Double.NaN);
 
     Map<String, Map<JobState, Long>> counts = sweeps.trialCounts(List.of(sweep.id(), empty.id()));
 
@@ -210,15 +206,44 @@ abstract class SweepStoreContract {
         .containsEntry(JobState.QUEUED, 3L)
         .containsEntry(JobState.SUCCEEDED, 0L);
     assertThat(counts.get(empty.id()).values()).containsOnly(0L);
-    assertThat(sweeps.best(sweep.id(), Goal.MINIMIZE))
-        .get()
-        .extracting(BestTrial::trial)
-        .isEqualTo(2);
-    assertThat(sweeps.best(sweep.id(), Goal.MAXIMIZE))
-        .get()
-        .extracting(BestTrial::trial)
-        .isEqualTo(1);
-    assertThat(sweeps.best(empty.id(), Goal.MAXIMIZE)).isEmpty();
+  }
+
+  @Test
+  void ranks_each_sweeps_best_trial_by_its_own_goal_at_once_never_a_nan() {
+    Sweep minimizing = aGridSweep().withTrials(4).in(sweeps);
+    Sweep maximizing = aGridSweep().maximizing().withTrials(4).in(sweeps);
+    Sweep tied = aGridSweep().withTrials(3).in(sweeps);
+    Sweep onlyNan = aGridSweep().withTrials(2).in(sweeps);
+    Sweep unreported = aGridSweep().withTrials(2).in(sweeps);
+    Sweep unranked = aGridSweep().withoutMetric().withTrials(2).in(sweeps);
+    for (Sweep sweep : List.of(minimizing, maximizing)) {
+      setBest(sweep, 1, 0.5);
+      setBest(sweep, 2, 0.2);
+      setBest(sweep, 3, Double.NaN);
+    }
+    setBest(tied, 2, 0.4);
+    setBest(tied, 1, 0.4);
+    setBest(onlyNan, 0, Double.NaN);
+
+    Map<String, BestTrial> best =
+        sweeps.best(
+            List.of(
+                minimizing.id(),
+                maximizing.id(),
+                tied.id(),
+                onlyNan.id(),
+                unreported.id(),
+                unranked.id()));
+
+    assertThat(best).containsOnlyKeys(minimizing.id(), maximizing.id(), tied.id());
+    assertThat(best.get(minimizing.id()))
+        .isEqualTo(new BestTrial(trialId(minimizing, 2), 2, "{\"x\":2}", 0.2, null));
+    assertThat(best.get(maximizing.id()).trial()).isEqualTo(1);
+    assertThat(best.get(maximizing.id()).value()).isEqualTo(0.5);
+    assertThat(best.get(tied.id()).trial()).isEqualTo(1);
+    assertThat(sweeps.best(minimizing.id())).contains(best.get(minimizing.id()));
+    assertThat(sweeps.best(unreported.id())).isEmpty();
+    assertThat(sweeps.best(List.of())).isEmpty();
   }
 
   // --- external trials
