@@ -265,11 +265,13 @@ public final class InMemoryJobStore implements JobStore {
   }
 
   @Override
-  public synchronized List<LostAttempt> lostAttemptsOn(String node) {
+  public synchronized List<LostAttempt> lostAttemptsOn(String node, Instant declaredSince) {
     List<LostAttempt> lost = new ArrayList<>();
     for (Job job : jobs.values()) {
       for (JobAttempt attempt : job.attempts()) {
-        if (node.equals(attempt.node()) && attempt.failureReason() == FailureReason.LOST) {
+        if (node.equals(attempt.node())
+            && attempt.failureReason() == FailureReason.LOST
+            && !attempt.finishedAt().isBefore(declaredSince)) {
           lost.add(
               new LostAttempt(job.id(), attempt.attempt(), attempt.pid(), attempt.pidStartTicks()));
         }

@@ -100,8 +100,12 @@ public interface JobStore extends AutoCloseable {
   /** Jobs running on this node: after a restart, the ones an earlier gpuq there left running. */
   List<Job> runningOn(String node);
 
-  /** Attempts on this node that another node declared lost, and whose workers may still run. */
-  List<LostAttempt> lostAttemptsOn(String node);
+  /**
+   * Attempts on this node that another node declared lost at or after {@code declaredSince}, and
+   * whose workers may still run. Bounded by time, as the attempts of jobs stay until retention
+   * deletes them, and a node that was silent long ago has been restarted since.
+   */
+  List<LostAttempt> lostAttemptsOn(String node, Instant declaredSince);
 
   /**
    * Attempts on this node whose job was cancelled, or whose trial was pruned, while they ran, ended

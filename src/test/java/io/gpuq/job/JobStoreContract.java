@@ -1146,13 +1146,23 @@ abstract class JobStoreContract {
 
     assertThat(service().declareLostOn("node-1", "node node-1 stopped heartbeating")).isEqualTo(2);
 
-    assertThat(store().lostAttemptsOn("node-1"))
+    assertThat(store().lostAttemptsOn("node-1", T0))
         .containsExactlyInAnyOrder(
             new LostAttempt(withProcess.id(), 1, 4242L, 987L),
             new LostAttempt(withoutProcess.id(), 1, null, null));
-    assertThat(store().lostAttemptsOn("node-2")).isEmpty();
+    assertThat(store().lostAttemptsOn("node-2", T0)).isEmpty();
     assertThat(reload(withProcess.id()).state()).isEqualTo(JobState.FAILED);
     assertThat(reload(withProcess.id()).failureReason()).isEqualTo(FailureReason.LOST);
+  }
+
+  @Test
+  void a_node_finds_only_the_attempts_declared_lost_since_the_time_it_asks_from() {
+    Job lately = aLostJob().on("node-1").in(store());
+    aLostJob().on("node-1").at(T0.minus(Duration.ofDays(30))).in(store());
+
+    assertThat(store().lostAttemptsOn("node-1", T0.minus(Duration.ofDays(7))))
+        .extracting(LostAttempt::jobId)
+        .containsExactly(lately.id());
   }
 
   @Test
