@@ -68,11 +68,13 @@ public interface SweepStore {
 
   /**
    * Says that no more trials will be added (method external); closing a closed sweep changes
-   * nothing.
+   * nothing. A sweep whose trials have all ended is stamped finished in the same transaction, as
+   * {@link #stampFinished(String, Instant)} stamps it ({@code now} when it has none).
    *
+   * @return the sweep as it is then
    * @throws SweepConflictException when the sweep is not external, or cancelled
    */
-  Sweep close(String sweepId);
+  Sweep close(String sweepId, Instant now);
 
   /**
    * Cancels a sweep: stamps it cancelled (and finished) and cancels its queued and running trials,

@@ -321,8 +321,8 @@ public class JdbcSweepStore implements SweepStore {
   }
 
   @Override
-  public Sweep close(String sweepId) {
-    tx.executeWithoutResult(
+  public Sweep close(String sweepId, Instant now) {
+    return tx.execute(
         status -> {
           Sweep sweep = lock(sweepId);
           if (!sweep.isExternal()) {
@@ -340,8 +340,10 @@ public class JdbcSweepStore implements SweepStore {
             jdbc.update(
                 "update sweeps set closed = true, version = version + 1 where id = ?", sweepId);
           }
+          jdbc.update(STAMP_FINISHED + " and id = ?", at(now), sweepId);
+          // Read once, after both writes: finished_at is the database's answer.
+          return find(sweepId).orElseThrow(() -> new SweepNotFoundException(sweepId));
         });
-    return find(sweepId).orElseThrow(() -> new SweepNotFoundException(sweepId));
   }
 
   @Override

@@ -9,7 +9,6 @@ import io.gpuq.job.JobRequest;
 import io.gpuq.job.JobRequestValidator;
 import io.gpuq.job.JobSpec;
 import io.gpuq.job.JobState;
-import io.gpuq.job.JobStore;
 import io.gpuq.job.NewJob;
 import io.gpuq.job.SubmitAdmission;
 import io.gpuq.job.SweepTrial;
@@ -49,7 +48,9 @@ import java.util.function.LongSupplier;
 public class SweepService {
 
   private final SweepStore sweeps;
-  private final JobStore jobs;
+  private final RecentDefinitions definitions =
+      new RecentDefinitions(
+          sweep -> SweepDefinitions.definitionOf(sweep.definitionJson(), sweep.seed()));
   private final JobRequestValidator jobValidator;
   private final SubmitAdmission admission;
   private final LongSupplier seeds;
@@ -61,13 +62,11 @@ public class SweepService {
    */
   public SweepService(
       SweepStore sweeps,
-      JobStore jobs,
       JobRequestValidator jobValidator,
       SubmitAdmission admission,
       LongSupplier seeds,
       Clock clock) {
     this.sweeps = sweeps;
-    this.jobs = jobs;
     this.jobValidator = jobValidator;
     this.admission = admission;
     this.seeds = seeds;
@@ -268,8 +267,7 @@ public class SweepService {
               + " sweep; trials are added only to an"
               + " external one");
     }
-    SweepDefinition definition =
-        SweepDefinitions.definitionOf(sweep.definitionJson(), sweep.seed());
+    SweepDefinition definition = definitions.of(sweep);
     Instant now = clock.instant();
     NewJob stored =
         sweeps.addTrial(
@@ -280,14 +278,14 @@ public class SweepService {
               admission.check(spec);
               return trialJob(caller, sweepId, trial, spec, now);
             });
-    return jobs.find(stored.id()).orElseThrow(() -> new IllegalStateException("trial not stored"));
+    // As the store wrote it: nothing about a queued job is the database's own.
+    return stored.job();
   }
 
   /** No more trials will be added; the sweep is DONE when its last trial ends. */
   public SweepSummary close(Caller caller, String id) {
     accessible(caller, id);
-    sweeps.close(id);
-    return summaryOf(sweeps.stampFinished(id, clock.instant()).orElseThrow());
+    return summaryOf(sweeps.close(id, clock.instant()));
   }
 
   /**

@@ -298,7 +298,7 @@ abstract class SweepStoreContract {
   void trials_are_added_only_to_an_open_external_sweep() {
     Sweep grid = aGridSweep().in(sweeps);
     Sweep closed = anExternalSweep().in(sweeps);
-    sweeps.close(closed.id());
+    sweeps.close(closed.id(), T0);
     Sweep cancelled = anExternalSweep().in(sweeps);
     sweeps.cancel(cancelled.id(), LATER);
     SweepBuilder builder = anExternalSweep();
@@ -307,9 +307,32 @@ abstract class SweepStoreContract {
       assertThatThrownBy(() -> sweeps.addTrial(sweep.id(), n -> builder.trial(sweep, n)))
           .isInstanceOf(SweepConflictException.class);
     }
-    assertThatThrownBy(() -> sweeps.close(grid.id())).isInstanceOf(SweepConflictException.class);
-    assertThatThrownBy(() -> sweeps.close(cancelled.id()))
+    assertThatThrownBy(() -> sweeps.close(grid.id(), T0))
         .isInstanceOf(SweepConflictException.class);
+    assertThatThrownBy(() -> sweeps.close(cancelled.id(), T0))
+        .isInstanceOf(SweepConflictException.class);
+  }
+
+  @Test
+  void closing_stamps_the_end_of_a_sweep_whose_trials_have_all_ended_and_only_of_such_a_one() {
+    SweepBuilder external = anExternalSweep();
+    Sweep ended = external.in(sweeps);
+    Sweep running = external.in(sweeps);
+    for (Sweep sweep : List.of(ended, running)) {
+      sweeps.addTrial(sweep.id(), n -> external.trial(sweep, n));
+      start(sweep, 0);
+    }
+    jobs.endAttempt(
+            new AttemptEnd(trialId(ended, 0), 1, AttemptOutcome.succeeded(), 0, T0.plusSeconds(10)))
+        .join();
+
+    Sweep closedEnded = sweeps.close(ended.id(), LATER);
+    Sweep closedRunning = sweeps.close(running.id(), LATER);
+
+    assertThat(closedEnded.closed()).isTrue();
+    assertThat(closedEnded.finishedAt()).isEqualTo(T0.plusSeconds(10));
+    assertThat(closedRunning.closed()).isTrue();
+    assertThat(closedRunning.finishedAt()).isNull();
   }
 
   // --- cancelling
@@ -382,8 +405,7 @@ abstract class SweepStoreContract {
     assertThat(sweeps.find(sweep.id()).orElseThrow().finishedAt()).isEqualTo(T0.plusSeconds(11));
     assertThat(sweeps.find(unfinished.id()).orElseThrow().finishedAt()).isNull();
     assertThat(sweeps.find(open.id()).orElseThrow().finishedAt()).isNull();
-    sweeps.close(open.id());
-    assertThat(sweeps.stampFinished(open.id(), LATER).orElseThrow().finishedAt()).isEqualTo(LATER);
+    assertThat(sweeps.close(open.id(), LATER).finishedAt()).isEqualTo(LATER);
     assertThat(sweeps.stampFinished(LATER)).isZero();
   }
 
