@@ -46,6 +46,16 @@ class ReportedMetricsIntegrationTest extends IntegrationTest {
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\n") + "'";
   }
 
+  /** The job's series, once gpuq has read {@code points} points of it. */
+  private JsonNode seriesOnceItHas(String id, int points) {
+    await().atMost(SOON).untilAsserted(() -> assertThat(series(id)).hasSize(points));
+    return series(id);
+  }
+
+  private JsonNode series(String id) {
+    return alice.get("/api/v1/jobs/" + id + "/metrics").json().get("series");
+  }
+
   private void awaitState(String id, String state) {
     await().atMost(SOON).until(() -> alice.state(id).equals(state));
   }
@@ -66,13 +76,7 @@ class ReportedMetricsIntegrationTest extends IntegrationTest {
                 .json());
     awaitState(id, "SUCCEEDED");
 
-    await()
-        .atMost(SOON)
-        .untilAsserted(
-            () ->
-                assertThat(alice.get("/api/v1/jobs/" + id + "/metrics").json().get("series"))
-                    .hasSize(3));
-    JsonNode series = alice.get("/api/v1/jobs/" + id + "/metrics").json().get("series");
+    JsonNode series = seriesOnceItHas(id, 3);
     assertThat(series.get(0).get("step").asLong()).isEqualTo(10);
     assertThat(series.get(0).get("values").get("loss").asDouble()).isEqualTo(0.9);
     assertThat(series.get(0).get("at").asString()).isNotBlank();
@@ -102,13 +106,7 @@ class ReportedMetricsIntegrationTest extends IntegrationTest {
     String id = alice.submit(aJob().command("python3", "-c", script).maxAttempts(2).json());
     awaitState(id, "SUCCEEDED");
 
-    await()
-        .atMost(SOON)
-        .untilAsserted(
-            () ->
-                assertThat(alice.get("/api/v1/jobs/" + id + "/metrics").json().get("series"))
-                    .hasSize(4));
-    JsonNode series = alice.get("/api/v1/jobs/" + id + "/metrics").json().get("series");
+    JsonNode series = seriesOnceItHas(id, 4);
     assertThat(series.valueStream().map(p -> p.get("attempt").asInt() + ":" + p.get("step")))
         .containsExactly("1:1", "1:2", "1:3", "2:1");
     JsonNode metrics = alice.job(id).get("metrics");
@@ -122,7 +120,7 @@ class ReportedMetricsIntegrationTest extends IntegrationTest {
     awaitState(id, "SUCCEEDED");
 
     assertThat(alice.job(id).get("metrics").isNull()).isTrue();
-    assertThat(alice.get("/api/v1/jobs/" + id + "/metrics").json().get("series")).isEmpty();
+    assertThat(series(id)).isEmpty();
   }
 
   @Test
