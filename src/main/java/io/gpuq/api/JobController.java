@@ -20,8 +20,6 @@ import io.gpuq.schedule.SchedulingLoop;
 import io.gpuq.text.UserText;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
-import io.swagger.v3.oas.annotations.media.Content;
-import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.servlet.http.HttpServletRequest;
@@ -36,7 +34,6 @@ import java.util.Locale;
 import java.util.Map;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
-import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -52,13 +49,7 @@ import org.springframework.web.servlet.mvc.method.annotation.StreamingResponseBo
 @RestController
 @RequestMapping("/api/v1/jobs")
 @Tag(name = "jobs", description = "Submit, follow and cancel training runs")
-@ApiResponse(
-    responseCode = "401",
-    description = "no or invalid bearer token",
-    content =
-        @Content(
-            mediaType = "application/problem+json",
-            schema = @Schema(implementation = ProblemDetail.class)))
+@ApiResponse(responseCode = "401", description = "no or invalid bearer token")
 public class JobController {
 
   private static final int MAX_LABEL_FILTERS = 64;
@@ -98,36 +89,16 @@ public class JobController {
   @ApiResponse(
       responseCode = "200",
       description = "an earlier submission with this Idempotency-Key created it")
-  @ApiResponse(
-      responseCode = "400",
-      description = "invalid request; `errors` names each field",
-      content =
-          @Content(
-              mediaType = "application/problem+json",
-              schema = @Schema(implementation = ProblemDetail.class)))
-  @ApiResponse(
-      responseCode = "413",
-      description = "body larger than gpuq.api.max-request-bytes",
-      content =
-          @Content(
-              mediaType = "application/problem+json",
-              schema = @Schema(implementation = ProblemDetail.class)))
+  @ApiResponse(responseCode = "400", description = "invalid request; `errors` names each field")
+  @ApiResponse(responseCode = "413", description = "body larger than gpuq.api.max-request-bytes")
   @ApiResponse(
       responseCode = "422",
       description =
           "the request can never fit on this node's GPUs, or the Idempotency-Key was used before"
-              + " with a different request",
-      content =
-          @Content(
-              mediaType = "application/problem+json",
-              schema = @Schema(implementation = ProblemDetail.class)))
+              + " with a different request")
   @ApiResponse(
       responseCode = "507",
-      description = "the data directory has less free space than gpuq.storage.min-free",
-      content =
-          @Content(
-              mediaType = "application/problem+json",
-              schema = @Schema(implementation = ProblemDetail.class)))
+      description = "the data directory has less free space than gpuq.storage.min-free")
   public ResponseEntity<JobView> submit(
       @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
       @Parameter(description = "a repeated POST with the same key returns the first job (200)")
@@ -155,20 +126,8 @@ public class JobController {
   @GetMapping("/{id}")
   @Operation(summary = "Get a job")
   @ApiResponse(responseCode = "200", description = "the job")
-  @ApiResponse(
-      responseCode = "403",
-      description = "another user's job",
-      content =
-          @Content(
-              mediaType = "application/problem+json",
-              schema = @Schema(implementation = ProblemDetail.class)))
-  @ApiResponse(
-      responseCode = "404",
-      description = "no such job",
-      content =
-          @Content(
-              mediaType = "application/problem+json",
-              schema = @Schema(implementation = ProblemDetail.class)))
+  @ApiResponse(responseCode = "403", description = "another user's job")
+  @ApiResponse(responseCode = "404", description = "no such job")
   public JobView get(
       @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
       @PathVariable String id) {
@@ -178,22 +137,12 @@ public class JobController {
   @GetMapping
   @Operation(summary = "List jobs, newest first (admins see all, submitters their own)")
   @ApiResponse(responseCode = "200", description = "one page")
-  @ApiResponse(
-      responseCode = "400",
-      description = "bad state, label, limit or cursor",
-      content =
-          @Content(
-              mediaType = "application/problem+json",
-              schema = @Schema(implementation = ProblemDetail.class)))
+  @ApiResponse(responseCode = "400", description = "bad state, label, limit or cursor")
   @ApiResponse(
       responseCode = "503",
       description =
           "the database did not answer within gpuq.api.query-timeout; Retry-After says when to"
-              + " try again",
-      content =
-          @Content(
-              mediaType = "application/problem+json",
-              schema = @Schema(implementation = ProblemDetail.class)))
+              + " try again")
   public JobListView list(
       @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
       @Parameter(description = "QUEUED, RUNNING, SUCCEEDED, FAILED, CANCELLED or PRUNED")
@@ -225,13 +174,7 @@ public class JobController {
           "A queued job is cancelled at once; a running job's whole process tree gets SIGTERM,"
               + " then SIGKILL after gpuq.worker.kill-grace.")
   @ApiResponse(responseCode = "200", description = "the job, now CANCELLED")
-  @ApiResponse(
-      responseCode = "409",
-      description = "the job has already finished",
-      content =
-          @Content(
-              mediaType = "application/problem+json",
-              schema = @Schema(implementation = ProblemDetail.class)))
+  @ApiResponse(responseCode = "409", description = "the job has already finished")
   public JobView cancel(
       @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
       @PathVariable String id) {
@@ -247,11 +190,7 @@ public class JobController {
       responseCode = "429",
       description =
           "follow=true while this caller already follows gpuq.api.max-log-followers-per-caller"
-              + " logs; Retry-After says when to try again",
-      content =
-          @Content(
-              mediaType = "application/problem+json",
-              schema = @Schema(implementation = ProblemDetail.class)))
+              + " logs; Retry-After says when to try again")
   public ResponseEntity<StreamingResponseBody> logs(
       @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
       @PathVariable String id,

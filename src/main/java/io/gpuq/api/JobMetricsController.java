@@ -5,11 +5,8 @@ import io.gpuq.job.InvalidJobRequestException;
 import io.gpuq.job.JobService;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
-import io.swagger.v3.oas.annotations.media.Content;
-import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
-import org.springframework.http.ProblemDetail;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RequestAttribute;
@@ -41,13 +38,7 @@ public class JobMetricsController {
               + MAX_POINTS
               + ". NaN and infinite values are null.")
   @ApiResponse(responseCode = "200", description = "the series")
-  @ApiResponse(
-      responseCode = "400",
-      description = "bad limit",
-      content =
-          @Content(
-              mediaType = "application/problem+json",
-              schema = @Schema(implementation = ProblemDetail.class)))
+  @ApiResponse(responseCode = "400", description = "bad limit")
   public MetricSeriesView metrics(
       @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
       @PathVariable String id,

@@ -12,6 +12,11 @@ public record MetricSeriesView(List<Point> series) {
 
   @Schema(name = "MetricPoint")
   public record Point(
+      @Schema(
+              description =
+                  "the attempt whose run reported it: a retry's run starts a new file, and its"
+                      + " steps start again")
+          int attempt,
       long step,
       @Schema(description = "the line's numbers; null where it reported NaN or an infinity")
           Map<String, Double> values,
@@ -19,6 +24,6 @@ public record MetricSeriesView(List<Point> series) {
 
   static MetricSeriesView of(List<ReportedPoint> points) {
     return new MetricSeriesView(
-        points.stream().map(p -> new Point(p.step(), p.values(), p.at())).toList());
+        points.stream().map(p -> new Point(p.attempt(), p.step(), p.values(), p.at())).toList());
   }
 }

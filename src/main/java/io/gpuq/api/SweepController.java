@@ -20,7 +20,6 @@ import io.gpuq.sweeps.SweepService.SweepSummaries;
 import io.gpuq.text.UserText;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
-import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
@@ -29,7 +28,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.springframework.http.MediaType;
-import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -44,27 +42,9 @@ import org.springframework.web.bind.annotation.RestController;
 @RestController
 @RequestMapping("/api/v1/sweeps")
 @Tag(name = "sweeps", description = "Many trials of one command, each a job with its parameters")
-@ApiResponse(
-    responseCode = "401",
-    description = "no or invalid bearer token",
-    content =
-        @Content(
-            mediaType = "application/problem+json",
-            schema = @Schema(implementation = ProblemDetail.class)))
-@ApiResponse(
-    responseCode = "403",
-    description = "another user's sweep",
-    content =
-        @Content(
-            mediaType = "application/problem+json",
-            schema = @Schema(implementation = ProblemDetail.class)))
-@ApiResponse(
-    responseCode = "404",
-    description = "no such sweep",
-    content =
-        @Content(
-            mediaType = "application/problem+json",
-            schema = @Schema(implementation = ProblemDetail.class)))
+@ApiResponse(responseCode = "401", description = "no or invalid bearer token")
+@ApiResponse(responseCode = "403", description = "another user's sweep")
+@ApiResponse(responseCode = "404", description = "no such sweep")
 public class SweepController {
 
   /** The body of {@code POST /{id}/trials}: the new trial's parameters. */
@@ -94,27 +74,15 @@ public class SweepController {
       description = "an earlier request with this Idempotency-Key created it")
   @ApiResponse(
       responseCode = "400",
-      description = "invalid request; `errors` names each field; nothing is stored",
-      content =
-          @Content(
-              mediaType = "application/problem+json",
-              schema = @Schema(implementation = ProblemDetail.class)))
+      description = "invalid request; `errors` names each field; nothing is stored")
   @ApiResponse(
       responseCode = "422",
       description =
           "the trials can never fit on this node's GPUs, or the Idempotency-Key was used before"
-              + " with a different request",
-      content =
-          @Content(
-              mediaType = "application/problem+json",
-              schema = @Schema(implementation = ProblemDetail.class)))
+              + " with a different request")
   @ApiResponse(
       responseCode = "507",
-      description = "the data directory has less free space than gpuq.storage.min-free",
-      content =
-          @Content(
-              mediaType = "application/problem+json",
-              schema = @Schema(implementation = ProblemDetail.class)))
+      description = "the data directory has less free space than gpuq.storage.min-free")
   public ResponseEntity<SweepView> create(
       @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
       @Parameter(description = "a repeated POST with the same key returns the first sweep (200)")
@@ -138,13 +106,7 @@ public class SweepController {
 
   @GetMapping
   @Operation(summary = "List sweeps, newest first (admins see all, submitters their own)")
-  @ApiResponse(
-      responseCode = "400",
-      description = "bad limit or cursor",
-      content =
-          @Content(
-              mediaType = "application/problem+json",
-              schema = @Schema(implementation = ProblemDetail.class)))
+  @ApiResponse(responseCode = "400", description = "bad limit or cursor")
   public SweepListView list(
       @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
       @Parameter(description = "1 to 1000, default 100") @RequestParam(required = false)
@@ -172,13 +134,7 @@ public class SweepController {
 
   @GetMapping("/{id}/trials")
   @Operation(summary = "The sweep's trials table: parameters, state, values of the metric, step")
-  @ApiResponse(
-      responseCode = "400",
-      description = "bad order, state, limit or cursor",
-      content =
-          @Content(
-              mediaType = "application/problem+json",
-              schema = @Schema(implementation = ProblemDetail.class)))
+  @ApiResponse(responseCode = "400", description = "bad order, state, limit or cursor")
   public TrialListView trials(
       @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
       @PathVariable String id,
@@ -232,18 +188,10 @@ public class SweepController {
   @ApiResponse(responseCode = "201", description = "the trial's job; Location names it")
   @ApiResponse(
       responseCode = "400",
-      description = "a parameter missing, undeclared or out of bounds; nothing is stored",
-      content =
-          @Content(
-              mediaType = "application/problem+json",
-              schema = @Schema(implementation = ProblemDetail.class)))
+      description = "a parameter missing, undeclared or out of bounds; nothing is stored")
   @ApiResponse(
       responseCode = "409",
-      description = "the sweep is not external, or closed, cancelled or full",
-      content =
-          @Content(
-              mediaType = "application/problem+json",
-              schema = @Schema(implementation = ProblemDetail.class)))
+      description = "the sweep is not external, or closed, cancelled or full")
   public ResponseEntity<JobView> addTrial(
       @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
       @PathVariable String id,
@@ -258,13 +206,7 @@ public class SweepController {
   @Operation(
       summary = "Close an external sweep",
       description = "No more trials will be added; it is DONE when its last trial ends.")
-  @ApiResponse(
-      responseCode = "409",
-      description = "the sweep is not external, or was cancelled",
-      content =
-          @Content(
-              mediaType = "application/problem+json",
-              schema = @Schema(implementation = ProblemDetail.class)))
+  @ApiResponse(responseCode = "409", description = "the sweep is not external, or was cancelled")
   public SweepView close(
       @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
       @PathVariable String id) {
@@ -277,13 +219,7 @@ public class SweepController {
       description =
           "Its queued trials are cancelled at once, its running trials' process trees stopped"
               + " as a job's cancel stops them.")
-  @ApiResponse(
-      responseCode = "409",
-      description = "the sweep has already finished",
-      content =
-          @Content(
-              mediaType = "application/problem+json",
-              schema = @Schema(implementation = ProblemDetail.class)))
+  @ApiResponse(responseCode = "409", description = "the sweep has already finished")
   public SweepView cancel(
       @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
       @PathVariable String id) {

@@ -34,9 +34,14 @@ public final class InMemoryJobStore implements JobStore {
 
   /** Where reading a job's metrics stands: the columns a database store keeps on the job. */
   private record MetricsState(
-      MetricsCursor cursor, Map<String, Double> latest, Double value, Double best, boolean done) {
+      int attempt,
+      MetricsCursor cursor,
+      Map<String, Double> latest,
+      Double value,
+      Double best,
+      boolean done) {
     static final MetricsState NONE =
-        new MetricsState(MetricsCursor.START, Map.of(), null, null, false);
+        new MetricsState(1, MetricsCursor.START, Map.of(), null, null, false);
   }
 
   /**
@@ -260,11 +265,13 @@ public final class InMemoryJobStore implements JobStore {
   }
 
   @Override
-  public synchronized List<LostAttempt> lostAttemptsOn(String node) {
+  public synchronized List<LostAttempt> lostAttemptsOn(String node, Instant declaredSince) {
     List<LostAttempt> lost = new ArrayList<>();
     for (Job job : jobs.values()) {
       for (JobAttempt attempt : job.attempts()) {
-        if (node.equals(attempt.node()) && attempt.failureReason() == FailureReason.LOST) {
+        if (node.equals(attempt.node())
+            && attempt.failureReason() == FailureReason.LOST
+            && !attempt.finishedAt().isBefore(declaredSince)) {
           lost.add(
               new LostAttempt(job.id(), attempt.attempt(), attempt.pid(), attempt.pidStartTicks()));
         }
@@ -331,15 +338,17 @@ public final class InMemoryJobStore implements JobStore {
                         sweeps.getOrDefault(
                             t.sweepId(), new SweepMetric(t.sweepId(), null, null, null)))
                 .orElse(null);
+        boolean newAttempt = state.attempt() != job.attempt();
         reporting.add(
             new ReportingJob(
                 job.id(),
                 job.attempt(),
+                newAttempt,
                 job.state().isTerminal(),
-                state.cursor(),
-                state.latest(),
-                state.value(),
-                state.best(),
+                newAttempt ? MetricsCursor.START : state.cursor(),
+                newAttempt ? Map.of() : state.latest(),
+                newAttempt ? null : state.value(),
+                newAttempt ? null : state.best(),
                 sweep));
       }
     }
@@ -350,13 +359,16 @@ public final class InMemoryJobStore implements JobStore {
   @Override
   public synchronized void recordMetrics(MetricsUpdate update) {
     Job job = jobs.get(update.jobId());
-    if (job == null) {
+    if (job == null || job.attempt() != update.attempt()) {
       return;
     }
-    metrics.computeIfAbsent(update.jobId(), id -> new ArrayList<>()).addAll(update.points());
+    update.points().stream()
+        .map(p -> new ReportedPoint(update.attempt(), p.step(), p.values(), p.at()))
+        .forEach(metrics.computeIfAbsent(update.jobId(), id -> new ArrayList<>())::add);
     metricsStates.put(
         update.jobId(),
         new MetricsState(
+            update.attempt(),
             update.next(),
             update.latest(),
             MetricsJson.finiteOrNull(update.metricValue()),
@@ -376,7 +388,7 @@ public final class InMemoryJobStore implements JobStore {
     List<ReportedPoint> points = metrics.getOrDefault(jobId, List.of());
     return points.stream()
         .limit(limit)
-        .map(p -> new ReportedPoint(p.step(), finite(p.values()), p.at()))
+        .map(p -> new ReportedPoint(p.attempt(), p.step(), finite(p.values()), p.at()))
         .toList();
   }
 
@@ -400,6 +412,7 @@ public final class InMemoryJobStore implements JobStore {
                     job.state(),
                     job.node(),
                     metrics.getOrDefault(job.id(), List.of()).stream()
+                        .filter(p -> p.attempt() == job.attempt())
                         .filter(p -> p.values().containsKey(metric))
                         .map(p -> new TrialSeries.Value(p.step(), valueOf(p, metric), p.at()))
                         .toList()))

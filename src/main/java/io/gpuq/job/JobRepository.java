@@ -81,8 +81,9 @@ public interface JobRepository
   @Query(
       "select new io.gpuq.job.LostAttempt(a.job.id, a.attempt, a.pid, a.pidStartTicks)"
           + " from JobAttempt a where a.node = :node"
-          + " and a.failureReason = io.gpuq.job.FailureReason.LOST")
-  List<LostAttempt> findLostAttemptsOn(@Param("node") String node);
+          + " and a.failureReason = io.gpuq.job.FailureReason.LOST and a.finishedAt >= :since")
+  List<LostAttempt> findLostAttemptsOn(
+      @Param("node") String node, @Param("since") Instant declaredSince);
 
   /** From the index of jobs by end ({@code jobs_finished}): the attempts' rows are few. */
   @Query(

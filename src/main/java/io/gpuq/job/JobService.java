@@ -241,9 +241,12 @@ public class JobService {
     return lost;
   }
 
-  /** Attempts on this node that another node declared lost, and whose workers may still run. */
-  public List<LostAttempt> lostAttemptsOn(String node) {
-    return store.lostAttemptsOn(node);
+  /**
+   * Attempts on this node that another node declared lost within {@code within}, and whose workers
+   * may still run.
+   */
+  public List<LostAttempt> lostAttemptsOn(String node, Duration within) {
+    return store.lostAttemptsOn(node, clock.instant().minus(within));
   }
 
   /**

@@ -100,8 +100,12 @@ public interface JobStore extends AutoCloseable {
   /** Jobs running on this node: after a restart, the ones an earlier gpuq there left running. */
   List<Job> runningOn(String node);
 
-  /** Attempts on this node that another node declared lost, and whose workers may still run. */
-  List<LostAttempt> lostAttemptsOn(String node);
+  /**
+   * Attempts on this node that another node declared lost at or after {@code declaredSince}, and
+   * whose workers may still run. Bounded by time, as the attempts of jobs stay until retention
+   * deletes them, and a node that was silent long ago has been restarted since.
+   */
+  List<LostAttempt> lostAttemptsOn(String node, Instant declaredSince);
 
   /**
    * Attempts on this node whose job was cancelled, or whose trial was pruned, while they ran, ended
@@ -144,16 +148,22 @@ public interface JobStore extends AutoCloseable {
 
   /**
    * Stores one read of a job's metrics file at once: its points (numbered on from the job's last),
-   * where the next read starts, what the job's view shows, and whether it is read to its end.
+   * where the next read starts, what the job's view shows, and whether it is read to its end. A
+   * read of an attempt the job has left (it was requeued meanwhile) is dropped: the next attempt's
+   * file is another, read from its start.
    */
   void recordMetrics(MetricsUpdate update);
 
-  /** The first {@code limit} points a job reported, in the order they were read. */
+  /**
+   * The first {@code limit} points a job reported, in the order they were read: every attempt's,
+   * each point with its attempt.
+   */
   List<ReportedPoint> metricsOf(String jobId, int limit);
 
   /**
-   * Every trial of a sweep, in any state, with the values of {@code metric} it reported, in the
-   * order they were read: what its early-stopping rule judges.
+   * Every trial of a sweep, in any state, with the values of {@code metric} its current attempt
+   * (running, or the last) reported, in the order they were read: what its early-stopping rule
+   * judges. A failed attempt's values are left out: they belong to a run that is over.
    */
   List<TrialSeries> sweepSeries(String sweepId, String metric);
 

@@ -302,8 +302,8 @@ public class JpaJobStore implements JobStore {
   }
 
   @Override
-  public List<LostAttempt> lostAttemptsOn(String node) {
-    return tx.execute(status -> jobs.findLostAttemptsOn(node));
+  public List<LostAttempt> lostAttemptsOn(String node, Instant declaredSince) {
+    return tx.execute(status -> jobs.findLostAttemptsOn(node, declaredSince));
   }
 
   @Override

@@ -12,6 +12,7 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.hibernate.Session;
 
@@ -19,7 +20,7 @@ import org.hibernate.Session;
 class MetricsRowsImpl implements MetricsRows {
 
   private static final String REPORTING_ON =
-      "select j.id, j.attempt, j.state, j.metrics_offset, j.metrics_last_step,"
+      "select j.id, j.attempt, j.metrics_attempt, j.state, j.metrics_offset, j.metrics_last_step,"
           + " j.metrics_skipping, j.metrics_skipped_lines, j.metrics_latest, j.metric_value,"
           + " j.metric_best,"
           + " j.sweep_id, s.metric_name, s.metric_goal, s.early_stopping"
@@ -34,19 +35,20 @@ class MetricsRowsImpl implements MetricsRows {
       "select coalesce(max(seq), -1) from job_metrics where job_id = ?";
 
   private static final String INSERT_POINT =
-      "insert into job_metrics (job_id, seq, step, metric_values, read_at) values (?, ?, ?, ?, ?)";
+      "insert into job_metrics (job_id, seq, attempt, step, metric_values, read_at)"
+          + " values (?, ?, ?, ?, ?, ?)";
 
   private static final String UPDATE_JOB =
       "update jobs set metrics_offset = ?, metrics_last_step = ?, metrics_skipping = ?,"
           + " metrics_skipped_lines = ?, metrics_latest = ?, metrics_step = ?, metric_value = ?,"
-          + " metric_best = ?, metrics_done = ? where id = ?";
+          + " metric_best = ?, metrics_done = ?, metrics_attempt = ? where id = ? and attempt = ?";
 
   private static final String POINTS =
-      "select step, metric_values, read_at from job_metrics where job_id = ? order by seq";
+      "select attempt, step, metric_values, read_at from job_metrics where job_id = ? order by seq";
 
   private static final String SWEEP_SERIES =
       "select j.id, j.trial, j.state, j.node, m.step, m.metric_values, m.read_at"
-          + " from jobs j left join job_metrics m on m.job_id = j.id"
+          + " from jobs j left join job_metrics m on m.job_id = j.id and m.attempt = j.attempt"
           + " where j.sweep_id = ? order by j.trial, m.seq";
 
   @PersistenceContext private EntityManager entityManager;
@@ -87,18 +89,24 @@ class MetricsRowsImpl implements MetricsRows {
 
   private static ReportingJob reportingJob(ResultSet row) throws SQLException {
     String sweepId = row.getString("sweep_id");
+    int attempt = row.getInt("attempt");
+    // The columns describe an earlier attempt, whose file is not this one's.
+    boolean newAttempt = row.getInt("metrics_attempt") != attempt;
     return new ReportingJob(
         row.getString("id"),
-        row.getInt("attempt"),
+        attempt,
+        newAttempt,
         JobState.valueOf(row.getString("state")).isTerminal(),
-        new MetricsCursor(
-            row.getLong("metrics_offset"),
-            row.getLong("metrics_last_step"),
-            row.getBoolean("metrics_skipping"),
-            row.getLong("metrics_skipped_lines")),
-        MetricsJson.readValues(row.getString("metrics_latest")),
-        row.getObject("metric_value", Double.class),
-        row.getObject("metric_best", Double.class),
+        newAttempt
+            ? MetricsCursor.START
+            : new MetricsCursor(
+                row.getLong("metrics_offset"),
+                row.getLong("metrics_last_step"),
+                row.getBoolean("metrics_skipping"),
+                row.getLong("metrics_skipped_lines")),
+        newAttempt ? Map.of() : MetricsJson.readValues(row.getString("metrics_latest")),
+        newAttempt ? null : row.getObject("metric_value", Double.class),
+        newAttempt ? null : row.getObject("metric_best", Double.class),
         sweepId == null
             ? null
             : new SweepMetric(
@@ -112,30 +120,36 @@ class MetricsRowsImpl implements MetricsRows {
   public void insertMetrics(MetricsUpdate update) {
     work(
         connection -> {
-          if (!update.points().isEmpty()) {
-            insertPoints(connection, update.jobId(), update.points());
-          }
-          try (PreparedStatement job = connection.prepareStatement(UPDATE_JOB)) {
-            MetricsCursor next = update.next();
-            job.setLong(1, next.offset());
-            job.setLong(2, next.lastStep());
-            job.setBoolean(3, next.skippingLine());
-            job.setLong(4, next.skippedLines());
-            job.setString(
-                5, update.latest().isEmpty() ? null : MetricsJson.writeValues(update.latest()));
-            setNullable(job, 6, update.step(), Types.BIGINT);
-            setNullable(job, 7, MetricsJson.finiteOrNull(update.metricValue()), Types.DOUBLE);
-            setNullable(job, 8, MetricsJson.finiteOrNull(update.metricBest()), Types.DOUBLE);
-            job.setBoolean(9, update.done());
-            job.setString(10, update.jobId());
-            job.executeUpdate();
+          if (updateJob(connection, update) == 1 && !update.points().isEmpty()) {
+            insertPoints(connection, update);
           }
           return null;
         });
   }
 
-  private static void insertPoints(Connection connection, String jobId, List<ReportedPoint> points)
+  /** Writes where reading stands on the job's row, unless the job has left the read attempt. */
+  private static int updateJob(Connection connection, MetricsUpdate update) throws SQLException {
+    try (PreparedStatement job = connection.prepareStatement(UPDATE_JOB)) {
+      MetricsCursor next = update.next();
+      job.setLong(1, next.offset());
+      job.setLong(2, next.lastStep());
+      job.setBoolean(3, next.skippingLine());
+      job.setLong(4, next.skippedLines());
+      job.setString(5, update.latest().isEmpty() ? null : MetricsJson.writeValues(update.latest()));
+      setNullable(job, 6, update.step(), Types.BIGINT);
+      setNullable(job, 7, MetricsJson.finiteOrNull(update.metricValue()), Types.DOUBLE);
+      setNullable(job, 8, MetricsJson.finiteOrNull(update.metricBest()), Types.DOUBLE);
+      job.setBoolean(9, update.done());
+      job.setInt(10, update.attempt());
+      job.setString(11, update.jobId());
+      job.setInt(12, update.attempt());
+      return job.executeUpdate();
+    }
+  }
+
+  private static void insertPoints(Connection connection, MetricsUpdate update)
       throws SQLException {
+    String jobId = update.jobId();
     int seq;
     try (PreparedStatement last = connection.prepareStatement(LAST_SEQ)) {
       last.setString(1, jobId);
@@ -145,12 +159,13 @@ class MetricsRowsImpl implements MetricsRows {
       }
     }
     try (PreparedStatement insert = connection.prepareStatement(INSERT_POINT)) {
-      for (ReportedPoint point : points) {
+      for (ReportedPoint point : update.points()) {
         insert.setString(1, jobId);
         insert.setInt(2, seq++);
-        insert.setLong(3, point.step());
-        insert.setString(4, MetricsJson.writeValues(point.values()));
-        insert.setObject(5, utc(point.at()));
+        insert.setInt(3, update.attempt());
+        insert.setLong(4, point.step());
+        insert.setString(5, MetricsJson.writeValues(point.values()));
+        insert.setObject(6, utc(point.at()));
         insert.addBatch();
       }
       insert.executeBatch();
@@ -178,7 +193,10 @@ class MetricsRowsImpl implements MetricsRows {
               while (row.next()) {
                 points.add(
                     new ReportedPoint(
-                        row.getLong(1), MetricsJson.readValues(row.getString(2)), instant(row, 3)));
+                        row.getInt(1),
+                        row.getLong(2),
+                        MetricsJson.readValues(row.getString(3)),
+                        instant(row, 4)));
               }
             }
             return points;

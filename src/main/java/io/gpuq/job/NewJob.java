@@ -20,7 +20,7 @@ public record NewJob(
   }
 
   /** The job as it is first stored: queued for its first attempt. */
-  Job job() {
+  public Job job() {
     return Job.submit(id, owner, spec, idempotencyKey, trial, createdAt);
   }
 }

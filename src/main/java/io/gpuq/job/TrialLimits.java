@@ -4,37 +4,55 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
 
 /**
- * Which of the jobs a claim locked may start without a sweep running more trials than its {@code
- * maxConcurrent}: the same rule for every store, applied while the sweeps' counts cannot change
- * under it (the database store holds their rows' locks, the in-memory store its own lock).
+ * Which jobs, taken in order, may start without a sweep running more trials than its {@code
+ * maxConcurrent}: the first of a sweep's trials take its free slots, the others wait. One rule for
+ * the scheduling pass (which leaves the others out of the placer's view) and for every store's
+ * claim (which applies it while the sweeps' counts cannot change under it: the database store holds
+ * their rows' locks, the in-memory store its own lock).
  */
-final class TrialLimits {
+public final class TrialLimits {
 
   private TrialLimits() {}
 
   /**
-   * @param inClaimOrder the jobs that may start, in the order the scheduler placed them: the first
-   *     trials of a sweep take its free slots
+   * @param inOrder the jobs, in the order their turns come
+   * @param sweepOf a job's sweep; null for a job of its own
    * @param slots the limited sweeps among them; a sweep not in it has no limit
+   * @param leftOut told of each job left out, with its sweep's slots
+   * @return the jobs of {@code inOrder} that may start, in its order
    */
-  static List<ClaimedJob> within(List<ClaimedJob> inClaimOrder, Map<String, TrialSlots> slots) {
+  public static <T> List<T> within(
+      List<T> inOrder,
+      Function<T, String> sweepOf,
+      Map<String, TrialSlots> slots,
+      BiConsumer<T, TrialSlots> leftOut) {
     if (slots.isEmpty()) {
-      return inClaimOrder;
+      return inOrder;
     }
     Map<String, Integer> taken = new HashMap<>();
-    List<ClaimedJob> allowed = new ArrayList<>(inClaimOrder.size());
-    for (ClaimedJob job : inClaimOrder) {
-      TrialSlots sweep = job.trial() == null ? null : slots.get(job.trial().sweepId());
-      if (sweep != null) {
-        int startedNow = taken.merge(job.trial().sweepId(), 1, Integer::sum);
-        if (startedNow > sweep.free()) {
-          continue;
-        }
+    List<T> allowed = new ArrayList<>(inOrder.size());
+    for (T job : inOrder) {
+      String sweepId = sweepOf.apply(job);
+      TrialSlots sweep = sweepId == null ? null : slots.get(sweepId);
+      if (sweep != null && taken.merge(sweepId, 1, Integer::sum) > sweep.free()) {
+        leftOut.accept(job, sweep);
+        continue;
       }
       allowed.add(job);
     }
     return allowed;
+  }
+
+  /** The claimed jobs that may start, in the order the scheduler placed them. */
+  static List<ClaimedJob> within(List<ClaimedJob> inClaimOrder, Map<String, TrialSlots> slots) {
+    return within(
+        inClaimOrder,
+        job -> job.trial() == null ? null : job.trial().sweepId(),
+        slots,
+        (job, sweep) -> {});
   }
 }

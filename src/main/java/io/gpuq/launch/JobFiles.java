@@ -48,6 +48,14 @@ public record JobFiles(Path dataDir) {
     return workDir(jobId).resolve(WorkerEnvironment.METRICS_FILE_NAME);
   }
 
+  /**
+   * The metrics file of the attempts before {@code attempt} that ran on this node, moved aside when
+   * {@code attempt} starts here so that its own file starts empty.
+   */
+  public Path earlierMetricsFile(String jobId, int attempt) {
+    return workDir(jobId).resolve("metrics-before-attempt-" + attempt + ".jsonl");
+  }
+
   /** Written by the worker wrapper when the attempt's command exits, even if gpuq is down. */
   public Path exitFile(String jobId, int attempt) {
     return jobDir(jobId).resolve("attempt-" + attempt + ".exit");

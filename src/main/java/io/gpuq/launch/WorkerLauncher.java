@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
@@ -138,6 +139,7 @@ public final class WorkerLauncher {
     Path logFile = files.log(request.jobId());
     if (request.attempt() > 1) {
       appendLine(logFile, ATTEMPT_SEPARATOR + request.attempt() + " ===");
+      setAsideEarlierMetrics(request.jobId(), request.attempt());
     }
     Path exitFile = files.exitFile(request.jobId(), request.attempt());
     try {
@@ -234,6 +236,27 @@ public final class WorkerLauncher {
    * that exists is the job's (from an earlier attempt) and is left exactly as it is. Those outside
    * it (the account's JAX cache) lie in directories only gpuq may write.
    */
+  /**
+   * Moves the metrics file an earlier attempt left on this node aside, so that this attempt's file
+   * starts empty, as on any other node: gpuq reads each attempt's file from its start. A rename
+   * inside the job's work directory, which the job cannot replace; a link there moves as a link.
+   */
+  private void setAsideEarlierMetrics(String jobId, int attempt) {
+    Path metrics = files.metricsFile(jobId);
+    try {
+      Files.move(metrics, files.earlierMetricsFile(jobId, attempt), StandardCopyOption.ATOMIC_MOVE);
+    } catch (NoSuchFileException e) {
+      // No earlier attempt reported here.
+    } catch (IOException e) {
+      // Only the job itself can have made this impossible; it starts anyway.
+      log.warn(
+          "job {}: cannot move its earlier metrics file aside for attempt {}: {}",
+          jobId,
+          attempt,
+          e.toString());
+    }
+  }
+
   private static void prepareDirectories(Path work, List<Path> forTheJob, Account account)
       throws IOException {
     if (createPrivate(work)) {

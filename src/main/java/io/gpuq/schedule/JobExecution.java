@@ -167,18 +167,7 @@ public class JobExecution {
     }
     if (process.isPresent()) {
       Instant deadline = job.timeout() == null ? null : job.startedAt().plus(job.timeout());
-      AdoptRequest request =
-          new AdoptRequest(
-              job.id(),
-              job.attempt(),
-              process.get().pid(),
-              process.get().startTicks(),
-              job.startedAt(),
-              deadline,
-              placement);
-      Optional<RunningWorker> adopted = workers.adopt(request, exit -> ended(exit, placement));
-      if (adopted.isPresent()) {
-        attachGpus(adopted.get(), placement);
+      if (adopt(process.get(), job.startedAt(), deadline, placement).isPresent()) {
         log.info("re-adopted job {} (pid {})", job.id(), process.get().pid());
         return true;
       }
@@ -194,6 +183,27 @@ public class JobExecution {
     long pid = attempt.pid() != null ? attempt.pid() : process.map(WorkerProcess::pid).orElse(-1L);
     ended(new WorkerExit(job.id(), job.attempt(), pid, code, null, null, endedAt), placement);
     return false;
+  }
+
+  /**
+   * Watches again a worker an earlier gpuq started, its exit ended as any worker's, its GPUs
+   * attached again: adopted only if that PID still is the process its start time names, never a
+   * newer one.
+   */
+  private Optional<RunningWorker> adopt(
+      WorkerProcess process, Instant startedAt, Instant deadline, JobPlacement placement) {
+    AdoptRequest request =
+        new AdoptRequest(
+            process.jobId(),
+            process.attempt(),
+            process.pid(),
+            process.startTicks(),
+            startedAt,
+            deadline,
+            placement);
+    Optional<RunningWorker> adopted = workers.adopt(request, exit -> ended(exit, placement));
+    adopted.ifPresent(worker -> attachGpus(worker, placement));
+    return adopted;
   }
 
   /**
@@ -216,21 +226,10 @@ public class JobExecution {
       return false;
     }
     JobPlacement placement = attempt.placement();
-    AdoptRequest request =
-        new AdoptRequest(
-            attempt.jobId(),
-            attempt.attempt(),
-            process.get().pid(),
-            process.get().startTicks(),
-            attempt.startedAt(),
-            null,
-            placement);
-    // Adopted only if that PID still is the process its start time names, never a newer one.
-    Optional<RunningWorker> adopted = workers.adopt(request, exit -> ended(exit, placement));
+    Optional<RunningWorker> adopted = adopt(process.get(), attempt.startedAt(), null, placement);
     if (adopted.isEmpty()) {
       return false;
     }
-    attachGpus(adopted.get(), placement);
     StopReason reason =
         attempt.state() == JobState.PRUNED ? StopReason.PRUNED : StopReason.CANCELLED;
     return workers.stop(attempt.jobId(), reason);

@@ -162,7 +162,8 @@ public final class MetricsReading implements PeriodicDuty {
         new MetricsCursor(
             position.offset(), position.lastStep(), position.skippingLine(), progress.skipped);
     boolean done = job.ended() && !more;
-    if (next.equals(cursor) && progress.points.isEmpty() && !done) {
+    // A new attempt is stored even with nothing read: the job stops showing the earlier attempt's.
+    if (next.equals(cursor) && progress.points.isEmpty() && !done && !job.newAttempt()) {
       return false;
     }
     store.recordMetrics(progress.update(next, done));
@@ -199,7 +200,7 @@ public final class MetricsReading implements PeriodicDuty {
     }
 
     void add(MetricPoint point, Instant at) {
-      points.add(new ReportedPoint(point.step(), point.values(), at));
+      points.add(new ReportedPoint(job.attempt(), point.step(), point.values(), at));
       latest.putAll(point.values());
       step = point.step();
       if (metric != null && point.values().containsKey(metric)) {
@@ -214,7 +215,8 @@ public final class MetricsReading implements PeriodicDuty {
     }
 
     MetricsUpdate update(MetricsCursor next, boolean done) {
-      return new MetricsUpdate(job.jobId(), points, next, latest, step, value, best, done);
+      return new MetricsUpdate(
+          job.jobId(), job.attempt(), points, next, latest, step, value, best, done);
     }
   }
 }

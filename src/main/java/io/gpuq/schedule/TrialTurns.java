@@ -1,9 +1,8 @@
 package io.gpuq.schedule;
 
 import io.gpuq.job.QueuedJob;
+import io.gpuq.job.TrialLimits;
 import io.gpuq.job.TrialSlots;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -11,7 +10,7 @@ import java.util.Map;
  * A pass places no more trials of a sweep than its {@code maxConcurrent} leaves room for, counting
  * the ones the pass itself starts: the rest stay out of the placer's view, so that what they would
  * have taken goes to the jobs behind them. (The claim enforces the limit again, against every
- * node's starts.)
+ * node's starts, by the same {@link TrialLimits}.)
  */
 final class TrialTurns {
 
@@ -28,20 +27,13 @@ final class TrialTurns {
       Map<String, TrialSlots> limited,
       Map<String, String> waiting,
       Map<String, Integer> atLimit) {
-    if (limited.isEmpty()) {
-      return queue;
-    }
-    Map<String, Integer> placed = new HashMap<>();
-    List<QueuedJob> allowed = new ArrayList<>(queue.size());
-    for (QueuedJob job : queue) {
-      TrialSlots slots = job.sweepId() == null ? null : limited.get(job.sweepId());
-      if (slots != null && placed.merge(job.sweepId(), 1, Integer::sum) > slots.free()) {
-        waiting.put(job.id(), WaitWords.sweepFull(slots.maxConcurrent()));
-        atLimit.put(job.sweepId(), slots.maxConcurrent());
-        continue;
-      }
-      allowed.add(job);
-    }
-    return allowed;
+    return TrialLimits.within(
+        queue,
+        QueuedJob::sweepId,
+        limited,
+        (job, slots) -> {
+          waiting.put(job.id(), WaitWords.sweepFull(slots.maxConcurrent()));
+          atLimit.put(job.sweepId(), slots.maxConcurrent());
+        });
   }
 }

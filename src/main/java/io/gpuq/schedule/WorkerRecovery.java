@@ -25,11 +25,11 @@ public class WorkerRecovery implements SmartLifecycle {
   private static final Logger log = LoggerFactory.getLogger(WorkerRecovery.class);
 
   /**
-   * How far back a cancel or prune may lie and its worker still be looked for: longer than any
-   * plausible stretch gpuq stays down, short enough that start-up reads few of the jobs ended
-   * since.
+   * How far back a cancel, a prune or a declaration of loss may lie and its worker still be looked
+   * for: longer than any plausible stretch gpuq stays down, short enough that start-up reads few of
+   * the attempts ended since.
    */
-  static final Duration STOPPED_WITHIN = Duration.ofDays(7);
+  static final Duration LEFT_BEHIND_WITHIN = Duration.ofDays(7);
 
   private final JobService jobs;
   private final JobExecution execution;
@@ -77,7 +77,7 @@ public class WorkerRecovery implements SmartLifecycle {
    * their jobs run elsewhere now, so they are stopped instead of running twice.
    */
   private void stopStaleWorkers() {
-    for (LostAttempt attempt : jobs.lostAttemptsOn(node)) {
+    for (LostAttempt attempt : jobs.lostAttemptsOn(node, LEFT_BEHIND_WITHIN)) {
       Optional<WorkerProcess> process =
           workers.processOf(
               attempt.jobId(), attempt.attempt(), attempt.pid(), attempt.pidStartTicks());
@@ -98,7 +98,7 @@ public class WorkerRecovery implements SmartLifecycle {
    * {@link StopUnownedWorkers} only sees the workers gpuq watches.
    */
   private void stopWorkersOfStoppedAttempts() {
-    for (StoppedAttempt attempt : jobs.stoppedAttemptsOn(node, STOPPED_WITHIN)) {
+    for (StoppedAttempt attempt : jobs.stoppedAttemptsOn(node, LEFT_BEHIND_WITHIN)) {
       try {
         if (execution.stopLeftBehind(attempt)) {
           log.info(

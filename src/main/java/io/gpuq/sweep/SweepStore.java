@@ -40,8 +40,16 @@ public interface SweepStore {
   /** Trials per state of each of these sweeps, every state present (0 when none). */
   Map<String, Map<JobState, Long>> trialCounts(Collection<String> sweepIds);
 
-  /** The trial with the best {@code metric_best} by this goal; empty when none reported one. */
-  Optional<BestTrial> best(String sweepId, Goal goal);
+  /**
+   * Each sweep's trial with the best {@code metric_best} by its metric's goal, in one statement; a
+   * sweep without a metric, or none of whose trials reported it, is absent.
+   */
+  Map<String, BestTrial> best(Collection<String> sweepIds);
+
+  /** One sweep's best trial, as {@link #best(Collection)} finds it. */
+  default Optional<BestTrial> best(String sweepId) {
+    return Optional.ofNullable(best(List.of(sweepId)).get(sweepId));
+  }
 
   /** One page of a sweep's trials table. */
   TrialPage trials(TrialQuery query);
@@ -60,11 +68,13 @@ public interface SweepStore {
 
   /**
    * Says that no more trials will be added (method external); closing a closed sweep changes
-   * nothing.
+   * nothing. A sweep whose trials have all ended is stamped finished in the same transaction, as
+   * {@link #stampFinished(String, Instant)} stamps it ({@code now} when it has none).
    *
+   * @return the sweep as it is then
    * @throws SweepConflictException when the sweep is not external, or cancelled
    */
-  Sweep close(String sweepId);
+  Sweep close(String sweepId, Instant now);
 
   /**
    * Cancels a sweep: stamps it cancelled (and finished) and cancels its queued and running trials,

@@ -181,30 +181,54 @@ public class JdbcSweepStore implements SweepStore {
   }
 
   @Override
-  public Optional<BestTrial> best(String sweepId, Goal goal) {
-    // "<= +Infinity" leaves out NaN, which both databases sort above every number.
+  public Map<String, BestTrial> best(Collection<String> sweepIds) {
+    if (sweepIds.isEmpty()) {
+      return Map.of();
+    }
+    // Each sweep's best trial by its own goal, found through jobs_sweep_metric as one sweep's
+    // would be: an index walk to its first row per sweep, not a ranking of every reported trial.
     String sql =
-        "select id, trial, parameters, metric_best, metrics_step from jobs"
-            + " where sweep_id = ? and metric_best is not null and metric_best <= ?"
-            + " order by metric_best "
-            + (goal == Goal.MINIMIZE ? "asc" : "desc")
-            + ", trial limit 1";
-    return tx.execute(
+        "select j.sweep_id, j.id, j.trial, j.parameters, j.metric_best, j.metrics_step"
+            + " from sweeps s join jobs j on j.id = case when lower(s.metric_goal) = 'maximize'"
+            + " then ("
+            + firstTrialByBest("desc")
+            + ") else ("
+            + firstTrialByBest("asc")
+            + ") end where s.metric_name is not null and s.id in ("
+            + String.join(", ", Collections.nCopies(sweepIds.size(), "?"))
+            + ")";
+    List<Object> args = new ArrayList<>();
+    args.add(Double.POSITIVE_INFINITY);
+    args.add(Double.POSITIVE_INFINITY);
+    args.addAll(sweepIds);
+    Map<String, BestTrial> best = new HashMap<>();
+    tx.executeWithoutResult(
         status ->
-            jdbc
-                .query(
-                    sql,
-                    (row, n) ->
-                        new BestTrial(
-                            row.getString("id"),
-                            row.getInt("trial"),
-                            row.getString("parameters"),
-                            row.getDouble("metric_best"),
-                            row.getObject("metrics_step", Long.class)),
-                    sweepId,
-                    Double.POSITIVE_INFINITY)
-                .stream()
-                .findFirst());
+            jdbc.query(
+                sql,
+                row -> {
+                  best.put(
+                      row.getString("sweep_id"),
+                      new BestTrial(
+                          row.getString("id"),
+                          row.getInt("trial"),
+                          row.getString("parameters"),
+                          row.getDouble("metric_best"),
+                          row.getObject("metrics_step", Long.class)));
+                },
+                args.toArray()));
+    return best;
+  }
+
+  /**
+   * The trial of sweep {@code s} first by {@code metric_best} in this direction, then by number.
+   */
+  private static String firstTrialByBest(String direction) {
+    // "<= +Infinity" leaves out NaN, which both databases sort above every number.
+    return "select b.id from jobs b where b.sweep_id = s.id and b.metric_best <= ?"
+        + " order by b.metric_best "
+        + direction
+        + ", b.trial limit 1";
   }
 
   @Override
@@ -297,8 +321,8 @@ public class JdbcSweepStore implements SweepStore {
   }
 
   @Override
-  public Sweep close(String sweepId) {
-    tx.executeWithoutResult(
+  public Sweep close(String sweepId, Instant now) {
+    return tx.execute(
         status -> {
           Sweep sweep = lock(sweepId);
           if (!sweep.isExternal()) {
@@ -316,8 +340,10 @@ public class JdbcSweepStore implements SweepStore {
             jdbc.update(
                 "update sweeps set closed = true, version = version + 1 where id = ?", sweepId);
           }
+          jdbc.update(STAMP_FINISHED + " and id = ?", at(now), sweepId);
+          // Read once, after both writes: finished_at is the database's answer.
+          return find(sweepId).orElseThrow(() -> new SweepNotFoundException(sweepId));
         });
-    return find(sweepId).orElseThrow(() -> new SweepNotFoundException(sweepId));
   }
 
   @Override

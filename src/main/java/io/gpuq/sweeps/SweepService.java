@@ -9,10 +9,10 @@ import io.gpuq.job.JobRequest;
 import io.gpuq.job.JobRequestValidator;
 import io.gpuq.job.JobSpec;
 import io.gpuq.job.JobState;
-import io.gpuq.job.JobStore;
 import io.gpuq.job.NewJob;
 import io.gpuq.job.SubmitAdmission;
 import io.gpuq.job.SweepTrial;
+import io.gpuq.sweep.BestTrial;
 import io.gpuq.sweep.ExternalTrials;
 import io.gpuq.sweep.InvalidSweepException;
 import io.gpuq.sweep.Sweep;
@@ -48,7 +48,9 @@ import java.util.function.LongSupplier;
 public class SweepService {
 
   private final SweepStore sweeps;
-  private final JobStore jobs;
+  private final RecentDefinitions definitions =
+      new RecentDefinitions(
+          sweep -> SweepDefinitions.definitionOf(sweep.definitionJson(), sweep.seed()));
   private final JobRequestValidator jobValidator;
   private final SubmitAdmission admission;
   private final LongSupplier seeds;
@@ -60,13 +62,11 @@ public class SweepService {
    */
   public SweepService(
       SweepStore sweeps,
-      JobStore jobs,
       JobRequestValidator jobValidator,
       SubmitAdmission admission,
       LongSupplier seeds,
       Clock clock) {
     this.sweeps = sweeps;
-    this.jobs = jobs;
     this.jobValidator = jobValidator;
     this.admission = admission;
     this.seeds = seeds;
@@ -217,8 +217,14 @@ public class SweepService {
     SweepPage page = sweeps.page(caller.isAdmin() ? null : caller.name(), beforeId, limit);
     List<String> ids = page.items().stream().map(Sweep::id).toList();
     Map<String, Map<JobState, Long>> counts = sweeps.trialCounts(ids);
+    Map<String, BestTrial> best = sweeps.best(ids);
     List<SweepSummary> items =
-        page.items().stream().map(sweep -> summaryOf(sweep, counts.get(sweep.id()))).toList();
+        page.items().stream()
+            .map(
+                sweep ->
+                    summaryOf(
+                        sweep, counts.get(sweep.id()), Optional.ofNullable(best.get(sweep.id()))))
+            .toList();
     return new SweepSummaries(items, page.nextBeforeId());
   }
 
@@ -261,8 +267,7 @@ public class SweepService {
               + " sweep; trials are added only to an"
               + " external one");
     }
-    SweepDefinition definition =
-        SweepDefinitions.definitionOf(sweep.definitionJson(), sweep.seed());
+    SweepDefinition definition = definitions.of(sweep);
     Instant now = clock.instant();
     NewJob stored =
         sweeps.addTrial(
@@ -273,14 +278,14 @@ public class SweepService {
               admission.check(spec);
               return trialJob(caller, sweepId, trial, spec, now);
             });
-    return jobs.find(stored.id()).orElseThrow(() -> new IllegalStateException("trial not stored"));
+    // As the store wrote it: nothing about a queued job is the database's own.
+    return stored.job();
   }
 
   /** No more trials will be added; the sweep is DONE when its last trial ends. */
   public SweepSummary close(Caller caller, String id) {
     accessible(caller, id);
-    sweeps.close(id);
-    return summaryOf(sweeps.stampFinished(id, clock.instant()).orElseThrow());
+    return summaryOf(sweeps.close(id, clock.instant()));
   }
 
   /**
@@ -317,20 +322,17 @@ public class SweepService {
   }
 
   private SweepSummary summaryOf(Sweep sweep) {
-    return summaryOf(sweep, sweeps.trialCounts(sweep.id()));
+    return summaryOf(sweep, sweeps.trialCounts(sweep.id()), sweeps.best(sweep.id()));
   }
 
-  private SweepSummary summaryOf(Sweep sweep, Map<JobState, Long> counts) {
+  private SweepSummary summaryOf(
+      Sweep sweep, Map<JobState, Long> counts, Optional<BestTrial> best) {
     SweepState state = sweep.state(counts);
     Sweep shown = sweep;
     if (state == SweepState.DONE && sweep.finishedAt() == null) {
       // Seen done before the duty stamped it: stamped now, so that the view shows its end.
       shown = sweeps.stampFinished(sweep.id(), clock.instant()).orElse(sweep);
     }
-    return new SweepSummary(
-        shown,
-        state,
-        counts,
-        shown.metric() == null ? Optional.empty() : sweeps.best(shown.id(), shown.metric().goal()));
+    return new SweepSummary(shown, state, counts, best);
   }
 }

@@ -4,6 +4,7 @@ import io.gpuq.api.ActuatorProblemFilter;
 import io.gpuq.api.JobLogs;
 import io.gpuq.api.LogFollowers;
 import io.gpuq.api.ProblemErrorReportValve;
+import io.gpuq.api.ProblemResponsesDocumented;
 import io.gpuq.api.RequestSizeLimitFilter;
 import io.gpuq.api.StrictJson;
 import io.gpuq.config.GpuqProperties;
@@ -92,6 +93,11 @@ public class ApiConfiguration {
     registration.addUrlPatterns("/actuator/*");
     registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 30);
     return registration;
+  }
+
+  @Bean
+  ProblemResponsesDocumented problemResponsesDocumented() {
+    return new ProblemResponsesDocumented();
   }
 
   @Bean

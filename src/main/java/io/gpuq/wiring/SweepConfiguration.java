@@ -2,7 +2,6 @@ package io.gpuq.wiring;
 
 import io.gpuq.duty.PeriodicDuty;
 import io.gpuq.job.JobRequestValidator;
-import io.gpuq.job.JobStore;
 import io.gpuq.job.SubmitAdmission;
 import io.gpuq.sweeps.JdbcSweepStore;
 import io.gpuq.sweeps.SweepCompletionDuty;
@@ -30,12 +29,11 @@ public class SweepConfiguration {
   @Bean
   SweepService sweepService(
       JdbcSweepStore sweeps,
-      JobStore jobs,
       JobRequestValidator validator,
       SubmitAdmission admission,
       Clock clock) {
     SecureRandom random = new SecureRandom();
-    return new SweepService(sweeps, jobs, validator, admission, random::nextLong, clock);
+    return new SweepService(sweeps, validator, admission, random::nextLong, clock);
   }
 
   @Bean

@@ -40,6 +40,26 @@ class OpenApiDocumentIntegrationTest extends IntegrationTest {
                 .get("responses")
                 .has("409"))
         .isTrue();
+    for (String path : List.of("/api/v1/jobs/{id}", "/api/v1/sweeps/{id}")) {
+      JsonNode notFound = doc.get("paths").get(path).get("get").get("responses").get("404");
+      assertThat(notFound.get("description").asString()).as(path).startsWith("no such");
+      assertThat(
+              notFound
+                  .get("content")
+                  .get("application/problem+json")
+                  .get("schema")
+                  .get("$ref")
+                  .asString())
+          .as(path)
+          .isEqualTo("#/components/schemas/ProblemDetail");
+    }
+    assertThat(
+            doc.get("components")
+                .get("schemas")
+                .get("ProblemDetail")
+                .get("properties")
+                .has("detail"))
+        .isTrue();
     JsonNode job = doc.get("components").get("schemas").get("Job").get("properties");
     assertThat(job.has("state")).isTrue();
     assertThat(job.has("failureReason")).isTrue();

@@ -46,6 +46,16 @@ class ReportedMetricsIntegrationTest extends IntegrationTest {
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\n") + "'";
   }
 
+  /** The job's series, once gpuq has read {@code points} points of it. */
+  private JsonNode seriesOnceItHas(String id, int points) {
+    await().atMost(SOON).untilAsserted(() -> assertThat(series(id)).hasSize(points));
+    return series(id);
+  }
+
+  private JsonNode series(String id) {
+    return alice.get("/api/v1/jobs/" + id + "/metrics").json().get("series");
+  }
+
   private void awaitState(String id, String state) {
     await().atMost(SOON).until(() -> alice.state(id).equals(state));
   }
@@ -66,13 +76,7 @@ class ReportedMetricsIntegrationTest extends IntegrationTest {
                 .json());
     awaitState(id, "SUCCEEDED");
 
-    await()
-        .atMost(SOON)
-        .untilAsserted(
-            () ->
-                assertThat(alice.get("/api/v1/jobs/" + id + "/metrics").json().get("series"))
-                    .hasSize(3));
-    JsonNode series = alice.get("/api/v1/jobs/" + id + "/metrics").json().get("series");
+    JsonNode series = seriesOnceItHas(id, 3);
     assertThat(series.get(0).get("step").asLong()).isEqualTo(10);
     assertThat(series.get(0).get("values").get("loss").asDouble()).isEqualTo(0.9);
     assertThat(series.get(0).get("at").asString()).isNotBlank();
@@ -89,12 +93,34 @@ class ReportedMetricsIntegrationTest extends IntegrationTest {
   }
 
   @Test
+  void a_retry_reports_into_a_file_of_its_own_and_its_view_shows_only_its_values() {
+    // The first attempt reports three steps and fails; the retry, on the same node, reports one.
+    String script =
+        "import os, sys\n"
+            + "first = not os.path.exists('tried')\n"
+            + "open('tried', 'a').close()\n"
+            + "with open(os.environ['GPUQ_METRICS_FILE'], 'a') as f:\n"
+            + "    for step in ([1, 2, 3] if first else [1]):\n"
+            + "        f.write('{\"step\": %d, \"loss\": %s}\\n' % (step, 9 if first else 0.5))\n"
+            + "sys.exit(1 if first else 0)\n";
+    String id = alice.submit(aJob().command("python3", "-c", script).maxAttempts(2).json());
+    awaitState(id, "SUCCEEDED");
+
+    JsonNode series = seriesOnceItHas(id, 4);
+    assertThat(series.valueStream().map(p -> p.get("attempt").asInt() + ":" + p.get("step")))
+        .containsExactly("1:1", "1:2", "1:3", "2:1");
+    JsonNode metrics = alice.job(id).get("metrics");
+    assertThat(metrics.get("step").asLong()).isEqualTo(1);
+    assertThat(metrics.get("latest").get("loss").asDouble()).isEqualTo(0.5);
+  }
+
+  @Test
   void a_job_that_reports_nothing_has_no_metrics_and_an_empty_series() {
     String id = alice.submit(aJob().command("true").json());
     awaitState(id, "SUCCEEDED");
 
     assertThat(alice.job(id).get("metrics").isNull()).isTrue();
-    assertThat(alice.get("/api/v1/jobs/" + id + "/metrics").json().get("series")).isEmpty();
+    assertThat(series(id)).isEmpty();
   }
 
   @Test

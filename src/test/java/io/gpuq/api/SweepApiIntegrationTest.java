@@ -462,12 +462,25 @@ class SweepApiIntegrationTest extends IntegrationTest {
   @DisplayName("The trials table and the best trial")
   class TrialsTable {
 
-    /** Five trials whose metric the test writes: as the metrics reader would. */
+    /**
+     * Five trials whose metric the test writes, as the metrics reader would: once their runs (which
+     * report nothing) have ended and been read to their end, so that no read of the reader's writes
+     * over the test's.
+     */
     private String sweepWithValues(String goal, Double... bests) {
       String id =
           create(aGridSweep().values("x", 0, 1, 2, 3, 4).metric("val_loss", goal).json())
               .get("id")
               .asString();
+      await()
+          .atMost(SOON)
+          .until(
+              () ->
+                  jdbc.queryForObject(
+                      "select count(*) from jobs where sweep_id = ? and metrics_done = false",
+                      Long.class,
+                      id),
+              unread -> unread == 0);
       for (int trial = 0; trial < bests.length; trial++) {
         jdbc.update(
             "update jobs set metric_best = ?, metric_value = ?, metrics_step = ?"

@@ -182,11 +182,12 @@ public final class TrialMetricsBench {
       double offset = completed ? 0.5 : 0.0;
       List<ReportedPoint> reported = new ArrayList<>(points);
       for (int step = 1; step <= points; step++) {
-        reported.add(new ReportedPoint(step, Map.of("loss", offset + 1.0 / step), now));
+        reported.add(new ReportedPoint(1, step, Map.of("loss", offset + 1.0 / step), now));
       }
       store.recordMetrics(
           new MetricsUpdate(
               id,
+              1,
               reported,
               new MetricsCursor(points * 30L, points, false, 0),
               Map.of("loss", offset + 1.0 / points),

@@ -734,15 +734,163 @@ abstract class JobStoreContract {
   // --- metrics a run reports ---------------------------------------------------------------------
 
   private static ReportedPoint point(long step, Map<String, Double> values, int second) {
-    return new ReportedPoint(step, values, T0.plusSeconds(second));
+    return point(1, step, values, second);
+  }
+
+  private static ReportedPoint point(
+      int attempt, long step, Map<String, Double> values, int second) {
+    return new ReportedPoint(attempt, step, values, T0.plusSeconds(second));
   }
 
   private static MetricsUpdate read(
       String jobId, List<ReportedPoint> points, MetricsCursor next, boolean done) {
+    return read(jobId, 1, points, next, done);
+  }
+
+  private static MetricsUpdate read(
+      String jobId, int attempt, List<ReportedPoint> points, MetricsCursor next, boolean done) {
     Map<String, Double> latest = new java.util.LinkedHashMap<>();
     points.forEach(p -> latest.putAll(p.values()));
     Long step = points.isEmpty() ? null : points.get(points.size() - 1).step();
-    return new MetricsUpdate(jobId, points, next, latest, step, null, null, done);
+    return new MetricsUpdate(jobId, attempt, points, next, latest, step, null, null, done);
+  }
+
+  /** Its running attempt fails and it is retried: claimed again, on {@code node}. */
+  private void retryOn(String jobId, int failedAttempt, String node, int second) {
+    store()
+        .endAttempt(
+            new AttemptEnd(
+                jobId,
+                failedAttempt,
+                new AttemptOutcome(FailureReason.EXIT_CODE, "it failed", 1),
+                0,
+                T0.plusSeconds(second)))
+        .join();
+    JobPlacement there = new JobPlacement(node, TWO_GPUS.gpus(), TWO_GPUS.memoryFraction());
+    assertThat(store().claim(Map.of(jobId, there), T0.plusSeconds(second + 1))).hasSize(1);
+  }
+
+  @Test
+  void a_retried_job_reads_its_new_attempts_file_from_the_start_and_keeps_each_attempts_points() {
+    Job job = aRunningJob().spec(s -> s.attempts(3)).on("node-1").in(store());
+    store()
+        .recordMetrics(
+            read(
+                job.id(),
+                List.of(point(0, Map.of("loss", 0.9), 1), point(40, Map.of("loss", 0.2), 2)),
+                new MetricsCursor(4000, 40, true, 2),
+                false));
+
+    retryOn(job.id(), 1, "node-2", 10);
+
+    assertThat(store().jobsReportingOn("node-2"))
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(r.attempt()).isEqualTo(2);
+              assertThat(r.newAttempt()).isTrue();
+              assertThat(r.cursor()).isEqualTo(MetricsCursor.START);
+              assertThat(r.latest()).isEmpty();
+              assertThat(r.value()).isNull();
+              assertThat(r.best()).isNull();
+            });
+    assertThat(store().jobsReportingOn("node-1")).isEmpty();
+
+    store()
+        .recordMetrics(
+            read(
+                job.id(),
+                2,
+                List.of(point(2, 0, Map.of("loss", 1.1), 20)),
+                new MetricsCursor(30, 0, false, 0),
+                false));
+
+    assertThat(store().metricsOf(job.id(), 100))
+        .containsExactly(
+            point(1, 0, Map.of("loss", 0.9), 1),
+            point(1, 40, Map.of("loss", 0.2), 2),
+            point(2, 0, Map.of("loss", 1.1), 20));
+    ReportingJob reading = store().jobsReportingOn("node-2").get(0);
+    assertThat(reading.newAttempt()).isFalse();
+    assertThat(reading.cursor()).isEqualTo(new MetricsCursor(30, 0, false, 0));
+    assertThat(reload(job.id()).reportedMetrics())
+        .contains(new ReportedMetrics(Map.of("loss", 1.1), 0L, null, null));
+  }
+
+  @Test
+  void a_read_of_an_attempt_the_job_has_left_is_dropped() {
+    Job job = aRunningJob().spec(s -> s.attempts(3)).on("node-1").in(store());
+    retryOn(job.id(), 1, "node-2", 10);
+
+    // node-1 read the first attempt's file before it heard of the retry.
+    store()
+        .recordMetrics(
+            read(
+                job.id(),
+                1,
+                List.of(point(1, 7, Map.of("loss", 0.5), 11)),
+                new MetricsCursor(500, 7, false, 0),
+                true));
+
+    assertThat(store().metricsOf(job.id(), 100)).isEmpty();
+    assertThat(store().jobsReportingOn("node-2"))
+        .singleElement()
+        .satisfies(r -> assertThat(r.cursor()).isEqualTo(MetricsCursor.START));
+    assertThat(reload(job.id()).reportedMetrics()).isEmpty();
+  }
+
+  @Test
+  void a_new_attempt_that_has_read_nothing_yet_shows_no_metrics_of_the_last() {
+    Job job = aRunningJob().spec(s -> s.attempts(3)).on("node-1").in(store());
+    store()
+        .recordMetrics(
+            read(
+                job.id(),
+                List.of(point(5, Map.of("loss", 0.3), 1)),
+                new MetricsCursor(90, 5, false, 0),
+                false));
+    retryOn(job.id(), 1, "node-1", 10);
+
+    store().recordMetrics(read(job.id(), 2, List.of(), MetricsCursor.START, false));
+
+    assertThat(reload(job.id()).reportedMetrics()).isEmpty();
+    assertThat(store().jobsReportingOn("node-1").get(0).newAttempt()).isFalse();
+    assertThat(store().metricsOf(job.id(), 100)).containsExactly(point(5, Map.of("loss", 0.3), 1));
+  }
+
+  @Test
+  void a_retried_trials_series_holds_only_its_current_attempts_values() {
+    String sweepId = "01SWEEP" + System.nanoTime() % 1_000_000_000L;
+    defineSweep(new SweepMetric(sweepId, "val_loss", "minimize", null));
+    Job trial =
+        aRunningJob()
+            .spec(s -> s.attempts(3))
+            .trialOf(new SweepTrial(sweepId, 0, "{}"))
+            .on("node-1")
+            .in(store());
+    store()
+        .recordMetrics(
+            read(
+                trial.id(),
+                List.of(point(10, Map.of("val_loss", 0.1), 1)),
+                new MetricsCursor(40, 10, false, 0),
+                false));
+    retryOn(trial.id(), 1, "node-2", 10);
+
+    assertThat(store().sweepSeries(sweepId, "val_loss"))
+        .singleElement()
+        .satisfies(series -> assertThat(series.values()).isEmpty());
+
+    store()
+        .recordMetrics(
+            read(
+                trial.id(),
+                2,
+                List.of(point(2, 1, Map.of("val_loss", 0.8), 20)),
+                new MetricsCursor(20, 1, false, 0),
+                false));
+    assertThat(store().sweepSeries(sweepId, "val_loss").get(0).values())
+        .containsExactly(new TrialSeries.Value(1, 0.8, T0.plusSeconds(20)));
   }
 
   @Test
@@ -883,6 +1031,7 @@ abstract class JobStoreContract {
         .recordMetrics(
             new MetricsUpdate(
                 trial.id(),
+                1,
                 List.of(point(1, Map.of("val_loss", 0.4), 1), point(2, Map.of("val_loss", 0.7), 2)),
                 new MetricsCursor(50, 2, false, 0),
                 Map.of("val_loss", 0.7),
@@ -997,13 +1146,23 @@ abstract class JobStoreContract {
 
     assertThat(service().declareLostOn("node-1", "node node-1 stopped heartbeating")).isEqualTo(2);
 
-    assertThat(store().lostAttemptsOn("node-1"))
+    assertThat(store().lostAttemptsOn("node-1", T0))
         .containsExactlyInAnyOrder(
             new LostAttempt(withProcess.id(), 1, 4242L, 987L),
             new LostAttempt(withoutProcess.id(), 1, null, null));
-    assertThat(store().lostAttemptsOn("node-2")).isEmpty();
+    assertThat(store().lostAttemptsOn("node-2", T0)).isEmpty();
     assertThat(reload(withProcess.id()).state()).isEqualTo(JobState.FAILED);
     assertThat(reload(withProcess.id()).failureReason()).isEqualTo(FailureReason.LOST);
+  }
+
+  @Test
+  void a_node_finds_only_the_attempts_declared_lost_since_the_time_it_asks_from() {
+    Job lately = aLostJob().on("node-1").in(store());
+    aLostJob().on("node-1").at(T0.minus(Duration.ofDays(30))).in(store());
+
+    assertThat(store().lostAttemptsOn("node-1", T0.minus(Duration.ofDays(7))))
+        .extracting(LostAttempt::jobId)
+        .containsExactly(lately.id());
   }
 
   @Test

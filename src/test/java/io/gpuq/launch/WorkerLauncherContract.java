@@ -179,6 +179,26 @@ abstract class WorkerLauncherContract {
   }
 
   @Test
+  void aRetriedAttemptAppendsItsMetricsToAFileOfItsOwnTheEarlierOneSetAside() throws IOException {
+    String report = "echo '{\"step\": 1, \"loss\": '$1'}' >> \"$GPUQ_METRICS_FILE\"";
+    Map<String, String> env =
+        Map.of("PATH", PATH, "GPUQ_METRICS_FILE", files.metricsFile("job").toString());
+    assertThat(
+            exitCodeOf(
+                launch(aJob().environment(env).command("/bin/sh", "-c", report, "sh", "0.9"))))
+        .isZero();
+
+    RunningWorker second =
+        launch(aJob().attempt(2).environment(env).command("/bin/sh", "-c", report, "sh", "0.5"));
+
+    assertThat(exitCodeOf(second)).isZero();
+    assertThat(Files.readString(files.metricsFile("job")))
+        .isEqualTo("{\"step\": 1, \"loss\": 0.5}\n");
+    assertThat(Files.readString(files.earlierMetricsFile("job", 2)))
+        .isEqualTo("{\"step\": 1, \"loss\": 0.9}\n");
+  }
+
+  @Test
   void aRetriedAttemptStartsItsPartOfTheLogWithASeparator() {
     assertThat(exitCodeOf(launch(aJob().command("/bin/echo", "first")))).isZero();
 

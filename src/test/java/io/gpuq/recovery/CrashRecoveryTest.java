@@ -157,11 +157,12 @@ class CrashRecoveryTest {
     try (Connection db = h2(dataDir);
         PreparedStatement job =
             db.prepareStatement(
-                "update jobs set state = 'FAILED', failure_reason = 'LOST' where id = ?");
+                "update jobs set state = 'FAILED', failure_reason = 'LOST',"
+                    + " finished_at = current_timestamp where id = ?");
         PreparedStatement attempt =
             db.prepareStatement(
-                "update job_attempts set outcome = 'FAILED', failure_reason = 'LOST'"
-                    + " where job_id = ?")) {
+                "update job_attempts set outcome = 'FAILED', failure_reason = 'LOST',"
+                    + " finished_at = current_timestamp where job_id = ?")) {
       job.setString(1, jobId);
       attempt.setString(1, jobId);
       assertThat(job.executeUpdate()).isEqualTo(1);

@@ -102,8 +102,8 @@ final class EndsStoredLater implements JobStore {
   }
 
   @Override
-  public List<LostAttempt> lostAttemptsOn(String node) {
-    return store.lostAttemptsOn(node);
+  public List<LostAttempt> lostAttemptsOn(String node, Instant declaredSince) {
+    return store.lostAttemptsOn(node, declaredSince);
   }
 
   @Override

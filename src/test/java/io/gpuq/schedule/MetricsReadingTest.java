@@ -4,9 +4,14 @@ import static io.gpuq.job.JobBuilder.T0;
 import static io.gpuq.job.JobBuilder.aRunningJob;
 import static io.gpuq.job.JobBuilder.aSucceededJob;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
+import io.gpuq.job.AttemptEnd;
+import io.gpuq.job.AttemptOutcome;
+import io.gpuq.job.FailureReason;
 import io.gpuq.job.InMemoryJobStore;
 import io.gpuq.job.Job;
+import io.gpuq.job.JobPlacement;
 import io.gpuq.job.JobState;
 import io.gpuq.job.ReportedMetrics;
 import io.gpuq.job.ReportedPoint;
@@ -70,18 +75,26 @@ class MetricsReadingTest {
 
   /** A gpuq on node-1, just started: it knows only what the store knows. */
   private MetricsReading gpuqOnNode1() {
+    return gpuqOn("node-1", files);
+  }
+
+  private MetricsReading gpuqOn(String node, JobFiles itsFiles) {
     return new MetricsReading(
         store,
-        files,
+        itsFiles,
         new MetricsFileReader(),
-        new TrialPruning(store, local.workers(), RULES, clock, "node-1"),
+        new TrialPruning(store, local.workers(), RULES, clock, node),
         clock,
-        "node-1",
+        node,
         java.time.Duration.ofSeconds(1));
   }
 
   private void append(String jobId, String text) throws IOException {
-    Path file = files.metricsFile(jobId);
+    append(files, jobId, text);
+  }
+
+  private static void append(JobFiles itsFiles, String jobId, String text) throws IOException {
+    Path file = itsFiles.metricsFile(jobId);
     Files.createDirectories(file.getParent());
     Files.writeString(
         file,
@@ -115,9 +128,9 @@ class MetricsReadingTest {
 
     assertThat(store.metricsOf(id, 1000))
         .containsExactly(
-            new ReportedPoint(1, Map.of("loss", 0.9), firstPoll),
-            new ReportedPoint(2, Map.of("loss", 0.8, "acc", 0.5), firstPoll),
-            new ReportedPoint(3, Map.of("loss", 0.7), clock.instant()));
+            new ReportedPoint(1, 1, Map.of("loss", 0.9), firstPoll),
+            new ReportedPoint(1, 2, Map.of("loss", 0.8, "acc", 0.5), firstPoll),
+            new ReportedPoint(1, 3, Map.of("loss", 0.7), clock.instant()));
     assertThat(job(id).reportedMetrics())
         .contains(new ReportedMetrics(Map.of("loss", 0.7, "acc", 0.5), 3L, null, null));
     assertThat(store.jobsReportingOn("node-1").get(0).cursor().skippedLines()).isEqualTo(1);
@@ -159,6 +172,74 @@ class MetricsReadingTest {
     gpuqOnNode1().runOnce();
 
     assertThat(steps(id)).containsExactly(1L, 2L, 3L);
+  }
+
+  /** Its running attempt fails, and the retry starts on {@code node}. */
+  private void retryOn(String jobId, String node) {
+    store
+        .endAttempt(
+            new AttemptEnd(
+                jobId,
+                1,
+                new AttemptOutcome(FailureReason.EXIT_CODE, "it failed", 1),
+                1,
+                clock.instant()))
+        .join();
+    assertThat(store.claim(Map.of(jobId, JobPlacement.cpuOnly(node)), clock.instant())).hasSize(1);
+  }
+
+  private static String lines(int fromStep, int toStep) {
+    StringBuilder lines = new StringBuilder();
+    for (int step = fromStep; step <= toStep; step++) {
+      lines.append("{\"step\": ").append(step).append(", \"loss\": 0.5}\n");
+    }
+    return lines.toString();
+  }
+
+  @Test
+  void a_retry_on_another_node_reads_that_nodes_file_from_its_start() throws Exception {
+    String id = aRunningJob().spec(s -> s.attempts(2)).on("node-1").in(store).id();
+    append(id, lines(1, 3));
+    gpuqOnNode1().runOnce();
+
+    retryOn(id, "node-2");
+    JobFiles node2 = new JobFiles(dataDir.resolve("node-2"));
+    // Longer than what node-1 had read: read on from there, its first lines would be lost.
+    append(node2, id, lines(1, 5));
+    gpuqOn("node-2", node2).runOnce();
+
+    assertThat(store.metricsOf(id, 1000))
+        .extracting(ReportedPoint::attempt, ReportedPoint::step)
+        .containsExactly(
+            tuple(1, 1L),
+            tuple(1, 2L),
+            tuple(1, 3L),
+            tuple(2, 1L),
+            tuple(2, 2L),
+            tuple(2, 3L),
+            tuple(2, 4L),
+            tuple(2, 5L));
+    assertThat(job(id).reportedMetrics().orElseThrow().step()).isEqualTo(5L);
+  }
+
+  @Test
+  void a_retry_shows_none_of_the_failed_attempts_metrics_once_it_runs() throws Exception {
+    store.defineSweep(new SweepMetric("sweep-r", "loss", "minimize", null));
+    String id =
+        aRunningJob()
+            .spec(s -> s.attempts(2))
+            .trialOf(new SweepTrial("sweep-r", 0, "{}"))
+            .on("node-1")
+            .in(store)
+            .id();
+    append(id, "{\"loss\": 0.1}\n");
+    gpuqOnNode1().runOnce();
+
+    retryOn(id, "node-2");
+    gpuqOn("node-2", new JobFiles(dataDir.resolve("node-2"))).runOnce();
+
+    assertThat(job(id).reportedMetrics()).isEmpty();
+    assertThat(store.sweepSeries("sweep-r", "loss").get(0).values()).isEmpty();
   }
 
   @Test

@@ -141,10 +141,11 @@ class WorkerRecoveryTest {
     Job job =
         aRunningJob()
             .on("node-1")
-            .at(clock.instant().minus(WorkerRecovery.STOPPED_WITHIN).minusSeconds(60))
+            .at(clock.instant().minus(WorkerRecovery.LEFT_BEHIND_WITHIN).minusSeconds(60))
             .in(store);
     RunningWorker worker = leftRunning(job, "sleep 300");
-    store.cancel(job.id(), clock.instant().minus(WorkerRecovery.STOPPED_WITHIN).minusSeconds(1));
+    store.cancel(
+        job.id(), clock.instant().minus(WorkerRecovery.LEFT_BEHIND_WITHIN).minusSeconds(1));
 
     scheduler.recovery().start();
 

@@ -58,7 +58,12 @@ final class SweepBuilder {
   }
 
   SweepBuilder maximizing() {
-    metric = new Metric(metric.name(), Goal.MAXIMIZE);
+    metric = new Metric("val_loss", Goal.MAXIMIZE);
+    return this;
+  }
+
+  SweepBuilder withoutMetric() {
+    metric = null;
     return this;
   }
 

@@ -16,7 +16,6 @@ import io.gpuq.job.JpaJobStore;
 import io.gpuq.job.NewJob;
 import io.gpuq.support.IntegrationTier;
 import io.gpuq.sweep.BestTrial;
-import io.gpuq.sweep.Goal;
 import io.gpuq.sweep.Sweep;
 import io.gpuq.sweep.SweepConflictException;
 import io.gpuq.sweep.SweepKeyTakenException;
@@ -194,13 +193,10 @@ abstract class SweepStoreContract {
   }
 
   @Test
-  void counts_trials_in_every_state_and_ranks_the_best_by_the_goal() {
+  void counts_trials_in_every_state_of_each_sweep_at_once() {
     Sweep sweep = aGridSweep().withTrials(4).in(sweeps);
     Sweep empty = anExternalSweep().in(sweeps);
     start(sweep, 0);
-    setBest(sweep, 1, 0.5);
-    setBest(sweep, 2, 0.2);
-    setBest(sweep, 3, Double.NaN);
 
     Map<String, Map<JobState, Long>> counts = sweeps.trialCounts(List.of(sweep.id(), empty.id()));
 
@@ -210,15 +206,44 @@ abstract class SweepStoreContract {
         .containsEntry(JobState.QUEUED, 3L)
         .containsEntry(JobState.SUCCEEDED, 0L);
     assertThat(counts.get(empty.id()).values()).containsOnly(0L);
-    assertThat(sweeps.best(sweep.id(), Goal.MINIMIZE))
-        .get()
-        .extracting(BestTrial::trial)
-        .isEqualTo(2);
-    assertThat(sweeps.best(sweep.id(), Goal.MAXIMIZE))
-        .get()
-        .extracting(BestTrial::trial)
-        .isEqualTo(1);
-    assertThat(sweeps.best(empty.id(), Goal.MAXIMIZE)).isEmpty();
+  }
+
+  @Test
+  void ranks_each_sweeps_best_trial_by_its_own_goal_at_once_never_a_nan() {
+    Sweep minimizing = aGridSweep().withTrials(4).in(sweeps);
+    Sweep maximizing = aGridSweep().maximizing().withTrials(4).in(sweeps);
+    Sweep tied = aGridSweep().withTrials(3).in(sweeps);
+    Sweep onlyNan = aGridSweep().withTrials(2).in(sweeps);
+    Sweep unreported = aGridSweep().withTrials(2).in(sweeps);
+    Sweep unranked = aGridSweep().withoutMetric().withTrials(2).in(sweeps);
+    for (Sweep sweep : List.of(minimizing, maximizing)) {
+      setBest(sweep, 1, 0.5);
+      setBest(sweep, 2, 0.2);
+      setBest(sweep, 3, Double.NaN);
+    }
+    setBest(tied, 2, 0.4);
+    setBest(tied, 1, 0.4);
+    setBest(onlyNan, 0, Double.NaN);
+
+    Map<String, BestTrial> best =
+        sweeps.best(
+            List.of(
+                minimizing.id(),
+                maximizing.id(),
+                tied.id(),
+                onlyNan.id(),
+                unreported.id(),
+                unranked.id()));
+
+    assertThat(best).containsOnlyKeys(minimizing.id(), maximizing.id(), tied.id());
+    assertThat(best.get(minimizing.id()))
+        .isEqualTo(new BestTrial(trialId(minimizing, 2), 2, "{\"x\":2}", 0.2, null));
+    assertThat(best.get(maximizing.id()).trial()).isEqualTo(1);
+    assertThat(best.get(maximizing.id()).value()).isEqualTo(0.5);
+    assertThat(best.get(tied.id()).trial()).isEqualTo(1);
+    assertThat(sweeps.best(minimizing.id())).contains(best.get(minimizing.id()));
+    assertThat(sweeps.best(unreported.id())).isEmpty();
+    assertThat(sweeps.best(List.of())).isEmpty();
   }
 
   // --- external trials
@@ -273,7 +298,7 @@ abstract class SweepStoreContract {
   void trials_are_added_only_to_an_open_external_sweep() {
     Sweep grid = aGridSweep().in(sweeps);
     Sweep closed = anExternalSweep().in(sweeps);
-    sweeps.close(closed.id());
+    sweeps.close(closed.id(), T0);
     Sweep cancelled = anExternalSweep().in(sweeps);
     sweeps.cancel(cancelled.id(), LATER);
     SweepBuilder builder = anExternalSweep();
@@ -282,9 +307,32 @@ abstract class SweepStoreContract {
       assertThatThrownBy(() -> sweeps.addTrial(sweep.id(), n -> builder.trial(sweep, n)))
           .isInstanceOf(SweepConflictException.class);
     }
-    assertThatThrownBy(() -> sweeps.close(grid.id())).isInstanceOf(SweepConflictException.class);
-    assertThatThrownBy(() -> sweeps.close(cancelled.id()))
+    assertThatThrownBy(() -> sweeps.close(grid.id(), T0))
         .isInstanceOf(SweepConflictException.class);
+    assertThatThrownBy(() -> sweeps.close(cancelled.id(), T0))
+        .isInstanceOf(SweepConflictException.class);
+  }
+
+  @Test
+  void closing_stamps_the_end_of_a_sweep_whose_trials_have_all_ended_and_only_of_such_a_one() {
+    SweepBuilder external = anExternalSweep();
+    Sweep ended = external.in(sweeps);
+    Sweep running = external.in(sweeps);
+    for (Sweep sweep : List.of(ended, running)) {
+      sweeps.addTrial(sweep.id(), n -> external.trial(sweep, n));
+      start(sweep, 0);
+    }
+    jobs.endAttempt(
+            new AttemptEnd(trialId(ended, 0), 1, AttemptOutcome.succeeded(), 0, T0.plusSeconds(10)))
+        .join();
+
+    Sweep closedEnded = sweeps.close(ended.id(), LATER);
+    Sweep closedRunning = sweeps.close(running.id(), LATER);
+
+    assertThat(closedEnded.closed()).isTrue();
+    assertThat(closedEnded.finishedAt()).isEqualTo(T0.plusSeconds(10));
+    assertThat(closedRunning.closed()).isTrue();
+    assertThat(closedRunning.finishedAt()).isNull();
   }
 
   // --- cancelling
@@ -357,8 +405,7 @@ abstract class SweepStoreContract {
     assertThat(sweeps.find(sweep.id()).orElseThrow().finishedAt()).isEqualTo(T0.plusSeconds(11));
     assertThat(sweeps.find(unfinished.id()).orElseThrow().finishedAt()).isNull();
     assertThat(sweeps.find(open.id()).orElseThrow().finishedAt()).isNull();
-    sweeps.close(open.id());
-    assertThat(sweeps.stampFinished(open.id(), LATER).orElseThrow().finishedAt()).isEqualTo(LATER);
+    assertThat(sweeps.close(open.id(), LATER).finishedAt()).isEqualTo(LATER);
     assertThat(sweeps.stampFinished(LATER)).isZero();
   }
 
