@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.gpuq.support.IntegrationTest;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -74,14 +77,24 @@ class GpuPlacementIntegrationTest extends IntegrationTest {
   }
 
   @Test
-  void a_whole_gpu_job_waits_until_a_gpu_is_empty() {
+  void a_whole_gpu_job_waits_until_a_gpu_is_empty() throws IOException {
+    // The spread job ends once the whole-GPU one has been seen waiting, not after a fixed time.
+    Path seenWaiting = dataDir().resolve("whole-gpu-seen-waiting-" + System.nanoTime());
     String spread =
         alice.submit(
-            aJob().shell("sleep 2; echo end=$(date +%s%N)").gpus(2).gpuMemory("1GiB").json());
+            aJob()
+                .shell(
+                    "while [ ! -e "
+                        + seenWaiting
+                        + " ]; do sleep 0.1; done; echo end=$(date +%s%N)")
+                .gpus(2)
+                .gpuMemory("1GiB")
+                .json());
     await().atMost(Duration.ofSeconds(20)).until(() -> alice.state(spread).equals("RUNNING"));
 
     String whole = alice.submit(aJob().shell(REPORT).gpus(1).json());
     assertThat(alice.state(whole)).isEqualTo("QUEUED");
+    Files.createFile(seenWaiting);
     await().atMost(Duration.ofSeconds(30)).until(() -> alice.state(whole).equals("SUCCEEDED"));
 
     // Its process started after the last process on either GPU had ended.
@@ -105,13 +118,22 @@ class GpuPlacementIntegrationTest extends IntegrationTest {
   }
 
   @Test
-  void the_gpus_endpoint_shows_the_emulated_devices_with_reservations_and_processes() {
-    String id = alice.submit(aJob().command("sleep", "3").gpus(1).gpuMemory("2GiB").json());
+  void the_gpus_endpoint_shows_the_emulated_devices_with_reservations_and_processes()
+      throws IOException {
+    // The job runs until the GPUs have been read, however slowly the machine answers.
+    Path read = dataDir().resolve("gpus-read-" + System.nanoTime());
+    String id =
+        alice.submit(
+            aJob()
+                .shell("while [ ! -e " + read + " ]; do sleep 0.1; done")
+                .gpus(1)
+                .gpuMemory("2GiB")
+                .json());
     await().atMost(Duration.ofSeconds(20)).until(() -> alice.state(id).equals("RUNNING"));
     long pid = alice.job(id).get("attempts").get(0).get("pid").asLong();
 
     await()
-        .atMost(Duration.ofSeconds(10))
+        .atMost(Duration.ofSeconds(60))
         .untilAsserted(
             () -> {
               JsonNode gpus = alice.get("/api/v1/gpus").json();
@@ -134,6 +156,8 @@ class GpuPlacementIntegrationTest extends IntegrationTest {
               assertThat(pids).contains(pid);
             });
     assertThat(alice.as(null).get("/api/v1/gpus").status()).isEqualTo(401);
+    Files.createFile(read);
+    await().atMost(Duration.ofSeconds(60)).until(() -> alice.state(id).equals("SUCCEEDED"));
   }
 
   private Map<String, String> report(String id) {
