@@ -93,8 +93,12 @@ class GpuPlacementIntegrationTest extends IntegrationTest {
     await().atMost(Duration.ofSeconds(20)).until(() -> alice.state(spread).equals("RUNNING"));
 
     String whole = alice.submit(aJob().shell(REPORT).gpus(1).json());
-    assertThat(alice.state(whole)).isEqualTo("QUEUED");
-    Files.createFile(seenWaiting);
+    try {
+      assertThat(alice.state(whole)).isEqualTo("QUEUED");
+    } finally {
+      // Even when the check fails: a job left running would hold both GPUs of the shared gpuq.
+      Files.createFile(seenWaiting);
+    }
     await().atMost(Duration.ofSeconds(30)).until(() -> alice.state(whole).equals("SUCCEEDED"));
 
     // Its process started after the last process on either GPU had ended.
@@ -129,34 +133,39 @@ class GpuPlacementIntegrationTest extends IntegrationTest {
                 .gpus(1)
                 .gpuMemory("2GiB")
                 .json());
-    await().atMost(Duration.ofSeconds(20)).until(() -> alice.state(id).equals("RUNNING"));
-    long pid = alice.job(id).get("attempts").get(0).get("pid").asLong();
+    try {
+      await().atMost(Duration.ofSeconds(20)).until(() -> alice.state(id).equals("RUNNING"));
+      long pid = alice.job(id).get("attempts").get(0).get("pid").asLong();
 
-    await()
-        .atMost(Duration.ofSeconds(60))
-        .untilAsserted(
-            () -> {
-              JsonNode gpus = alice.get("/api/v1/gpus").json();
-              assertThat(gpus).hasSize(2);
-              JsonNode placed =
-                  gpus.get(alice.job(id).get("placement").get("gpus").get(0).get("index").asInt());
-              assertThat(placed.get("backend").asString()).isEqualTo("emulated");
-              assertThat(placed.get("uuid").asString()).startsWith("GPU-emulated-");
-              assertThat(placed.get("memoryTotalBytes").asLong()).isEqualTo(16 * GIB);
-              assertThat(placed.get("memoryReservedBytes").asLong()).isEqualTo(2 * GIB);
-              assertThat(placed.get("node").asString()).isEqualTo("test-node");
-              List<Long> pids = new ArrayList<>();
-              placed
-                  .get("processes")
-                  .forEach(
-                      p -> {
-                        pids.add(p.get("pid").asLong());
-                        assertThat(p.get("jobId").asString()).isEqualTo(id);
-                      });
-              assertThat(pids).contains(pid);
-            });
-    assertThat(alice.as(null).get("/api/v1/gpus").status()).isEqualTo(401);
-    Files.createFile(read);
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .untilAsserted(
+              () -> {
+                JsonNode gpus = alice.get("/api/v1/gpus").json();
+                assertThat(gpus).hasSize(2);
+                JsonNode placed =
+                    gpus.get(
+                        alice.job(id).get("placement").get("gpus").get(0).get("index").asInt());
+                assertThat(placed.get("backend").asString()).isEqualTo("emulated");
+                assertThat(placed.get("uuid").asString()).startsWith("GPU-emulated-");
+                assertThat(placed.get("memoryTotalBytes").asLong()).isEqualTo(16 * GIB);
+                assertThat(placed.get("memoryReservedBytes").asLong()).isEqualTo(2 * GIB);
+                assertThat(placed.get("node").asString()).isEqualTo("test-node");
+                List<Long> pids = new ArrayList<>();
+                placed
+                    .get("processes")
+                    .forEach(
+                        p -> {
+                          pids.add(p.get("pid").asLong());
+                          assertThat(p.get("jobId").asString()).isEqualTo(id);
+                        });
+                assertThat(pids).contains(pid);
+              });
+      assertThat(alice.as(null).get("/api/v1/gpus").status()).isEqualTo(401);
+    } finally {
+      // Even when a check fails: a job left running would hold a GPU of the shared gpuq.
+      Files.createFile(read);
+    }
     await().atMost(Duration.ofSeconds(60)).until(() -> alice.state(id).equals("SUCCEEDED"));
   }
 
