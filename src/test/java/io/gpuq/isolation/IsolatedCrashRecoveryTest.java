@@ -10,7 +10,9 @@ import io.gpuq.support.IntegrationTier;
 import io.gpuq.support.OsAccounts;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -42,29 +44,43 @@ class IsolatedCrashRecoveryTest {
       "--gpuq.auth.tokens[1].token=" + BOB_TOKEN,
       "--gpuq.auth.tokens[1].run-as=" + BOB,
     };
+    // The jobs end when the test says so, not after fixed sleeps that a slow start could outlast:
+    // half while no gpuq runs (the wrapper, gpuq's, records their exit), half under the second.
+    Path signals = Files.createTempDirectory(Path.of("/tmp"), "gpuq-isolated-crash-signals-");
+    Files.setPosixFilePermissions(signals, PosixFilePermissions.fromString("rwxr-xr-x"));
+    Path whileDown = signals.resolve("while-down");
+    Path underSecond = signals.resolve("under-second");
     Map<String, Integer> expectedCode = new LinkedHashMap<>();
     Map<String, Integer> expectedUid = new LinkedHashMap<>();
+    List<String> endingWhileDown = new ArrayList<>();
 
     try (GpuqProcess first = GpuqProcess.start(dataDir, ALICE_TOKEN, args)) {
       HttpApi alice = first.api(ALICE_TOKEN);
       HttpApi bob = first.api(BOB_TOKEN);
       for (int i = 0; i < 8; i++) {
         HttpApi owner = i % 2 == 0 ? alice : bob;
-        // Half end while gpuq is down (the wrapper, gpuq's, records their exit), half outlive it.
-        int seconds = i % 4 < 2 ? 2 : 20;
+        Path release = i % 4 < 2 ? whileDown : underSecond;
         int code = i % 3 == 0 ? 0 : 3;
         String id =
             owner.submit(
-                aJob().shell("sleep " + seconds + "; echo ran as $(id -u); exit " + code).json());
+                aJob()
+                    .shell(
+                        "while [ ! -e "
+                            + release
+                            + " ]; do sleep 0.1; done; echo ran as $(id -u); exit "
+                            + code)
+                    .json());
         expectedCode.put(id, code);
         expectedUid.put(id, OsAccounts.uid(i % 2 == 0 ? ALICE : BOB));
+        if (release.equals(whileDown)) {
+          endingWhileDown.add(id);
+        }
       }
       await()
           .atMost(SOON)
           .until(() -> expectedCode.keySet().stream().allMatch(id -> hasProcess(alice, id)));
       first.crash();
     }
-    // The short ones end while no gpuq runs.
     await()
         .atMost(SOON)
         .until(
@@ -72,9 +88,18 @@ class IsolatedCrashRecoveryTest {
                 expectedCode.keySet().stream()
                     .allMatch(
                         id -> Files.exists(dataDir.resolve("jobs/" + id + "/attempt-1.pid"))));
+    Files.createFile(whileDown);
+    await()
+        .atMost(SOON)
+        .until(
+            () ->
+                endingWhileDown.stream()
+                    .allMatch(
+                        id -> Files.exists(dataDir.resolve("jobs/" + id + "/attempt-1.exit"))));
 
     try (GpuqProcess second = GpuqProcess.start(dataDir, ALICE_TOKEN, args)) {
       HttpApi admin = second.api(ALICE_TOKEN);
+      Files.createFile(underSecond);
       await()
           .atMost(SOON)
           .until(

@@ -32,6 +32,8 @@ class SabotageAcrossRestartTest {
     Path dataDir =
         Files.createTempDirectory(
             Files.createDirectories(Path.of("target/test-data")).toAbsolutePath(), "sabotage-");
+    // The job sabotages its log once the test says gpuq is down, not after a fixed sleep.
+    Path gpuqIsDown = dataDir.resolve("gpuq-is-down");
     String id;
     long workerPid;
     try (GpuqProcess first = GpuqProcess.start(dataDir, TOKEN)) {
@@ -42,10 +44,12 @@ class SabotageAcrossRestartTest {
                   .command(
                       "sh",
                       "-c",
-                      "LOG=\"$1/jobs/$GPUQ_JOB_ID/output.log\"; sleep 5; rm -f \"$LOG\";"
+                      "LOG=\"$1/jobs/$GPUQ_JOB_ID/output.log\";"
+                          + " while [ ! -e \"$2\" ]; do sleep 0.1; done; rm -f \"$LOG\";"
                           + " mkfifo \"$LOG\"; exit 1",
                       "sh",
-                      dataDir.toString())
+                      dataDir.toString(),
+                      gpuqIsDown.toString())
                   .json());
       // Once the database has its worker's pid, the process file is on disk too.
       workerPid =
@@ -55,6 +59,7 @@ class SabotageAcrossRestartTest {
               .until(() -> workerPid(api.job(id)), pid -> pid > 0);
       first.crash();
     }
+    Files.createFile(gpuqIsDown);
 
     // The worker outlives gpuq (its own session); wait until it has made its FIFO and exited.
     Path jobDir = dataDir.resolve("jobs").resolve(id);

@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.gpuq.support.IntegrationTest;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -74,14 +77,28 @@ class GpuPlacementIntegrationTest extends IntegrationTest {
   }
 
   @Test
-  void a_whole_gpu_job_waits_until_a_gpu_is_empty() {
+  void a_whole_gpu_job_waits_until_a_gpu_is_empty() throws IOException {
+    // The spread job ends once the whole-GPU one has been seen waiting, not after a fixed time.
+    Path seenWaiting = dataDir().resolve("whole-gpu-seen-waiting-" + System.nanoTime());
     String spread =
         alice.submit(
-            aJob().shell("sleep 2; echo end=$(date +%s%N)").gpus(2).gpuMemory("1GiB").json());
+            aJob()
+                .shell(
+                    "while [ ! -e "
+                        + seenWaiting
+                        + " ]; do sleep 0.1; done; echo end=$(date +%s%N)")
+                .gpus(2)
+                .gpuMemory("1GiB")
+                .json());
     await().atMost(Duration.ofSeconds(20)).until(() -> alice.state(spread).equals("RUNNING"));
 
     String whole = alice.submit(aJob().shell(REPORT).gpus(1).json());
-    assertThat(alice.state(whole)).isEqualTo("QUEUED");
+    try {
+      assertThat(alice.state(whole)).isEqualTo("QUEUED");
+    } finally {
+      // Even when the check fails: a job left running would hold both GPUs of the shared gpuq.
+      Files.createFile(seenWaiting);
+    }
     await().atMost(Duration.ofSeconds(30)).until(() -> alice.state(whole).equals("SUCCEEDED"));
 
     // Its process started after the last process on either GPU had ended.
@@ -105,35 +122,51 @@ class GpuPlacementIntegrationTest extends IntegrationTest {
   }
 
   @Test
-  void the_gpus_endpoint_shows_the_emulated_devices_with_reservations_and_processes() {
-    String id = alice.submit(aJob().command("sleep", "3").gpus(1).gpuMemory("2GiB").json());
-    await().atMost(Duration.ofSeconds(20)).until(() -> alice.state(id).equals("RUNNING"));
-    long pid = alice.job(id).get("attempts").get(0).get("pid").asLong();
+  void the_gpus_endpoint_shows_the_emulated_devices_with_reservations_and_processes()
+      throws IOException {
+    // The job runs until the GPUs have been read, however slowly the machine answers.
+    Path read = dataDir().resolve("gpus-read-" + System.nanoTime());
+    String id =
+        alice.submit(
+            aJob()
+                .shell("while [ ! -e " + read + " ]; do sleep 0.1; done")
+                .gpus(1)
+                .gpuMemory("2GiB")
+                .json());
+    try {
+      await().atMost(Duration.ofSeconds(20)).until(() -> alice.state(id).equals("RUNNING"));
+      long pid = alice.job(id).get("attempts").get(0).get("pid").asLong();
 
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .untilAsserted(
-            () -> {
-              JsonNode gpus = alice.get("/api/v1/gpus").json();
-              assertThat(gpus).hasSize(2);
-              JsonNode placed =
-                  gpus.get(alice.job(id).get("placement").get("gpus").get(0).get("index").asInt());
-              assertThat(placed.get("backend").asString()).isEqualTo("emulated");
-              assertThat(placed.get("uuid").asString()).startsWith("GPU-emulated-");
-              assertThat(placed.get("memoryTotalBytes").asLong()).isEqualTo(16 * GIB);
-              assertThat(placed.get("memoryReservedBytes").asLong()).isEqualTo(2 * GIB);
-              assertThat(placed.get("node").asString()).isEqualTo("test-node");
-              List<Long> pids = new ArrayList<>();
-              placed
-                  .get("processes")
-                  .forEach(
-                      p -> {
-                        pids.add(p.get("pid").asLong());
-                        assertThat(p.get("jobId").asString()).isEqualTo(id);
-                      });
-              assertThat(pids).contains(pid);
-            });
-    assertThat(alice.as(null).get("/api/v1/gpus").status()).isEqualTo(401);
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .untilAsserted(
+              () -> {
+                JsonNode gpus = alice.get("/api/v1/gpus").json();
+                assertThat(gpus).hasSize(2);
+                JsonNode placed =
+                    gpus.get(
+                        alice.job(id).get("placement").get("gpus").get(0).get("index").asInt());
+                assertThat(placed.get("backend").asString()).isEqualTo("emulated");
+                assertThat(placed.get("uuid").asString()).startsWith("GPU-emulated-");
+                assertThat(placed.get("memoryTotalBytes").asLong()).isEqualTo(16 * GIB);
+                assertThat(placed.get("memoryReservedBytes").asLong()).isEqualTo(2 * GIB);
+                assertThat(placed.get("node").asString()).isEqualTo("test-node");
+                List<Long> pids = new ArrayList<>();
+                placed
+                    .get("processes")
+                    .forEach(
+                        p -> {
+                          pids.add(p.get("pid").asLong());
+                          assertThat(p.get("jobId").asString()).isEqualTo(id);
+                        });
+                assertThat(pids).contains(pid);
+              });
+      assertThat(alice.as(null).get("/api/v1/gpus").status()).isEqualTo(401);
+    } finally {
+      // Even when a check fails: a job left running would hold a GPU of the shared gpuq.
+      Files.createFile(read);
+    }
+    await().atMost(Duration.ofSeconds(60)).until(() -> alice.state(id).equals("SUCCEEDED"));
   }
 
   private Map<String, String> report(String id) {
