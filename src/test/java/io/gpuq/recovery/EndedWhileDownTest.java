@@ -42,9 +42,11 @@ class EndedWhileDownTest {
       for (int code : List.of(0, 3)) {
         codes.put(api.submit(aJob().shell(waitThenExit + code).json()), code);
       }
+      // Crashed only once each worker's pid is stored: its wrapper is then on its own and writes
+      // the exit file; a crash between the claim and the spawn would leave no worker at all.
       await()
           .atMost(Duration.ofMinutes(2))
-          .until(() -> codes.keySet().stream().allMatch(id -> api.state(id).equals("RUNNING")));
+          .until(() -> codes.keySet().stream().allMatch(id -> hasWorker(api.job(id))));
       first.crash();
     }
 
@@ -90,5 +92,13 @@ class EndedWhileDownTest {
             .isEqualTo(finishedAt);
       }
     }
+  }
+
+  private static boolean hasWorker(JsonNode job) {
+    if (!job.get("state").asString().equals("RUNNING")) {
+      return false;
+    }
+    JsonNode pid = job.get("attempts").get(0).get("pid");
+    return pid != null && !pid.isNull() && pid.asLong() > 0;
   }
 }
