@@ -44,8 +44,11 @@ import org.flywaydb.core.Flyway;
  * jobs_sweep_trial}), {@code variant=template-labels} (only the template's label rows: the trials'
  * {@code sweep} and parameter labels not stored as rows), {@code variant=url:;CACHE_SIZE=262144}
  * (H2: settings appended to gpuq's URL), {@code variant=multi-row} (PostgreSQL: multi-row inserts
- * instead of {@code COPY}, as H2 gets). On PostgreSQL it also prints the CPU time of the backend
- * process serving the connection (from {@code /proc}), the server's own work.
+ * instead of {@code COPY}, as H2 gets), {@code variant=partial-indexes} (PostgreSQL: {@code
+ * jobs_idempotency}, {@code jobs_finished} and {@code jobs_metrics_reading} only where their first
+ * column is not null), {@code variant=drop-index:jobs_owner} (without that index: what it costs
+ * each insert). On PostgreSQL it also prints the CPU time of the backend process serving the
+ * connection (from {@code /proc}), the server's own work.
  *
  * <p>{@code bench/run SweepStoreBench [database=h2|postgres] [variant=baseline] [rounds=3]
  * [trials=10000]}
@@ -96,6 +99,14 @@ public final class SweepStoreBench {
       long backend = database.equals("postgres") ? backendPid(connection) : -1;
       if (variant.equals("no-sweep-fk")) {
         dropForeignKeysOf(connection, "jobs");
+      }
+      if (variant.equals("partial-indexes")) {
+        partialIndexes(connection);
+      }
+      if (variant.startsWith("drop-index:")) {
+        try (Statement statement = connection.createStatement()) {
+          statement.execute("drop index " + variant.substring("drop-index:".length()));
+        }
       }
       connection.setAutoCommit(false);
       for (int round = -1; round < rounds; round++) { // round -1: warm-up, discarded
@@ -221,6 +232,25 @@ public final class SweepStoreBench {
       insert.setString(1, sweepId);
       insert.setInt(2, trials);
       insert.executeUpdate();
+    }
+  }
+
+  /**
+   * PostgreSQL only: the three indexes of jobs whose queries always name a value of their first
+   * column made partial, so that a queued trial (no idempotency key, end or node) writes none.
+   */
+  private static void partialIndexes(Connection connection) throws SQLException {
+    try (Statement statement = connection.createStatement()) {
+      statement.execute("drop index jobs_idempotency");
+      statement.execute(
+          "create unique index jobs_idempotency on jobs (owner, idempotency_key)"
+              + " where idempotency_key is not null");
+      statement.execute("drop index jobs_finished");
+      statement.execute(
+          "create index jobs_finished on jobs (finished_at) where finished_at is not null");
+      statement.execute("drop index jobs_metrics_reading");
+      statement.execute(
+          "create index jobs_metrics_reading on jobs (node, metrics_done) where node is not null");
     }
   }
 
