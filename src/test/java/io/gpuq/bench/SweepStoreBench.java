@@ -43,16 +43,21 @@ import org.flywaydb.core.Flyway;
  * foreign key {@code jobs.sweep_id -> sweeps}, whose index H2 makes besides {@code
  * jobs_sweep_trial}), {@code variant=template-labels} (only the template's label rows: the trials'
  * {@code sweep} and parameter labels not stored as rows), {@code variant=url:;CACHE_SIZE=262144}
- * (H2: settings appended to gpuq's URL).
+ * (H2: settings appended to gpuq's URL), {@code variant=multi-row} (PostgreSQL: multi-row inserts
+ * instead of {@code COPY}, as H2 gets), {@code variant=partial-indexes} (PostgreSQL: {@code
+ * jobs_idempotency}, {@code jobs_finished} and {@code jobs_metrics_reading} only where their first
+ * column is not null), {@code variant=drop-index:jobs_owner} (without that index: what it costs
+ * each insert). On PostgreSQL it also prints the CPU time of the backend process serving the
+ * connection (from {@code /proc}), the server's own work.
  *
- * <p>{@code bench/run SweepStoreBench [database=h2|postgres] [variant=baseline] [rounds=3]}
+ * <p>{@code bench/run SweepStoreBench [database=h2|postgres] [variant=baseline] [rounds=3]
+ * [trials=10000]}
  */
 public final class SweepStoreBench {
 
   private static final String H2_URL =
       ";MODE=PostgreSQL;DATABASE_TO_LOWER=TRUE;DEFAULT_NULL_ORDERING=HIGH;WRITE_DELAY=0";
   private static final String H2_GPUQ_SETTINGS = ";PAGE_SIZE=4096";
-  private static final int TRIALS = 10_000;
   private static final ThreadMXBean CPU = ManagementFactory.getThreadMXBean();
 
   private SweepStoreBench() {}
@@ -62,6 +67,7 @@ public final class SweepStoreBench {
     String database = given.get("database", "h2");
     String variant = given.get("variant", "baseline");
     int rounds = given.getInt("rounds", 3);
+    int trialCount = given.getInt("trials", 10_000);
     given.requireAllRead();
 
     String url;
@@ -87,23 +93,37 @@ public final class SweepStoreBench {
     long[] walls = new long[rounds];
     long[] insertCpu = new long[rounds];
     long[] commitCpu = new long[rounds];
-    try (Connection connection = DriverManager.getConnection(url, user, password)) {
+    long[] serverCpu = new long[rounds];
+    try (Connection opened = DriverManager.getConnection(url, user, password)) {
+      Connection connection = variant.equals("multi-row") ? withoutCopy(opened) : opened;
+      long backend = database.equals("postgres") ? backendPid(connection) : -1;
       if (variant.equals("no-sweep-fk")) {
         dropForeignKeysOf(connection, "jobs");
+      }
+      if (variant.equals("partial-indexes")) {
+        partialIndexes(connection);
+      }
+      if (variant.startsWith("drop-index:")) {
+        try (Statement statement = connection.createStatement()) {
+          statement.execute("drop index " + variant.substring("drop-index:".length()));
+        }
       }
       connection.setAutoCommit(false);
       for (int round = -1; round < rounds; round++) { // round -1: warm-up, discarded
         String sweepId = ids.next();
-        List<NewJob> trials = trials(ids, sweepId, variant);
+        List<NewJob> trials = trials(ids, sweepId, variant, trialCount);
         long t0 = System.nanoTime();
+        long s0 = cpuOfProcess(backend);
         long c0 = CPU.getCurrentThreadCpuTime();
-        insertSweepRow(connection, sweepId);
+        insertSweepRow(connection, sweepId, trialCount);
         JobRows.insertQueued(connection, trials);
         long c1 = CPU.getCurrentThreadCpuTime();
         connection.commit();
         long c2 = CPU.getCurrentThreadCpuTime();
+        long s1 = cpuOfProcess(backend);
         long t1 = System.nanoTime();
         if (round >= 0) {
+          serverCpu[round] = s1 - s0;
           walls[round] = t1 - t0;
           insertCpu[round] = c1 - c0;
           commitCpu[round] = c2 - c1;
@@ -111,24 +131,26 @@ public final class SweepStoreBench {
       }
     }
     System.out.printf(
-        "%s %s: 10,000 trials stored in one transaction: wall %s; CPU of this thread: inserts"
-            + " %s, commit %s; load average %s%n",
+        "%s %s: %,d trials stored in one transaction: wall %s; CPU of this thread: inserts"
+            + " %s, commit %s; CPU of the PostgreSQL backend %s; load average %s%n",
         database,
         variant,
+        trialCount,
         ms(walls),
         ms(insertCpu),
         ms(commitCpu),
+        backendPidKnown(database) ? ms(serverCpu) : "-",
         Files.readString(Path.of("/proc/loadavg")).trim());
     System.exit(0); // the embedded PostgreSQL's shutdown hook stops it
   }
 
   /** A 100 × 100 grid's trials as the service makes them: labels team, sweep, lr and seed. */
-  private static List<NewJob> trials(JobIds ids, String sweepId, String variant) {
+  private static List<NewJob> trials(JobIds ids, String sweepId, String variant, int count) {
     boolean sweepLabel = !variant.equals("no-sweep-label") && !variant.equals("template-labels");
     boolean parameterLabels = !variant.equals("template-labels");
     Instant now = Instant.now();
-    List<NewJob> trials = new ArrayList<>(TRIALS);
-    for (int i = 0; i < TRIALS; i++) {
+    List<NewJob> trials = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
       String lr = Double.toString(1e-5 * (i / 100 + 1));
       String seed = Integer.toString(i % 100);
       Map<String, String> labels = new LinkedHashMap<>();
@@ -153,15 +175,82 @@ public final class SweepStoreBench {
     return trials;
   }
 
-  private static void insertSweepRow(Connection connection, String sweepId) throws SQLException {
+  private static boolean backendPidKnown(String database) {
+    return database.equals("postgres");
+  }
+
+  private static long backendPid(Connection connection) throws SQLException {
+    try (Statement statement = connection.createStatement();
+        ResultSet row = statement.executeQuery("select pg_backend_pid()")) {
+      row.next();
+      return row.getLong(1);
+    }
+  }
+
+  /**
+   * User and system CPU of a local process, in nanoseconds: the PostgreSQL backend that serves this
+   * bench's connection, whose work a loaded machine's wall time hides; 0 without one.
+   */
+  private static long cpuOfProcess(long pid) throws java.io.IOException {
+    if (pid < 0) {
+      return 0;
+    }
+    String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+    String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]); // utime, stime
+    return ticks * 10_000_000L; // USER_HZ is 100 on Linux
+  }
+
+  /**
+   * The connection as one that is no PostgreSQL connection to {@code JobRows}: it then writes
+   * multi-row inserts, as on H2, to compare them with its COPY in the same minutes.
+   */
+  private static Connection withoutCopy(Connection connection) {
+    return (Connection)
+        java.lang.reflect.Proxy.newProxyInstance(
+            Connection.class.getClassLoader(),
+            new Class<?>[] {Connection.class},
+            (proxy, method, args) -> {
+              if (method.getName().equals("isWrapperFor")) {
+                return false;
+              }
+              try {
+                return method.invoke(connection, args);
+              } catch (java.lang.reflect.InvocationTargetException e) {
+                throw e.getCause();
+              }
+            });
+  }
+
+  private static void insertSweepRow(Connection connection, String sweepId, int trials)
+      throws SQLException {
     try (PreparedStatement insert =
         connection.prepareStatement(
             "insert into sweeps (id, owner, name, method, definition, trial_count, closed,"
                 + " created_at, version) values (?, 'bench', 'bench-grid', 'grid', '{}', ?, true,"
                 + " current_timestamp, 0)")) {
       insert.setString(1, sweepId);
-      insert.setInt(2, TRIALS);
+      insert.setInt(2, trials);
       insert.executeUpdate();
+    }
+  }
+
+  /**
+   * PostgreSQL only: the three indexes of jobs whose queries always name a value of their first
+   * column made partial, so that a queued trial (no idempotency key, end or node) writes none.
+   */
+  private static void partialIndexes(Connection connection) throws SQLException {
+    try (Statement statement = connection.createStatement()) {
+      statement.execute("drop index jobs_idempotency");
+      statement.execute(
+          "create unique index jobs_idempotency on jobs (owner, idempotency_key)"
+              + " where idempotency_key is not null");
+      statement.execute("drop index jobs_finished");
+      statement.execute(
+          "create index jobs_finished on jobs (finished_at) where finished_at is not null");
+      statement.execute("drop index jobs_metrics_reading");
+      statement.execute(
+          "create index jobs_metrics_reading on jobs (node, metrics_done) where node is not null");
     }
   }
 

@@ -111,6 +111,62 @@ abstract class SweepStoreContract {
   }
 
   @Test
+  void
+      a_trial_with_every_optional_field_and_text_that_needs_escaping_is_stored_as_the_job_store_stores_it() {
+    // PostgreSQL gets trials by COPY, whose text format gives tabs, newlines and backslashes a
+    // meaning: each must reach the row as the job store's bound parameters bring it.
+    String awkward = "tab\there, line\nbreak\r, back\\slash \\N, quote \" and \u00e9\u4e2d";
+    SweepBuilder builder =
+        aGridSweep()
+            .withTrials(1)
+            .spec(
+                spec ->
+                    spec.name("grid " + awkward)
+                        .command("python3", "-c", awkward, "\\.")
+                        .workingDir("/tmp/dir\twith\\odd")
+                        .env(Map.of("NOTE", awkward, "EMPTY", ""))
+                        .nodeSelector(Map.of("zone", "a\tb"))
+                        .gpus(1)
+                        .gpuMemory(3L << 30)
+                        .priority(-7)
+                        .timeout(Duration.ofMillis(90_061))
+                        .attempts(3)
+                        .growth(1.7));
+    Sweep sweep = builder.sweep();
+    NewJob made = builder.trial(sweep, 0);
+    NewJob trial =
+        new NewJob(
+            made.id(),
+            made.owner(),
+            made.spec(),
+            null,
+            new io.gpuq.job.SweepTrial(sweep.id(), 0, "{\"opt\":\"a\\\\b\\t\",\"lr\":1.0E-5}"),
+            T0.plusNanos(123_456_789));
+    sweeps.create(sweep, List.of(trial));
+    Job submitted =
+        jobs.submit(
+            new NewJob(
+                "01JD00000000000000000000AB",
+                trial.owner(),
+                trial.spec(),
+                null,
+                trial.createdAt()));
+
+    Map<String, Object> trialRow = row(trial.id());
+    Map<String, Object> jobRow = row(submitted.id());
+
+    assertThat(trialRow.remove("sweep_id")).isEqualTo(sweep.id());
+    assertThat(trialRow.remove("trial")).isEqualTo(0);
+    assertThat(trialRow.remove("parameters")).isEqualTo("{\"opt\":\"a\\\\b\\t\",\"lr\":1.0E-5}");
+    for (String column : List.of("sweep_id", "trial", "parameters")) {
+      assertThat(jobRow.remove(column)).as(column).isNull();
+    }
+    assertThat(trialRow).isEqualTo(jobRow);
+    assertThat(labels(trial.id())).isEqualTo(labels(submitted.id()));
+    assertThat(jobs.find(trial.id()).orElseThrow().spec()).isEqualTo(trial.spec());
+  }
+
+  @Test
   void a_sweep_reads_back_as_it_was_created() {
     Sweep created = aGridSweep().withTrials(2).idempotencyKey("key-1").sweep();
     sweeps.create(created, List.of());
