@@ -25,7 +25,8 @@ import java.util.regex.Pattern;
  * [profile=false|true] [build=true] [jar=target/gpuq-0.1.0-SNAPSHOT.jar]}
  *
  * <ul>
- *   <li>{@code launch=jar}: {@code java -jar target/gpuq-*.jar}, as the README has it.
+ *   <li>{@code launch=jar}: {@code java -XX:TieredStopAtLevel=1 -jar target/gpuq-*.jar}, the
+ *       README's command.
  *   <li>{@code launch=cds}: as the Docker image runs it: the jar extracted by Spring Boot's {@code
  *       -Djarmode=tools extract}, a class-data-sharing archive made by one training run that stops
  *       once the context is refreshed ({@code -Dspring.context.exit=onRefresh}), then {@code java
