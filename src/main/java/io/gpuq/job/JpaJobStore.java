@@ -16,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.context.annotation.Lazy;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.dao.OptimisticLockingFailureException;
@@ -45,7 +46,12 @@ public class JpaJobStore implements JobStore {
   private final GroupCommit<NewJob, Job> newJobs;
   private final GroupCommit<WorkerEvent, JobState> workerEvents;
 
-  public JpaJobStore(JobRepository jobs, TransactionTemplate tx) {
+  /**
+   * The repository comes as a proxy that creates it on first use: creating it needs Hibernate's
+   * metamodel, which is built in the background while the rest of gpuq starts
+   * (wiring.JpaBootstrapConfiguration); wiring this store must not wait for it.
+   */
+  public JpaJobStore(@Lazy JobRepository jobs, TransactionTemplate tx) {
     this.jobs = jobs;
     this.tx = tx;
     this.newJobs =

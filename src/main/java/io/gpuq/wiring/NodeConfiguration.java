@@ -17,6 +17,7 @@ import io.gpuq.schedule.StopUnownedWorkers;
 import java.time.Clock;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Lazy;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /** Several gpuq nodes on one database: registration, heartbeats, reaping the silent. */
@@ -29,9 +30,10 @@ public class NodeConfiguration {
     return new LocalGpus(inventory, poller, workers, node);
   }
 
+  /** The repository on first use, as the job store's (JpaBootstrapConfiguration). */
   @Bean
   NodeRegistry nodeRegistry(
-      NodeRepository nodes,
+      @Lazy NodeRepository nodes,
       TransactionTemplate tx,
       Clock clock,
       NodeIdentity node,

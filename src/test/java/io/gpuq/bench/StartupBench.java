@@ -22,16 +22,19 @@ import java.util.regex.Pattern;
  * JFR summary of one more start.
  *
  * <p>Usage: {@code bench/run StartupBench [runs=5] [launch=jar|cds] [jvm="..."] [args="..."]
- * [profile=false|true] [build=true]}
+ * [profile=false|true] [build=true] [jar=target/gpuq-0.1.0-SNAPSHOT.jar]}
  *
  * <ul>
- *   <li>{@code launch=jar}: {@code java -jar target/gpuq-*.jar}, as the README has it.
+ *   <li>{@code launch=jar}: {@code java -XX:TieredStopAtLevel=1 -jar target/gpuq-*.jar}, the
+ *       README's command.
  *   <li>{@code launch=cds}: as the Docker image runs it: the jar extracted by Spring Boot's {@code
  *       -Djarmode=tools extract}, a class-data-sharing archive made by one training run that stops
  *       once the context is refreshed ({@code -Dspring.context.exit=onRefresh}), then {@code java
  *       -XX:SharedArchiveFile=... -jar extracted/gpuq.jar}. The training run is not timed.
  *   <li>{@code jvm}: gpuq's JVM options (default: what the README and the Dockerfile use); {@code
  *       args}: more arguments for gpuq, such as {@code --spring.main.lazy-initialization=true}.
+ *   <li>{@code jar}: another build's jar (a copy kept aside), to compare two builds alternately in
+ *       the same minutes; the default is built first when it is older than the sources.
  * </ul>
  */
 public final class StartupBench {
@@ -66,7 +69,8 @@ public final class StartupBench {
       List<String> jvm,
       List<String> args,
       boolean profile,
-      boolean build) {
+      boolean build,
+      Path jar) {
 
     static Settings parse(String[] argv) {
       BenchArgs given = new BenchArgs(argv);
@@ -77,7 +81,8 @@ public final class StartupBench {
               words(given.get("jvm", String.join(" ", GpuqServer.DEFAULT_JVM_OPTIONS))),
               words(given.get("args", "")),
               Boolean.parseBoolean(given.get("profile", "false")),
-              Boolean.parseBoolean(given.get("build", "true")));
+              Boolean.parseBoolean(given.get("build", "true")),
+              Path.of(given.get("jar", ThroughputBench.JAR.toString())));
       given.requireAllRead();
       if (!List.of("jar", "cds").contains(s.launch)) {
         throw new IllegalArgumentException("launch=jar|cds, not " + s.launch);
@@ -96,8 +101,10 @@ public final class StartupBench {
   public static void main(String[] argv) throws Exception {
     Settings settings = Settings.parse(argv);
     String loadAtStart = loadAverage();
-    ThroughputBench.ensureJar(settings.build);
-    Path jar = ThroughputBench.JAR;
+    Path jar = settings.jar;
+    if (jar.equals(ThroughputBench.JAR)) {
+      ThroughputBench.ensureJar(settings.build);
+    }
     List<String> jvm = new ArrayList<>(settings.jvm);
     // Both go to the training run too: an archive only serves a JVM started the way it was made.
     if (settings.launch.equals("cds")) {
