@@ -20,6 +20,15 @@ public interface JobRepository
   Optional<Job> findByOwnerAndIdempotencyKey(String owner, String idempotencyKey);
 
   /**
+   * A job with its attempts in one statement, and its labels in a second (their eager batch read),
+   * instead of a statement for each: a job's page is read most, and each statement is a round trip
+   * to the database. Not the labels in the same join: the attempts are a bag, and each label would
+   * repeat every attempt in it.
+   */
+  @Query("select j from Job j left join fetch j.attempts where j.id = :id")
+  Optional<Job> findWithAttempts(@Param("id") String id);
+
+  /**
    * The head of the queue of CPU-only jobs in scheduling order: priority first, then submission
    * order. CPU-only and GPU jobs are read apart because they compete for different capacity: a pass
    * with two free CPU slots needs two CPU-only jobs, not the GPU jobs' lookahead.

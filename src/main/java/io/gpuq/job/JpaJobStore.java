@@ -43,6 +43,7 @@ public class JpaJobStore implements JobStore {
 
   private final JobRepository jobs;
   private final TransactionTemplate tx;
+  private final TransactionTemplate reads;
   private final GroupCommit<NewJob, Job> newJobs;
   private final GroupCommit<WorkerEvent, JobState> workerEvents;
 
@@ -54,6 +55,7 @@ public class JpaJobStore implements JobStore {
   public JpaJobStore(@Lazy JobRepository jobs, TransactionTemplate tx) {
     this.jobs = jobs;
     this.tx = tx;
+    this.reads = readOnly(tx);
     this.newJobs =
         new GroupCommit<>(
             "gpuq-submit-writer",
@@ -70,6 +72,17 @@ public class JpaJobStore implements JobStore {
             WORKER_EVENT_LINGER,
             batch -> tx.execute(status -> batch.stream().map(this::apply).toList()),
             one -> retryingOnConflict(status -> apply(one)));
+  }
+
+  /**
+   * The template for what users read (a job, a page, an idempotency key's job). Read-only,
+   * Hibernate keeps no snapshot of what it loads (a copy of each JSON column, made by writing it
+   * and parsing it again) and does not flush, so dirty-checking nothing, at the end.
+   */
+  private static TransactionTemplate readOnly(TransactionTemplate tx) {
+    TransactionTemplate reads = new TransactionTemplate(tx.getTransactionManager(), tx);
+    reads.setReadOnly(true);
+    return reads;
   }
 
   /** Writes what submissions and workers' ends handed in before the application stops. */
@@ -111,17 +124,17 @@ public class JpaJobStore implements JobStore {
 
   @Override
   public Optional<Job> find(String id) {
-    return tx.execute(status -> jobs.findById(id));
+    return reads.execute(status -> jobs.findWithAttempts(id));
   }
 
   @Override
   public Optional<Job> findByKey(String owner, String idempotencyKey) {
-    return tx.execute(status -> jobs.findByOwnerAndIdempotencyKey(owner, idempotencyKey));
+    return reads.execute(status -> jobs.findByOwnerAndIdempotencyKey(owner, idempotencyKey));
   }
 
   @Override
   public JobPage page(JobFilter filter) {
-    return tx.execute(status -> jobs.page(filter));
+    return reads.execute(status -> jobs.page(filter));
   }
 
   @Override

@@ -107,6 +107,20 @@ abstract class JobPageContract {
     assertReadsOnlyOnePage(() -> service.list(ADMIN, JobState.RUNNING, Map.of(), cursor, PAGE));
   }
 
+  @Test
+  void a_job_read_by_id_comes_with_its_attempts_in_one_statement_and_its_labels_in_another() {
+    String id = service.list(ADMIN, null, Map.of(), null, 1).items().get(0).id();
+    statistics().clear();
+
+    Job job = service.get(ALICE, id);
+
+    assertThat(job.labels()).containsExactly(Map.entry("team", "nlp"));
+    assertThat(job.attempts()).hasSize(1);
+    assertThat(statistics().getPrepareStatementCount())
+        .as("statements: the job with its attempts, its labels")
+        .isEqualTo(2);
+  }
+
   private void assertReadsOnlyOnePage(java.util.function.Supplier<JobPage> listing) {
     JobPage page = listing.get();
 
