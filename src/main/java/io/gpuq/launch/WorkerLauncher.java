@@ -230,13 +230,6 @@ public final class WorkerLauncher {
   }
 
   /**
-   * Creates the job's directories, mode 0700, and gives them to its account. Those inside its work
-   * directory are made only with it, while it is still gpuq's: once the job's account owns it, a
-   * process of that account could swap a link in between gpuq's mkdir and chown. A work directory
-   * that exists is the job's (from an earlier attempt) and is left exactly as it is. Those outside
-   * it (the account's JAX cache) lie in directories only gpuq may write.
-   */
-  /**
    * Moves the metrics file an earlier attempt left on this node aside, so that this attempt's file
    * starts empty, as on any other node: gpuq reads each attempt's file from its start. A rename
    * inside the job's work directory, which the job cannot replace; a link there moves as a link.
@@ -257,6 +250,13 @@ public final class WorkerLauncher {
     }
   }
 
+  /**
+   * Creates the job's directories, mode 0700, and gives them to its account. Those inside its work
+   * directory are made only with it, while it is still gpuq's: once the job's account owns it, a
+   * process of that account could swap a link in between gpuq's mkdir and chown. A work directory
+   * that exists is the job's (from an earlier attempt) and is left exactly as it is. Those outside
+   * it (the account's JAX cache) lie in directories only gpuq may write.
+   */
   private static void prepareDirectories(Path work, List<Path> forTheJob, Account account)
       throws IOException {
     if (createPrivate(work)) {
