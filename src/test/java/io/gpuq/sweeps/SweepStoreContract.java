@@ -83,28 +83,9 @@ abstract class SweepStoreContract {
     Sweep sweep = builder.sweep();
     NewJob trial = builder.trial(sweep, 0);
     sweeps.create(sweep, List.of(trial));
-    Job submitted =
-        jobs.submit(
-            new NewJob(
-                "01JD00000000000000000000AA",
-                trial.owner(),
-                trial.spec(),
-                null,
-                trial.createdAt()));
 
-    Map<String, Object> trialRow = row(trial.id());
-    Map<String, Object> jobRow = row(submitted.id());
-
-    assertThat(trialRow.remove("sweep_id")).isEqualTo(sweep.id());
-    assertThat(trialRow.remove("trial")).isEqualTo(0);
-    assertThat(trialRow.remove("parameters")).isEqualTo("{\"x\":0}");
-    for (String column : List.of("sweep_id", "trial", "parameters")) {
-      assertThat(jobRow.remove(column)).as(column).isNull();
-    }
-    assertThat(trialRow).isEqualTo(jobRow);
-    assertThat(labels(trial.id()))
-        .isEqualTo(labels(submitted.id()))
-        .containsEntry("sweep", sweep.id());
+    assertStoredAsSubmitted(sweep, trial, "01JD00000000000000000000AA", "{\"x\":0}");
+    assertThat(labels(trial.id())).containsEntry("sweep", sweep.id());
     Job read = jobs.find(trial.id()).orElseThrow();
     assertThat(read.sweepTrial()).contains(trial.trial());
     assertThat(read.spec()).isEqualTo(trial.spec());
@@ -143,26 +124,9 @@ abstract class SweepStoreContract {
             new io.gpuq.job.SweepTrial(sweep.id(), 0, "{\"opt\":\"a\\\\b\\t\",\"lr\":1.0E-5}"),
             T0.plusNanos(123_456_789));
     sweeps.create(sweep, List.of(trial));
-    Job submitted =
-        jobs.submit(
-            new NewJob(
-                "01JD00000000000000000000AB",
-                trial.owner(),
-                trial.spec(),
-                null,
-                trial.createdAt()));
 
-    Map<String, Object> trialRow = row(trial.id());
-    Map<String, Object> jobRow = row(submitted.id());
-
-    assertThat(trialRow.remove("sweep_id")).isEqualTo(sweep.id());
-    assertThat(trialRow.remove("trial")).isEqualTo(0);
-    assertThat(trialRow.remove("parameters")).isEqualTo("{\"opt\":\"a\\\\b\\t\",\"lr\":1.0E-5}");
-    for (String column : List.of("sweep_id", "trial", "parameters")) {
-      assertThat(jobRow.remove(column)).as(column).isNull();
-    }
-    assertThat(trialRow).isEqualTo(jobRow);
-    assertThat(labels(trial.id())).isEqualTo(labels(submitted.id()));
+    assertStoredAsSubmitted(
+        sweep, trial, "01JD00000000000000000000AB", "{\"opt\":\"a\\\\b\\t\",\"lr\":1.0E-5}");
     assertThat(jobs.find(trial.id()).orElseThrow().spec()).isEqualTo(trial.spec());
   }
 
@@ -491,6 +455,29 @@ abstract class SweepStoreContract {
 
   private long count(String table) {
     return jdbc.queryForObject("select count(*) from " + table, Long.class);
+  }
+
+  /**
+   * The trial's row and labels are those the job store writes for the same job submitted on its own
+   * (under {@code otherId}), but for the sweep's columns, which hold the sweep, the trial's number
+   * (0) and {@code parametersJson}.
+   */
+  private void assertStoredAsSubmitted(
+      Sweep sweep, NewJob trial, String otherId, String parametersJson) {
+    Job submitted =
+        jobs.submit(new NewJob(otherId, trial.owner(), trial.spec(), null, trial.createdAt()));
+
+    Map<String, Object> trialRow = row(trial.id());
+    Map<String, Object> jobRow = row(submitted.id());
+
+    assertThat(trialRow.remove("sweep_id")).isEqualTo(sweep.id());
+    assertThat(trialRow.remove("trial")).isEqualTo(0);
+    assertThat(trialRow.remove("parameters")).isEqualTo(parametersJson);
+    for (String column : List.of("sweep_id", "trial", "parameters")) {
+      assertThat(jobRow.remove(column)).as(column).isNull();
+    }
+    assertThat(trialRow).isEqualTo(jobRow);
+    assertThat(labels(trial.id())).isEqualTo(labels(submitted.id()));
   }
 
   private Map<String, Object> row(String id) {
