@@ -4,12 +4,10 @@ import static io.gpuq.support.JobJson.aJob;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.gpuq.support.Gate;
 import io.gpuq.support.IntegrationTest;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.UUID;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.test.context.TestPropertySource;
@@ -36,27 +34,15 @@ class OutOfMemoryProtectionIntegrationTest extends IntegrationTest {
         + ")\n";
   }
 
-  /**
-   * A Python worker that holds {@code mib} until {@code release} exists: it runs exactly as long as
-   * the test needs it to, however slow the machine (at most 10 minutes).
-   */
-  private static String holdUntil(int mib, Path release) {
-    return "import os, time\n"
-        + "block = bytearray(b'x' * ("
-        + mib
-        + " * 1024 * 1024))\n"
-        + "deadline = time.time() + 600\n"
-        + "while not os.path.exists("
-        + "'"
-        + release
-        + "') and time.time() < deadline:\n"
-        + "    time.sleep(0.1)\n";
+  /** A Python worker that holds {@code mib} until {@code release} opens. */
+  private static String holdUntil(int mib, Gate release) {
+    return "block = bytearray(b'x' * (" + mib + " * 1024 * 1024))\n" + release.pythonWait();
   }
 
   @Test
   void a_job_that_grows_past_its_budget_is_stopped_while_its_neighbour_on_the_same_gpu_finishes()
       throws IOException {
-    Path release = dataDir().resolve("release-" + UUID.randomUUID());
+    Gate release = Gate.in(dataDir(), "release");
     String neighbour =
         alice.submit(
             aJob()
@@ -77,7 +63,7 @@ class OutOfMemoryProtectionIntegrationTest extends IntegrationTest {
     assertThat(stopped.get("peakGpuMemoryBytes").asLong()).isGreaterThan(GIB);
     assertThat(alice.state(neighbour)).isEqualTo("RUNNING");
 
-    Files.writeString(release, "");
+    release.open();
     await().atMost(SOON).until(() -> alice.state(neighbour).equals("SUCCEEDED"));
     assertThat(alice.job(neighbour).get("peakGpuMemoryBytes").asLong()).isBetween(50L << 20, GIB);
   }

@@ -8,15 +8,12 @@ import static org.awaitility.Awaitility.await;
 import io.gpuq.job.Job;
 import io.gpuq.job.JobStore;
 import io.gpuq.job.SweepTrial;
+import io.gpuq.support.Gate;
 import io.gpuq.support.HttpApi;
 import io.gpuq.support.IntegrationTest;
 import io.gpuq.support.SweepRows;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import javax.sql.DataSource;
@@ -42,32 +39,19 @@ abstract class MetricsIntegrationSupport extends IntegrationTest {
         .json();
   }
 
-  /**
-   * Holds about 100 MiB until {@code release} exists, then succeeds: it runs exactly as long as the
-   * test needs it to, however loaded the machine (at most 10 minutes).
-   */
-  static String holding100MiBUntil(Path release) {
+  /** Holds about 100 MiB until {@code release} opens, then succeeds. */
+  static String holding100MiBUntil(Gate release) {
     return aJob().command("python3", "-c", holdingCode(release)).gpus(1).gpuMemory("1GiB").json();
   }
 
   /** The Python code of {@link #holding100MiBUntil}, for a job built some other way. */
-  static String holdingCode(Path release) {
-    return "import os, time\n"
-        + "b = b'x' * (100 << 20)\n"
-        + "deadline = time.time() + 600\n"
-        + "while not os.path.exists('"
-        + release
-        + "') and time.time() < deadline:\n"
-        + "    time.sleep(0.1)\n";
+  static String holdingCode(Gate release) {
+    return "b = b'x' * (100 << 20)\n" + release.pythonWait();
   }
 
-  /** A path in the data directory, which every job's account may look up, not yet there. */
-  Path aReleaseFile() {
-    return dataDir().resolve("release-" + UUID.randomUUID());
-  }
-
-  static void release(Path release) throws IOException {
-    Files.writeString(release, "");
+  /** A closed gate in the data directory, which every job's account may look into. */
+  static Gate aReleaseGate() {
+    return Gate.in(dataDir(), "release");
   }
 
   Exposition scrape() {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.within;
 import static org.awaitility.Awaitility.await;
 
 import io.gpuq.proc.KernelConstants;
+import io.gpuq.support.Gate;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,7 +22,7 @@ class MetricsIntegrationTest extends MetricsIntegrationSupport {
   @Test
   void a_running_gpu_job_is_measured_per_process_per_job_and_on_the_host_and_then_forgotten()
       throws IOException {
-    Path release = aReleaseFile();
+    Gate release = aReleaseGate();
     String id = alice.submit(holding100MiBUntil(release));
     awaitState(id, "RUNNING");
     JsonNode job = alice.job(id);
@@ -81,7 +82,7 @@ class MetricsIntegrationTest extends MetricsIntegrationSupport {
     assertThat(e.value("gpuq_job_cpu_usage_ratio", job(id)))
         .isBetween(0.0, (double) Runtime.getRuntime().availableProcessors());
 
-    release(release);
+    release.open();
     awaitState(id, "SUCCEEDED");
     await()
         .atMost(SOON)

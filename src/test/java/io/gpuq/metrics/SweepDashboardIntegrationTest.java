@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.gpuq.job.Job;
 import io.gpuq.job.SweepTrial;
+import io.gpuq.support.Gate;
 import io.gpuq.support.SweepRows;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -40,7 +41,7 @@ class SweepDashboardIntegrationTest extends MetricsIntegrationSupport {
 
     String sweep = new SweepRows(dataSource).sweep(null, "minimize");
     // Both run until the scrape is taken, however loaded the machine.
-    Path release = aReleaseFile();
+    Gate release = aReleaseGate();
     Job trial =
         aQueuedJob()
             .trialOf(new SweepTrial(sweep, 0, "{}"))
@@ -64,7 +65,7 @@ class SweepDashboardIntegrationTest extends MetricsIntegrationSupport {
                                       Map.of("job_id", trial.id())))
                               .isGreaterThan(100.0 * MIB)));
     } finally {
-      release(release);
+      release.open();
     }
 
     Promtool.UnitTest test = new Promtool.UnitTest();

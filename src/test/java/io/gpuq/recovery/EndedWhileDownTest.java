@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 import static org.awaitility.Awaitility.await;
 
+import io.gpuq.support.Gate;
 import io.gpuq.support.GpuqProcess;
 import io.gpuq.support.HttpApi;
 import io.gpuq.support.IntegrationTier;
@@ -32,8 +33,8 @@ class EndedWhileDownTest {
     Path dataDir =
         Files.createTempDirectory(
             Files.createDirectories(Path.of("target/test-data")).toAbsolutePath(), "ended-");
-    Path release = dataDir.resolve("release");
-    String waitThenExit = "while [ ! -f " + release + " ]; do sleep 0.1; done; exit ";
+    Gate release = Gate.in(dataDir, "release");
+    String waitThenExit = release.shellWait() + "; exit ";
     Map<String, Integer> codes = new HashMap<>();
 
     try (GpuqProcess first = GpuqProcess.start(dataDir, TOKEN)) {
@@ -50,7 +51,7 @@ class EndedWhileDownTest {
       first.crash();
     }
 
-    Files.writeString(release, "");
+    release.open();
     Map<String, Instant> written = new HashMap<>();
     for (String id : codes.keySet()) {
       Path exitFile = dataDir.resolve("jobs").resolve(id).resolve("attempt-1.exit");

@@ -4,10 +4,9 @@ import static io.gpuq.support.JobJson.aJob;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.gpuq.support.Gate;
 import io.gpuq.support.IntegrationTest;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -79,14 +78,11 @@ class GpuPlacementIntegrationTest extends IntegrationTest {
   @Test
   void a_whole_gpu_job_waits_until_a_gpu_is_empty() throws IOException {
     // The spread job ends once the whole-GPU one has been seen waiting, not after a fixed time.
-    Path seenWaiting = dataDir().resolve("whole-gpu-seen-waiting-" + System.nanoTime());
+    Gate seenWaiting = Gate.in(dataDir(), "whole-gpu-seen-waiting");
     String spread =
         alice.submit(
             aJob()
-                .shell(
-                    "while [ ! -e "
-                        + seenWaiting
-                        + " ]; do sleep 0.1; done; echo end=$(date +%s%N)")
+                .shell(seenWaiting.shellWait() + "; echo end=$(date +%s%N)")
                 .gpus(2)
                 .gpuMemory("1GiB")
                 .json());
@@ -97,7 +93,7 @@ class GpuPlacementIntegrationTest extends IntegrationTest {
       assertThat(alice.state(whole)).isEqualTo("QUEUED");
     } finally {
       // Even when the check fails: a job left running would hold both GPUs of the shared gpuq.
-      Files.createFile(seenWaiting);
+      seenWaiting.open();
     }
     await().atMost(Duration.ofSeconds(30)).until(() -> alice.state(whole).equals("SUCCEEDED"));
 
@@ -125,14 +121,8 @@ class GpuPlacementIntegrationTest extends IntegrationTest {
   void the_gpus_endpoint_shows_the_emulated_devices_with_reservations_and_processes()
       throws IOException {
     // The job runs until the GPUs have been read, however slowly the machine answers.
-    Path read = dataDir().resolve("gpus-read-" + System.nanoTime());
-    String id =
-        alice.submit(
-            aJob()
-                .shell("while [ ! -e " + read + " ]; do sleep 0.1; done")
-                .gpus(1)
-                .gpuMemory("2GiB")
-                .json());
+    Gate read = Gate.in(dataDir(), "gpus-read");
+    String id = alice.submit(aJob().shell(read.shellWait()).gpus(1).gpuMemory("2GiB").json());
     try {
       await().atMost(Duration.ofSeconds(20)).until(() -> alice.state(id).equals("RUNNING"));
       long pid = alice.job(id).get("attempts").get(0).get("pid").asLong();
@@ -164,7 +154,7 @@ class GpuPlacementIntegrationTest extends IntegrationTest {
       assertThat(alice.as(null).get("/api/v1/gpus").status()).isEqualTo(401);
     } finally {
       // Even when a check fails: a job left running would hold a GPU of the shared gpuq.
-      Files.createFile(read);
+      read.open();
     }
     await().atMost(Duration.ofSeconds(60)).until(() -> alice.state(id).equals("SUCCEEDED"));
   }
