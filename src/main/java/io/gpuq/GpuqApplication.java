@@ -1,5 +1,6 @@
 package io.gpuq;
 
+import io.gpuq.startup.IndexedStart;
 import java.net.URL;
 import java.security.CodeSource;
 import org.springframework.boot.SpringApplication;
@@ -11,7 +12,12 @@ public class GpuqApplication {
   /** Set by {@code -Dspring.aot.enabled=...}, this decides; unset, {@link #main} decides. */
   static final String AOT_ENABLED = "spring.aot.enabled";
 
-  public static void main(String[] args) {
+  public static void main(String[] args) throws Throwable {
+    if (IndexedStart.applies(GpuqApplication.class)) {
+      // Before Spring loads its first class: see PackageIndexedClassLoader.
+      IndexedStart.runAgainIndexed(GpuqApplication.class, args);
+      return;
+    }
     if (System.getProperty(AOT_ENABLED) == null && runsFromAJar(GpuqApplication.class)) {
       System.setProperty(AOT_ENABLED, "true");
     }

@@ -14,8 +14,8 @@ import com.tngtech.archunit.library.Architectures.LayeredArchitecture;
  * above. From the bottom:
  *
  * <ol>
- *   <li>foundation: {@code duty}, {@code proc}, {@code fs}, {@code placement}, {@code text}: values
- *       and utilities that know nothing of jobs;
+ *   <li>foundation: {@code duty}, {@code proc}, {@code fs}, {@code placement}, {@code text}, {@code
+ *       startup}: values and utilities that know nothing of jobs;
  *   <li>domain: {@code job}, {@code gpu}, {@code isolation}, {@code launch}, {@code guard}, {@code
  *       sweep};
  *   <li>configuration input: {@code config} ({@code GpuqProperties}, which names domain types);
@@ -61,7 +61,7 @@ final class Layering {
     return layeredArchitecture()
         .consideringOnlyDependenciesInLayers()
         .layer(FOUNDATION)
-        .definedBy(in(root, "duty", "proc", "fs", "placement", "text"))
+        .definedBy(in(root, "duty", "proc", "fs", "placement", "text", "startup"))
         .layer(DOMAIN)
         .definedBy(in(root, "job", "gpu", "isolation", "launch", "guard", "sweep"))
         .layer(CONFIGURATION)
@@ -94,7 +94,7 @@ final class Layering {
   static ArchRule coreIsFrameworkFree(String root) {
     return noClasses()
         .that()
-        .resideInAnyPackage(in(root, "duty", "proc", "fs", "placement", "text"))
+        .resideInAnyPackage(in(root, "duty", "proc", "fs", "placement", "text", "startup"))
         .and()
         .doNotHaveFullyQualifiedName(root + ".duty.PeriodicDuties")
         .or()

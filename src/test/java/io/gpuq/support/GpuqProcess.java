@@ -61,6 +61,24 @@ public final class GpuqProcess implements AutoCloseable {
   }
 
   /**
+   * Starts gpuq from its executable jar with the README's command, {@code java
+   * -XX:TieredStopAtLevel=1 -jar gpuq.jar}, and waits until its health endpoint answers. Only
+   * failsafe has a freshly built jar ({@link PackagedGpuq#packagedJar()}).
+   */
+  public static GpuqProcess startFromJar(Path jar, Path dataDir, String token, String... extraArgs)
+      throws IOException, InterruptedException {
+    List<String> launcher = List.of("-XX:TieredStopAtLevel=1", "-jar", jar.toString());
+    GpuqProcess gpuq = launch(List.of(), launcher, dataDir, token, extraArgs);
+    try {
+      gpuq.awaitHealthy(Duration.ofSeconds(120));
+      return gpuq;
+    } catch (RuntimeException | InterruptedException | IOException e) {
+      gpuq.crash();
+      throw e;
+    }
+  }
+
+  /**
    * Runs a gpuq that is expected to refuse to start, and waits until it has exited.
    *
    * @throws AssertionError when it still runs after {@code timeout} (it is then killed)
@@ -80,10 +98,20 @@ public final class GpuqProcess implements AutoCloseable {
   private static GpuqProcess launch(
       List<String> commandPrefix, Path dataDir, String token, String... extraArgs)
       throws IOException {
+    return launch(commandPrefix, PackagedGpuq.launcher(), dataDir, token, extraArgs);
+  }
+
+  private static GpuqProcess launch(
+      List<String> commandPrefix,
+      List<String> launcher,
+      Path dataDir,
+      String token,
+      String... extraArgs)
+      throws IOException {
     int port = freePort();
     List<String> argv = new ArrayList<>(commandPrefix);
     argv.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    argv.addAll(PackagedGpuq.launcher());
+    argv.addAll(launcher);
     argv.add("--server.port=" + port);
     argv.add("--gpuq.data-dir=" + dataDir);
     argv.add("--gpuq.gpu.backend=emulated");

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
@@ -31,7 +32,7 @@ import java.util.zip.ZipFile;
  * starts from the classes; a stale or unreadable archive the JVM itself ignores (it then loads the
  * classes as usual).
  */
-final class PackagedGpuq {
+public final class PackagedGpuq {
 
   /** The path of the jar {@code package} has just built; set by failsafe (pom.xml). */
   static final String PACKAGED_JAR = "gpuq.it.packaged-jar";
@@ -48,12 +49,19 @@ final class PackagedGpuq {
     return launcher;
   }
 
-  private static List<String> prepare() {
+  /** The jar that {@code package} has just built, where failsafe names one. */
+  public static Optional<Path> packagedJar() {
     String packagedJar = System.getProperty(PACKAGED_JAR, "");
-    if (packagedJar.isEmpty() || !Files.isRegularFile(Path.of(packagedJar))) {
+    return packagedJar.isEmpty() || !Files.isRegularFile(Path.of(packagedJar))
+        ? Optional.empty()
+        : Optional.of(Path.of(packagedJar));
+  }
+
+  private static List<String> prepare() {
+    if (packagedJar().isEmpty()) {
       return fromClasses(false);
     }
-    Path jar = Path.of(packagedJar);
+    Path jar = packagedJar().get();
     try {
       return fromExtractedJar(jar);
     } catch (IOException | RuntimeException e) {
