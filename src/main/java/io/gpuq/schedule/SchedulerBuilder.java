@@ -127,17 +127,15 @@ public final class SchedulerBuilder {
   public Scheduler build() {
     Wakeups wakeups = new Wakeups();
     QueueReasons lastPass = new QueueReasons();
-    JobExecution execution =
-        new JobExecution(
+    RecordWorkerEnd recordEnd =
+        new RecordWorkerEnd(
             jobs,
             workers,
             files,
-            setup,
             classifier,
             logTailBytes,
             gpus,
             inventory,
-            procFs,
             wakeups::capacityFreed,
             placement -> {
               if (lastPass.heldBackTrials()) {
@@ -145,6 +143,8 @@ public final class SchedulerBuilder {
               }
             },
             beforeEndRecorded);
+    JobExecution execution =
+        new JobExecution(jobs, workers, setup, gpus, procFs, wakeups::capacityFreed, recordEnd);
     Dispatcher dispatcher =
         new Dispatcher(
             jobs,
@@ -163,6 +163,7 @@ public final class SchedulerBuilder {
     return new Scheduler(
         wakeups,
         execution,
+        recordEnd,
         dispatcher,
         new SchedulingLoop(dispatcher, wakeups, safetyNet),
         new WorkerRecovery(jobs, execution, workers, node),
