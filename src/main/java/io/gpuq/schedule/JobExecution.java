@@ -121,7 +121,7 @@ public class JobExecution {
 
   /**
    * Takes back, after a restart, a job an earlier gpuq on this node left running: watches its
-   * worker again if it still runs, or records how it ended while gpuq was down.
+   * worker again if it still runs, or has how it ended while gpuq was down recorded.
    *
    * @return whether its worker still runs
    */

@@ -112,13 +112,13 @@ public final class SchedulerBuilder {
     return this;
   }
 
-  /** How long the loop waits, at most, for a wake-up before a pass of its own. */
   /** What reads a job's files before its end is recorded (its reported metrics). */
   public SchedulerBuilder beforeEndRecorded(Consumer<String> beforeEndRecorded) {
     this.beforeEndRecorded = beforeEndRecorded;
     return this;
   }
 
+  /** How long the loop waits, at most, for a wake-up before a pass of its own. */
   public SchedulerBuilder safetyNet(Duration safetyNet) {
     this.safetyNet = safetyNet;
     return this;
