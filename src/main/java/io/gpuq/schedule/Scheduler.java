@@ -7,6 +7,7 @@ package io.gpuq.schedule;
 public record Scheduler(
     Wakeups wakeups,
     JobExecution execution,
+    RecordWorkerEnd recordEnd,
     Dispatcher dispatcher,
     SchedulingLoop loop,
     WorkerRecovery recovery,

@@ -112,13 +112,13 @@ public final class SchedulerBuilder {
     return this;
   }
 
-  /** How long the loop waits, at most, for a wake-up before a pass of its own. */
   /** What reads a job's files before its end is recorded (its reported metrics). */
   public SchedulerBuilder beforeEndRecorded(Consumer<String> beforeEndRecorded) {
     this.beforeEndRecorded = beforeEndRecorded;
     return this;
   }
 
+  /** How long the loop waits, at most, for a wake-up before a pass of its own. */
   public SchedulerBuilder safetyNet(Duration safetyNet) {
     this.safetyNet = safetyNet;
     return this;
@@ -127,17 +127,15 @@ public final class SchedulerBuilder {
   public Scheduler build() {
     Wakeups wakeups = new Wakeups();
     QueueReasons lastPass = new QueueReasons();
-    JobExecution execution =
-        new JobExecution(
+    RecordWorkerEnd recordEnd =
+        new RecordWorkerEnd(
             jobs,
             workers,
             files,
-            setup,
             classifier,
             logTailBytes,
             gpus,
             inventory,
-            procFs,
             wakeups::capacityFreed,
             placement -> {
               if (lastPass.heldBackTrials()) {
@@ -145,6 +143,8 @@ public final class SchedulerBuilder {
               }
             },
             beforeEndRecorded);
+    JobExecution execution =
+        new JobExecution(jobs, workers, setup, gpus, procFs, wakeups::capacityFreed, recordEnd);
     Dispatcher dispatcher =
         new Dispatcher(
             jobs,
@@ -163,6 +163,7 @@ public final class SchedulerBuilder {
     return new Scheduler(
         wakeups,
         execution,
+        recordEnd,
         dispatcher,
         new SchedulingLoop(dispatcher, wakeups, safetyNet),
         new WorkerRecovery(jobs, execution, workers, node),

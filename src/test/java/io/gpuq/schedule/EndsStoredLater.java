@@ -9,11 +9,13 @@ import io.gpuq.job.JobPage;
 import io.gpuq.job.JobPlacement;
 import io.gpuq.job.JobState;
 import io.gpuq.job.JobStore;
+import io.gpuq.job.JobStoreUnavailableException;
 import io.gpuq.job.LostAttempt;
 import io.gpuq.job.NewJob;
 import io.gpuq.job.QueueHead;
 import io.gpuq.job.StoppedAttempt;
 import io.gpuq.job.WorkerProcess;
+import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
@@ -23,27 +25,53 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 
 /**
- * A store that writes attempts' ends a while after they are handed in, as the database store's
- * group commit does (it lingers to gather ends): what a worker's freed place and its stored end may
- * be apart by.
+ * A store that writes attempts' ends a while after they are handed in: as the database store's
+ * group commit does (it lingers to gather ends), what a worker's freed place and its stored end may
+ * be apart by; or, {@link #afterUnavailable}, once a database that could not write comes back.
  */
 final class EndsStoredLater implements JobStore {
 
   private final JobStore store;
-  private final Duration delay;
+  private final Function<AttemptEnd, CompletableFuture<JobState>> ending;
 
   EndsStoredLater(JobStore store, Duration delay) {
     this.store = store;
-    this.delay = delay;
+    this.ending =
+        end ->
+            CompletableFuture.supplyAsync(
+                    () -> null,
+                    CompletableFuture.delayedExecutor(delay.toMillis(), TimeUnit.MILLISECONDS))
+                .thenCompose(ignored -> store.endAttempt(end));
+  }
+
+  private EndsStoredLater(
+      JobStore store, Function<AttemptEnd, CompletableFuture<JobState>> ending) {
+    this.store = store;
+    this.ending = ending;
+  }
+
+  /**
+   * A store whose database cannot write the first {@code refusals} ends handed in (H2 on a full
+   * disk): each fails with {@link JobStoreUnavailableException}, as the database store's does.
+   */
+  static EndsStoredLater afterUnavailable(JobStore store, int refusals) {
+    AtomicInteger left = new AtomicInteger(refusals);
+    return new EndsStoredLater(
+        store,
+        end ->
+            left.getAndDecrement() > 0
+                ? CompletableFuture.failedFuture(
+                    new JobStoreUnavailableException(new IOException("No space left on device")))
+                : store.endAttempt(end));
   }
 
   @Override
   public CompletableFuture<JobState> endAttempt(AttemptEnd end) {
-    return CompletableFuture.supplyAsync(
-            () -> null, CompletableFuture.delayedExecutor(delay.toMillis(), TimeUnit.MILLISECONDS))
-        .thenCompose(ignored -> store.endAttempt(end));
+    return ending.apply(end);
   }
 
   @Override

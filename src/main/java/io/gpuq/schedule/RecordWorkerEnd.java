@@ -1,0 +1,209 @@
+package io.gpuq.schedule;
+
+import io.gpuq.fs.NotARegularFileException;
+import io.gpuq.fs.SafeFiles;
+import io.gpuq.gpu.GpuBackend;
+import io.gpuq.gpu.GpuDevice;
+import io.gpuq.gpu.GpuInventory;
+import io.gpuq.guard.ExitClassifier;
+import io.gpuq.job.AttemptOutcome;
+import io.gpuq.job.FailureReason;
+import io.gpuq.job.JobPlacement;
+import io.gpuq.job.JobService;
+import io.gpuq.job.JobState;
+import io.gpuq.job.JobStoreUnavailableException;
+import io.gpuq.launch.JobFiles;
+import io.gpuq.launch.WorkerExit;
+import io.gpuq.launch.WorkerLauncher;
+import io.gpuq.launch.Workers;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Records how a worker ended, whoever watched it (launched or re-adopted) or found it gone after a
+ * restart: frees its place, judges its exit, stores the attempt's end (again, later, while the
+ * database cannot write) and wakes the scheduler.
+ */
+public final class RecordWorkerEnd {
+
+  private static final Logger log = LoggerFactory.getLogger(RecordWorkerEnd.class);
+  private static final Duration FIRST_RECORD_RETRY = Duration.ofSeconds(1);
+  private static final Duration LAST_RECORD_RETRY = Duration.ofSeconds(30);
+
+  private final JobService jobs;
+  private final Workers workers;
+  private final JobFiles files;
+  private final ExitClassifier classifier;
+  private final int logTailBytes;
+  private final GpuBackend gpus;
+  private final GpuInventory inventory;
+  private final Consumer<JobPlacement> onCapacityFreed;
+  private final Consumer<JobPlacement> onEndStored;
+  private final Consumer<String> beforeEndRecorded;
+
+  /**
+   * @param onCapacityFreed told, with the placement it held, when a worker's place becomes free,
+   *     and again once the end of an attempt that left its job queued for a retry is stored
+   * @param onEndStored told, with the placement it held, once the end of an attempt that left the
+   *     job finished is stored
+   * @param beforeEndRecorded told a job's id when its worker has ended, before the end is recorded:
+   *     what must be read from the worker's files first (its reported metrics)
+   */
+  public RecordWorkerEnd(
+      JobService jobs,
+      Workers workers,
+      JobFiles files,
+      ExitClassifier classifier,
+      int logTailBytes,
+      GpuBackend gpus,
+      GpuInventory inventory,
+      Consumer<JobPlacement> onCapacityFreed,
+      Consumer<JobPlacement> onEndStored,
+      Consumer<String> beforeEndRecorded) {
+    this.jobs = jobs;
+    this.workers = workers;
+    this.files = files;
+    this.classifier = classifier;
+    this.logTailBytes = logTailBytes;
+    this.gpus = gpus;
+    this.inventory = inventory;
+    this.onCapacityFreed = onCapacityFreed;
+    this.onEndStored = onEndStored;
+    this.beforeEndRecorded = beforeEndRecorded;
+  }
+
+  /** The worker of an attempt that held {@code placement} ended: records how. */
+  public void ended(WorkerExit exit, JobPlacement placement) {
+    // The worker's capacity is free already (it no longer counts as live): the next job may
+    // start while this one's end is written. A retried job is queued only once that is done,
+    // hence a second wake-up for it.
+    onCapacityFreed.accept(placement);
+    gpus.detach(exit.pid());
+    AttemptOutcome outcome = classify(exit, placement);
+    if (exit.stopReason() != null) {
+      noteStop(exit);
+    }
+    beforeEndRecorded.accept(exit.jobId());
+    recordEnd(exit, outcome, placement, FIRST_RECORD_RETRY);
+  }
+
+  private void recordEnd(
+      WorkerExit exit, AttemptOutcome outcome, JobPlacement placement, Duration retryIn) {
+    jobs.recordAttemptEndLater(
+            exit.jobId(), exit.attempt(), outcome, growthCap(placement), exit.endedAt())
+        .whenComplete(
+            (state, failure) -> {
+              if (failure != null && databaseUnavailable(failure)) {
+                // A database that cannot write (H2 on a full disk) comes back once there is space:
+                // the end is kept until then, or the job would stay RUNNING with no worker.
+                log.warn(
+                    "recording the end of job {} failed ({}); trying again in {}",
+                    exit.jobId(),
+                    failure.getMessage(),
+                    retryIn);
+                Duration next = retryIn.multipliedBy(2);
+                CompletableFuture.delayedExecutor(retryIn.toMillis(), TimeUnit.MILLISECONDS)
+                    .execute(
+                        () ->
+                            recordEnd(
+                                exit,
+                                outcome,
+                                placement,
+                                next.compareTo(LAST_RECORD_RETRY) > 0 ? LAST_RECORD_RETRY : next));
+              } else if (failure != null) {
+                log.error("recording the end of job {} failed", exit.jobId(), failure);
+              } else if (state == JobState.QUEUED) {
+                onCapacityFreed.accept(placement);
+              } else {
+                onEndStored.accept(placement);
+              }
+            });
+  }
+
+  private static boolean databaseUnavailable(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof JobStoreUnavailableException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Ends the job's log with why gpuq stopped it, where its output would otherwise just stop
+   * ("Terminated"). Written before the end is recorded, so that a finished job's log has it.
+   */
+  private void noteStop(WorkerExit exit) {
+    Path log = files.log(exit.jobId());
+    try {
+      SafeFiles.appendLine(log, "=== gpuq: " + ExitClassifier.stopWords(exit) + " ===");
+    } catch (IOException | RuntimeException e) {
+      // The job is stopped all the same; its failure message says why.
+      RecordWorkerEnd.log.warn(
+          "could not note in {} why job {} was stopped: {}", log, exit.jobId(), e);
+    }
+  }
+
+  /** Only a failure needs its log read (to recognise an out-of-memory death). */
+  private AttemptOutcome classify(WorkerExit exit, JobPlacement placement) {
+    if (exit.exitCode() == null
+        && exit.stopReason() == null
+        && workers.exitCodeUnwritten(exit.jobId(), exit.attempt())) {
+      // Run again, a job that did its work would do it twice.
+      return new AttemptOutcome(
+          FailureReason.EXIT_UNRECORDED,
+          "its worker ended while gpuq was not watching, and its exit code could not be written"
+              + " (no space left in the data directory?); not retried, since it may have done its"
+              + " work",
+          null);
+    }
+    if (exit.exitCode() != null && exit.exitCode() == 0) {
+      return classifier.classify(exit, "");
+    }
+    Path log = files.log(exit.jobId());
+    Supplier<Long> peak = () -> jobs.peakGpuMemoryOf(exit.jobId(), exit.attempt()).orElse(null);
+    try {
+      return classifier.classify(
+          exit, thisAttempt(SafeFiles.readTail(log, logTailBytes)), placement, peak);
+    } catch (NotARegularFileException e) {
+      // Only a job that shares gpuq's account can get there; it fails alone, and says why.
+      AttemptOutcome outcome = classifier.classify(exit, "");
+      return new AttemptOutcome(
+          outcome.failureReason(),
+          outcome.message()
+              + "; its log was replaced by "
+              + e.kind()
+              + ", so it was not searched for an out-of-memory error",
+          outcome.exitCode());
+    } catch (IOException e) {
+      return classifier.classify(exit, "");
+    }
+  }
+
+  /** The part of a log tail that this attempt wrote: an earlier attempt's OOM is not this one's. */
+  static String thisAttempt(String logTail) {
+    int start = logTail.lastIndexOf(WorkerLauncher.ATTEMPT_SEPARATOR);
+    return start < 0 ? logTail : logTail.substring(start);
+  }
+
+  /** A budget grown after a memory failure may reach, at most, the smallest GPU it ran on. */
+  private long growthCap(JobPlacement placement) {
+    return placement.gpus().stream()
+        .mapToLong(gpu -> gpu.totalBytes() > 0 ? gpu.totalBytes() : totalOf(gpu.index()))
+        .filter(total -> total > 0)
+        .min()
+        .orElse(0);
+  }
+
+  // Only for a placement recorded by a gpuq that did not record totals (a rolling upgrade).
+  private long totalOf(int gpuIndex) {
+    return inventory.device(gpuIndex).map(GpuDevice::memoryTotalBytes).orElse(0L);
+  }
+}

@@ -1,0 +1,248 @@
+package io.gpuq.schedule;
+
+import static io.gpuq.job.JobBuilder.aRunningJob;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.gpuq.gpu.GpuInventory;
+import io.gpuq.gpu.emulated.EmulatedGpuBackend;
+import io.gpuq.guard.ExitClassifier;
+import io.gpuq.guard.OomRecognizer;
+import io.gpuq.job.FailureReason;
+import io.gpuq.job.InMemoryJobStore;
+import io.gpuq.job.Job;
+import io.gpuq.job.JobBuilder;
+import io.gpuq.job.JobPlacement;
+import io.gpuq.job.JobService;
+import io.gpuq.job.JobState;
+import io.gpuq.launch.JobFiles;
+import io.gpuq.launch.StopReason;
+import io.gpuq.launch.WorkerExit;
+import io.gpuq.proc.ProcFs;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * How a worker's end is recorded, over the in-memory store, with real worker processes on a
+ * CPU-only node-1: each exit handed in as {@link JobExecution} hands it in, what the scheduler is
+ * told heard in order (with the job's stored state when it hears it).
+ */
+@DisplayName("A worker's exit becomes its attempt's stored end")
+class RecordWorkerEndTest {
+
+  private static final JobPlacement PLACEMENT = JobPlacement.cpuOnly("node-1");
+
+  private final InMemoryJobStore store = new InMemoryJobStore();
+  private final Clock clock = Clock.systemUTC();
+  private final JobService jobs = new JobService(store, clock, List.of());
+  private final List<String> heard = new CopyOnWriteArrayList<>();
+  @TempDir Path dataDir;
+  private LocalWorkers local;
+  private RecordWorkerEnd recordEnd;
+  private final List<JobPlacement> placementsHeard = new CopyOnWriteArrayList<>();
+  private Job current;
+
+  @BeforeEach
+  void workersOnNode1() {
+    local = new LocalWorkers(dataDir, clock);
+    recordEnd = aRecorderOver(jobs);
+  }
+
+  /**
+   * Each callback notes what it heard, with the job's stored state then; before the end is
+   * recorded, also {@code beforeEnd} is told.
+   */
+  private RecordWorkerEnd aRecorderOver(JobService jobs, Consumer<String> beforeEnd) {
+    return new RecordWorkerEnd(
+        jobs,
+        local.workers(),
+        new JobFiles(dataDir),
+        new ExitClassifier(new OomRecognizer()),
+        OomRecognizer.DEFAULT_TAIL_BYTES,
+        new EmulatedGpuBackend(List.of(), new ProcFs(Path.of("/proc")), clock),
+        new GpuInventory("emulated", List.of(), Optional.empty()),
+        placement -> heard.add("capacity freed (" + stateAt(placement) + ")"),
+        placement -> heard.add("end stored (" + stateAt(placement) + ")"),
+        jobId -> {
+          heard.add("before the end is recorded (" + stored(current).state() + ")");
+          beforeEnd.accept(jobId);
+        });
+  }
+
+  private RecordWorkerEnd aRecorderOver(JobService jobs) {
+    return aRecorderOver(jobs, jobId -> {});
+  }
+
+  @AfterEach
+  void killWhatIsLeft() {
+    local.close();
+  }
+
+  /** The one job a test runs, attempt 1 on node-1. */
+  private Job running(JobBuilder builder) {
+    current = builder.in(store);
+    return current;
+  }
+
+  private JobState stateAt(JobPlacement placement) {
+    placementsHeard.add(placement);
+    return stored(current).state();
+  }
+
+  private Job stored(Job job) {
+    return store.find(job.id()).orElseThrow();
+  }
+
+  /** Runs the job's worker to its end, as node-1 runs its attempt 1. */
+  private WorkerExit exitOf(Job job, String... command) throws Exception {
+    local.launch(job.id(), command);
+    return local.exitOf(job.id()).get(30, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void a_worker_that_exits_0_succeeds_its_place_freed_first_its_end_heard_once_stored()
+      throws Exception {
+    Job job = running(aRunningJob().on("node-1"));
+
+    recordEnd.ended(exitOf(job, "/bin/true"), PLACEMENT);
+
+    await().atMost(Duration.ofSeconds(30)).until(() -> heard.size() == 3);
+    assertThat(stored(job).state()).isEqualTo(JobState.SUCCEEDED);
+    assertThat(stored(job).exitCode()).isZero();
+    assertThat(heard)
+        .containsExactly(
+            "capacity freed (RUNNING)",
+            "before the end is recorded (RUNNING)",
+            "end stored (SUCCEEDED)");
+    assertThat(placementsHeard).containsOnly(PLACEMENT);
+  }
+
+  @Test
+  void a_worker_that_exits_with_a_code_fails_its_job_with_that_code() throws Exception {
+    Job job = running(aRunningJob().on("node-1"));
+
+    recordEnd.ended(exitOf(job, "/bin/sh", "-c", "exit 3"), PLACEMENT);
+
+    await().atMost(Duration.ofSeconds(30)).until(() -> stored(job).state().isTerminal());
+    Job failed = stored(job);
+    assertThat(failed.state()).isEqualTo(JobState.FAILED);
+    assertThat(failed.failureReason()).isEqualTo(FailureReason.EXIT_CODE);
+    assertThat(failed.failureMessage()).isEqualTo("exited with code 3");
+    assertThat(failed.exitCode()).isEqualTo(3);
+  }
+
+  @Test
+  void a_failed_attempt_with_attempts_left_requeues_its_job_and_frees_its_place_a_second_time()
+      throws Exception {
+    Job job = running(aRunningJob().spec(s -> s.attempts(2)).on("node-1"));
+
+    recordEnd.ended(exitOf(job, "/bin/sh", "-c", "exit 3"), PLACEMENT);
+
+    await().atMost(Duration.ofSeconds(30)).until(() -> heard.size() == 3);
+    assertThat(stored(job).state()).isEqualTo(JobState.QUEUED);
+    // The second wake-up lets a pass start the retry; a requeued job's end is no finished one.
+    assertThat(heard)
+        .containsExactly(
+            "capacity freed (RUNNING)",
+            "before the end is recorded (RUNNING)",
+            "capacity freed (QUEUED)");
+  }
+
+  @Test
+  void a_gpu_out_of_memory_error_in_this_attempts_log_is_OUT_OF_MEMORY() throws Exception {
+    Job job = running(aRunningJob().on("node-1"));
+
+    recordEnd.ended(
+        exitOf(
+            job,
+            "/bin/sh",
+            "-c",
+            "echo 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.' >&2;"
+                + " exit 1"),
+        PLACEMENT);
+
+    await().atMost(Duration.ofSeconds(30)).until(() -> stored(job).state().isTerminal());
+    Job failed = stored(job);
+    assertThat(failed.failureReason()).isEqualTo(FailureReason.OUT_OF_MEMORY);
+    assertThat(failed.failureMessage())
+        .startsWith("exited with code 1; ")
+        .contains("CUDA out of memory");
+    assertThat(failed.exitCode()).isEqualTo(1);
+  }
+
+  @Test
+  void an_attempt_is_judged_only_by_what_it_wrote_itself() {
+    String log =
+        "torch.OutOfMemoryError: CUDA out of memory.\n"
+            + "=== gpuq: attempt 2 ===\n"
+            + "Traceback: ValueError\n";
+
+    assertThat(RecordWorkerEnd.thisAttempt(log))
+        .isEqualTo("=== gpuq: attempt 2 ===\nTraceback: ValueError\n");
+    assertThat(RecordWorkerEnd.thisAttempt("only one attempt\n")).isEqualTo("only one attempt\n");
+  }
+
+  @Test
+  void a_worker_stopped_over_budget_is_OVER_BUDGET_its_log_saying_why_before_the_end_is_recorded()
+      throws Exception {
+    Job job = running(aRunningJob().on("node-1"));
+    local.launch(job.id(), "/bin/sleep", "60");
+    String words = "it used 1.36GiB on GPU 1, over its budget of 1GiB (+64MiB tolerance)";
+    local.workers().stop(job.id(), StopReason.OVER_BUDGET, words);
+    WorkerExit exit = local.exitOf(job.id()).get(30, TimeUnit.SECONDS);
+    Path log = new JobFiles(dataDir).log(job.id());
+    List<String> logAtRecord = new CopyOnWriteArrayList<>();
+    RecordWorkerEnd readsTheLog = aRecorderOver(jobs, jobId -> logAtRecord.add(read(log)));
+
+    readsTheLog.ended(exit, PLACEMENT);
+
+    await().atMost(Duration.ofSeconds(30)).until(() -> stored(job).state().isTerminal());
+    Job failed = stored(job);
+    assertThat(failed.state()).isEqualTo(JobState.FAILED);
+    assertThat(failed.failureReason()).isEqualTo(FailureReason.OVER_BUDGET);
+    assertThat(failed.failureMessage()).isEqualTo("stopped: " + words);
+    assertThat(logAtRecord)
+        .singleElement()
+        .asString()
+        .endsWith("=== gpuq: stopped: " + words + " ===\n");
+  }
+
+  @Test
+  void an_end_the_database_could_not_write_is_tried_again_and_heard_as_stored_once_written()
+      throws Exception {
+    Job job = running(aRunningJob().on("node-1"));
+    RecordWorkerEnd overAFullDisk =
+        aRecorderOver(new JobService(EndsStoredLater.afterUnavailable(store, 1), clock, List.of()));
+
+    overAFullDisk.ended(exitOf(job, "/bin/true"), PLACEMENT);
+
+    await().atMost(Duration.ofSeconds(30)).until(() -> stored(job).state().isTerminal());
+    assertThat(stored(job).state()).isEqualTo(JobState.SUCCEEDED);
+    await().atMost(Duration.ofSeconds(30)).until(() -> heard.size() == 3);
+    assertThat(heard)
+        .containsExactly(
+            "capacity freed (RUNNING)",
+            "before the end is recorded (RUNNING)",
+            "end stored (SUCCEEDED)");
+  }
+
+  private static String read(Path log) {
+    try {
+      return Files.readString(log);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+}
