@@ -44,8 +44,13 @@ public class Job {
   private static final Logger log = LoggerFactory.getLogger(Job.class);
   static final String CANCEL_MESSAGE = "cancelled by the user";
 
-  /** A page of the longest listing (1,000) and its look-ahead row: one batch loads them all. */
-  static final int ASSOCIATION_BATCH = 1001;
+  /**
+   * How many jobs' labels, or attempts, one statement loads. Not a whole page of 1,000: H2 checks
+   * each row it reads against every value of an {@code in (?, ...)} list, so a list of 1,000 ids
+   * cost a million comparisons per statement, most of a 1,000-job listing's time
+   * (docs/benchmarks.md, "A million jobs"). Ten statements of 100 cost a tenth of that.
+   */
+  static final int ASSOCIATION_BATCH = 100;
 
   @Id private String id;
 
@@ -152,8 +157,9 @@ public class Job {
   @org.hibernate.annotations.Formula("(select s.metric_name from sweeps s where s.id = sweep_id)")
   private String metricName;
 
-  // Eager, as jobs are always shown with their labels and attempts: one extra query per page of
-  // up to ASSOCIATION_BATCH jobs, for those jobs only. Not SUBSELECT: it re-runs the page's query
+  // Eager, as jobs are always shown with their labels and attempts: one extra query per
+  // ASSOCIATION_BATCH jobs of a page, for those jobs only. Not SUBSELECT: it re-runs the page's
+  // query
   // without its limit, loading the associations of every job the filter matches (all SUCCEEDED
   // jobs for one page of them).
   @OneToMany(

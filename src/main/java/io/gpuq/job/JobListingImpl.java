@@ -15,9 +15,9 @@ import org.springframework.beans.factory.annotation.Value;
 
 /**
  * A page in two reads: the ids of its rows, by an index that serves the filter in id order and
- * stops at the limit; then those jobs, whose labels and attempts follow in one batch each ({@link
- * Job#ASSOCIATION_BATCH}). Reading entities with the filter itself would let Hibernate load
- * associations for the filter's every match.
+ * stops at the limit; then those jobs, whose labels and attempts follow in batches ({@link
+ * Job#ASSOCIATION_BATCH} at a time). Reading entities with the filter itself would let Hibernate
+ * load associations for the filter's every match.
  *
  * <p>The id read is SQL, not JPQL: a label filter is then one correlated {@code exists} on {@code
  * job_labels}, without the second copy of {@code jobs} that a JPQL map join puts in the subquery.
@@ -168,12 +168,16 @@ class JobListingImpl implements JobListing {
     return "j.id desc"; // the primary key, read backwards
   }
 
+  /** In statements of {@link Job#ASSOCIATION_BATCH} ids, for the reason given there. */
   private List<Job> jobsWithIds(List<String> ids) {
-    List<Job> jobs =
-        new ArrayList<>(
-            timed(entityManager.createQuery("select j from Job j where j.id in :ids", Job.class))
-                .setParameter("ids", ids)
-                .getResultList());
+    List<Job> jobs = new ArrayList<>(ids.size());
+    for (int from = 0; from < ids.size(); from += Job.ASSOCIATION_BATCH) {
+      List<String> chunk = ids.subList(from, Math.min(ids.size(), from + Job.ASSOCIATION_BATCH));
+      jobs.addAll(
+          timed(entityManager.createQuery("select j from Job j where j.id in :ids", Job.class))
+              .setParameter("ids", chunk)
+              .getResultList());
+    }
     jobs.sort(Comparator.comparing(Job::id).reversed());
     return jobs;
   }

@@ -108,6 +108,28 @@ abstract class JobPageContract {
   }
 
   @Test
+  void a_page_longer_than_one_batch_has_every_job_newest_first_with_its_labels_and_attempts() {
+    int longPage = JOBS - 1;
+    assertThat(longPage).isGreaterThan(Job.ASSOCIATION_BATCH);
+
+    JobPage page = service.list(ADMIN, null, Map.of(), null, longPage);
+
+    assertThat(page.items()).hasSize(longPage);
+    assertThat(page.items())
+        .extracting(Job::id)
+        .isSortedAccordingTo(java.util.Comparator.reverseOrder());
+    assertThat(page.items())
+        .allSatisfy(
+            job -> {
+              assertThat(job.labels()).containsExactly(Map.entry("team", "nlp"));
+              assertThat(job.attempts()).hasSize(1);
+            });
+    assertThat(statistics().getPrepareStatementCount())
+        .as("statements: the page's ids, then its jobs, labels and attempts in two batches each")
+        .isEqualTo(1 + 2 * 3);
+  }
+
+  @Test
   void a_job_read_by_id_comes_with_its_attempts_in_one_statement_and_its_labels_in_another() {
     String id = service.list(ADMIN, null, Map.of(), null, 1).items().get(0).id();
     statistics().clear();
