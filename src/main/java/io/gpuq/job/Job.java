@@ -159,9 +159,8 @@ public class Job {
 
   // Eager, as jobs are always shown with their labels and attempts: one extra query per
   // ASSOCIATION_BATCH jobs of a page, for those jobs only. Not SUBSELECT: it re-runs the page's
-  // query
-  // without its limit, loading the associations of every job the filter matches (all SUCCEEDED
-  // jobs for one page of them).
+  // query without its limit, loading the associations of every job the filter matches (all
+  // SUCCEEDED jobs for one page of them).
   @OneToMany(
       mappedBy = "job",
       cascade = jakarta.persistence.CascadeType.ALL,
