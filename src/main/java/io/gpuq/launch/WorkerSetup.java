@@ -19,4 +19,9 @@ public record WorkerSetup(
     environment = Map.copyOf(environment);
     accountDirectories = List.copyOf(accountDirectories);
   }
+
+  /** As gpuq's own account, with an empty environment: a node that sets nothing up (tests). */
+  public static WorkerSetup none() {
+    return new WorkerSetup(null, Map.of(), List.of());
+  }
 }

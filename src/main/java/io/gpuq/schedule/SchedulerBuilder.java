@@ -39,7 +39,7 @@ public final class SchedulerBuilder {
   private final Clock clock;
   private final String node;
   private BiFunction<ClaimedJob, JobPlacement, WorkerSetup> setup =
-      (job, placement) -> new WorkerSetup(null, Map.of(), List.of());
+      (job, placement) -> WorkerSetup.none();
   private ExitClassifier classifier = new ExitClassifier(new OomRecognizer());
   private int logTailBytes = 64 * 1024;
   private GpuBackend gpus = new NoGpus();

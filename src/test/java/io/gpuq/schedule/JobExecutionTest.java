@@ -23,7 +23,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BiFunction;
@@ -43,7 +42,7 @@ class JobExecutionTest {
 
   private static final JobPlacement PLACEMENT = JobPlacement.cpuOnly("node-1");
   private static final BiFunction<ClaimedJob, JobPlacement, WorkerSetup> NO_SETUP =
-      (job, placement) -> new WorkerSetup(null, Map.of(), List.of());
+      (job, placement) -> WorkerSetup.none();
 
   private final InMemoryJobStore store = new InMemoryJobStore();
   private final Clock clock = Clock.systemUTC();

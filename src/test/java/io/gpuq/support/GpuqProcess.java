@@ -38,8 +38,18 @@ public final class GpuqProcess implements AutoCloseable {
   public static GpuqProcess start(
       List<String> commandPrefix, Path dataDir, String token, String... extraArgs)
       throws IOException, InterruptedException {
+    return start(commandPrefix, PackagedGpuq.launcher(), dataDir, token, extraArgs);
+  }
+
+  private static GpuqProcess start(
+      List<String> commandPrefix,
+      List<String> launcher,
+      Path dataDir,
+      String token,
+      String... extraArgs)
+      throws IOException, InterruptedException {
     for (int tries = 1; ; tries++) {
-      GpuqProcess gpuq = launch(commandPrefix, dataDir, token, extraArgs);
+      GpuqProcess gpuq = launch(commandPrefix, launcher, dataDir, token, extraArgs);
       try {
         gpuq.awaitHealthy(Duration.ofSeconds(120));
         return gpuq;
@@ -68,14 +78,7 @@ public final class GpuqProcess implements AutoCloseable {
   public static GpuqProcess startFromJar(Path jar, Path dataDir, String token, String... extraArgs)
       throws IOException, InterruptedException {
     List<String> launcher = List.of("-XX:TieredStopAtLevel=1", "-jar", jar.toString());
-    GpuqProcess gpuq = launch(List.of(), launcher, dataDir, token, extraArgs);
-    try {
-      gpuq.awaitHealthy(Duration.ofSeconds(120));
-      return gpuq;
-    } catch (RuntimeException | InterruptedException | IOException e) {
-      gpuq.crash();
-      throw e;
-    }
+    return start(List.of(), launcher, dataDir, token, extraArgs);
   }
 
   /**
