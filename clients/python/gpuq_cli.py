@@ -8,7 +8,7 @@ Installed beside gpuq.py (`pip install ./clients/python`) as the console script 
 `python -m gpuq`. Standard library only. Every command is described in docs/cli.md.
 
 Exit codes: 0 done, 2 wrong usage, 3 an error answer of gpuq, 4 gpuq cannot be reached; `run` and
-`wait` exit with the job's own code (1 when it failed without one, 130 after Ctrl-C).
+`wait` exit with the job's own code (1 when it failed otherwise, 130 after Ctrl-C).
 """
 
 import argparse
@@ -377,9 +377,7 @@ def format_job(job, now, width=DEFAULT_WIDTH):
     out = []
 
     def add(label, value):
-        if value not in (None, "", [], {}):
-            out.extend(textwrap.wrap("%-11s %s" % (label, value), width, subsequent_indent=" " * 12,
-                                     break_on_hyphens=False, break_long_words=False) or [""])
+        out.extend(field_lines(label, value, width))
 
     add("Job", job["id"])
     add("Name", job.get("name"))
@@ -461,6 +459,14 @@ def format_job(job, now, width=DEFAULT_WIDTH):
     return "\n".join(out)
 
 
+def field_lines(label, value, width):
+    """`Label       value`, wrapped under the value's first column; nothing for no value."""
+    if value in (None, "", [], {}):
+        return []
+    return textwrap.wrap("%-11s %s" % (label, value), width, subsequent_indent=" " * 12,
+                         break_on_hyphens=False, break_long_words=False)
+
+
 def _resources_words(resources):
     gpus = resources.get("gpus", 1)
     if gpus == 0:
@@ -537,13 +543,12 @@ def format_sweeps(sweeps, now, width=DEFAULT_WIDTH):
     return render_table(["ID", "NAME", "STATE", "ENDED", "RUN", "BEST", "AGE"], rows, width)
 
 
-def format_sweep(sweep, now):
+def format_sweep(sweep, now, width=DEFAULT_WIDTH):
     counts = sweep.get("trials") or {}
     out = ["%-11s %s" % ("Sweep", sweep["id"])]
 
     def add(label, value):
-        if value not in (None, "", [], {}):
-            out.append("%-11s %s" % (label, value))
+        out.extend(field_lines(label, value, width))
 
     add("Name", sweep.get("name"))
     add("Owner", sweep.get("owner"))
@@ -790,24 +795,24 @@ def cmd_submit(client, args):
 
 
 def job_exit(job, quiet=False):
-    """The exit status `run` and `wait` end with for a finished job: its own exit code, else 1.
+    """The exit status `run` and `wait` end with for a finished job.
 
-    Says why on stderr, with gpuq's failure message unless the code alone says it (EXIT_CODE).
+    The job's own exit code when it failed by exiting non-zero (EXIT_CODE); 1 when it failed
+    otherwise (OUT_OF_MEMORY, OVER_BUDGET, TIMEOUT, LOST, ..., or was cancelled or pruned), after
+    saying why on stderr with gpuq's failure message.
     """
     if job["state"] == "SUCCEEDED":
         return 0
-    code = job.get("exitCode")
-    code = code if code not in (None, 0) else EXIT_FAILED_WITHOUT_CODE
     reason = job.get("failureReason")
-    if reason == "EXIT_CODE":
+    if reason == "EXIT_CODE" and job.get("exitCode"):
         if not quiet:
-            err("job %s FAILED with exit code %s" % (job["id"], job.get("exitCode")))
-        return code
+            err("job %s FAILED with exit code %s" % (job["id"], job["exitCode"]))
+        return job["exitCode"]
     message = job.get("failureMessage") or ""
     err("job %s %s%s%s%s" % (job["id"], job["state"], " (%s)" % reason if reason else "",
                              "" if job.get("exitCode") is None else ", exit code %s"
                              % job["exitCode"], ": " + message if message else ""))
-    return code
+    return EXIT_FAILED_WITHOUT_CODE
 
 
 def wait_finished(client, job_id, poll=0.5):
@@ -904,7 +909,7 @@ def cmd_show(client, args):
     if args.json:
         print_json(job)
     else:
-        out(format_job(job, now_utc()))
+        out(format_job(job, now_utc(), terminal_width()))
     return 0
 
 
@@ -1002,6 +1007,10 @@ def cmd_login(client, args):
 
 
 def cmd_sweep_create(client, args):
+    if args.param and args.file:
+        # argparse hands the command's first word to FILE when --param is used.
+        args.command = [args.file] + list(args.command)
+        args.file = None
     if args.file:
         if args.param or args.command:
             raise UsageError("gpuq sweep create FILE, or --param ... -- CMD, not both")
@@ -1052,7 +1061,7 @@ def cmd_sweep_show(client, args):
     if args.json:
         print_json(sweep)
     else:
-        out(format_sweep(sweep, now_utc()))
+        out(format_sweep(sweep, now_utc(), terminal_width()))
     return 0
 
 
