@@ -15,11 +15,11 @@ import argparse
 import configparser
 import datetime
 import getpass
+import http.client
 import json
 import os
 import re
 import shlex
-import signal
 import sys
 import textwrap
 import time
@@ -112,14 +112,14 @@ def parse_time(text):
     if not text:
         return None
     text = text.replace("Z", "+00:00")
-    # Python before 3.11 takes at most six digits of a fraction.
-    text = re.sub(r"(\.\d{6})\d+", r"\1", text)
+    # Python before 3.11 takes a fraction of exactly three or six digits; Java writes 0 to 9.
+    text = re.sub(r"\.(\d+)", lambda m: "." + (m.group(1) + "000000")[:6], text)
     return datetime.datetime.fromisoformat(text)
 
 
 def seconds_between(start, end):
-    start, end = parse_time(start) if isinstance(start, str) else start, (
-        parse_time(end) if isinstance(end, str) else end)
+    start = parse_time(start) if isinstance(start, str) else start
+    end = parse_time(end) if isinstance(end, str) else end
     if start is None or end is None:
         return None
     return (end - start).total_seconds()
@@ -224,14 +224,6 @@ def gpu_memory_of(job):
 def gpus_of(job):
     resources = job.get("effectiveResources") or job.get("resources") or {}
     return str(resources.get("gpus", 1))
-
-
-def placement_words(job):
-    placement = job.get("placement") or {}
-    if not placement.get("node"):
-        return ""
-    indices = ",".join(str(g.get("index")) for g in placement.get("gpus") or [])
-    return "%s GPU %s" % (placement["node"], indices) if indices else placement["node"]
 
 
 def short_reason(job):
@@ -1362,13 +1354,25 @@ def main(argv=None):
         return report_error(e)
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+    except http.client.HTTPException as e:
+        # The connection broke mid-answer, as when gpuq stops while a log is followed.
+        err("lost the connection to gpuq: %s" % (e.__class__.__name__,))
+        return EXIT_UNREACHABLE
+    except json.JSONDecodeError as e:
+        # Something other than gpuq answered at the URL (a proxy's page, another server).
+        err("the answer is not gpuq's JSON: %s" % e)
+        return EXIT_API
     except BrokenPipeError:
-        # `gpuq queue | head`: the reader left; nothing more to say.
-        sys.stderr.close()
+        # `gpuq queue | head`: the reader left. Nothing more to say, nor to flush at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except (ConnectionError, TimeoutError) as e:
+        err("lost the connection to gpuq: %s" % e)
+        return EXIT_UNREACHABLE
     except OSError as e:
+        # A file named on the command line (sweep create FILE) that cannot be read.
         err(str(e))
-        return EXIT_USAGE if isinstance(e, FileNotFoundError) else EXIT_UNREACHABLE
+        return EXIT_USAGE
 
 
 def console():
