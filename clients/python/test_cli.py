@@ -244,7 +244,7 @@ class CommandTest(unittest.TestCase):
             self.assertEqual(cells[0], running)
             self.assertTrue(("q-" + self.run_id).startswith(cells[1].rstrip("\u2026")), cells)
             self.assertEqual(cells[2:6], ["alice", "RUNNING", "0", "-"])
-            self.assertRegex(cells[6], r"^\d+s$")
+            self.assertRegex(cells[6], r"^(\d+s|\d+m\d\ds)$")
             for line in table:
                 self.assertLessEqual(len(line), 80)
 
