@@ -22,6 +22,7 @@ In a training script run by gpuq, report metrics (no network, no token; a no-op 
 
 Jobs are plain dicts, exactly as the API returns them (see API.md). Errors raise GpuqError.
 Copy this file next to your notebook or put clients/python on PYTHONPATH.
+`pip install ./clients/python` installs it with the `gpuq` command (gpuq_cli.py, docs/cli.md).
 """
 
 import datetime
@@ -38,6 +39,7 @@ import urllib.parse
 import urllib.request
 
 __all__ = ["Client", "GpuqError", "SWEEP_TERMINAL_STATES", "TERMINAL_STATES", "report"]
+__version__ = "0.1.0"
 
 TERMINAL_STATES = frozenset({"SUCCEEDED", "FAILED", "CANCELLED", "PRUNED"})
 SWEEP_TERMINAL_STATES = frozenset({"DONE", "CANCELLED"})
@@ -642,3 +644,12 @@ class _ProgressLine:
         if self.enabled and self.width:
             self.out.write("\n")
             self.out.flush()
+
+
+if __name__ == "__main__":
+    # `python -m gpuq`: the command line lives beside this file, in gpuq_cli.py.
+    try:
+        import gpuq_cli
+    except ImportError:
+        sys.exit("gpuq: the command needs gpuq_cli.py beside gpuq.py (pip install ./clients/python)")
+    gpuq_cli.console()
