@@ -72,12 +72,13 @@ public final class GpuqProcess implements AutoCloseable {
 
   /**
    * Starts gpuq from its executable jar with the README's command, {@code java
-   * -XX:TieredStopAtLevel=1 -jar gpuq.jar}, and waits until its health endpoint answers. Only
-   * failsafe has a freshly built jar ({@link PackagedGpuq#packagedJar()}).
+   * -XX:TieredStopAtLevel=1 -XX:+ExitOnOutOfMemoryError -jar gpuq.jar}, and waits until its health
+   * endpoint answers. Only failsafe has a freshly built jar ({@link PackagedGpuq#packagedJar()}).
    */
   public static GpuqProcess startFromJar(Path jar, Path dataDir, String token, String... extraArgs)
       throws IOException, InterruptedException {
-    List<String> launcher = List.of("-XX:TieredStopAtLevel=1", "-jar", jar.toString());
+    List<String> launcher =
+        List.of("-XX:TieredStopAtLevel=1", "-XX:+ExitOnOutOfMemoryError", "-jar", jar.toString());
     return start(List.of(), launcher, dataDir, token, extraArgs);
   }
 
