@@ -28,14 +28,18 @@ public final class OutOfMemoryExit {
 
   /** Whether {@code thrown} or one of its causes is an {@link OutOfMemoryError}. */
   public static boolean isOutOfMemory(Throwable thrown) {
+    return outOfMemory(thrown) != null;
+  }
+
+  private static OutOfMemoryError outOfMemory(Throwable thrown) {
     // Bounded: a cause chain may loop.
     Throwable t = thrown;
     for (int depth = 0; t != null && depth < 32; depth++, t = t.getCause()) {
-      if (t instanceof OutOfMemoryError) {
-        return true;
+      if (t instanceof OutOfMemoryError error) {
+        return error;
       }
     }
-    return false;
+    return null;
   }
 
   /**
@@ -60,7 +64,7 @@ public final class OutOfMemoryExit {
       // As the JVM's own flag says it; no logging framework: it may need memory that is not there.
       System.err.println(
           "Terminating due to java.lang.OutOfMemoryError: "
-              + thrown
+              + outOfMemory(thrown).getMessage()
               + " (gpuq stops at once so as not to write its database from a broken state)");
       System.err.flush();
     } catch (Throwable ignored) {
