@@ -96,5 +96,10 @@ RUN java -XX:ArchiveClassesAtExit=/opt/gpuq/app/gpuq.jsa -Dspring.context.exit=o
 # environment variables (GPUQ_*, SPRING_*) or as arguments (--gpuq.gpu.backend=emulated).
 # -s: with --pid=host (or Kubernetes' hostPID) tini is not PID 1, and reaps orphaned grandchildren
 # of workers only as a registered subreaper.
-ENTRYPOINT ["/usr/bin/tini", "-s", "--", "java", "-XX:SharedArchiveFile=/opt/gpuq/app/gpuq.jsa", \
-            "-jar", "/opt/gpuq/app/gpuq.jar"]
+# -XX:+ExitOnOutOfMemoryError: after an OutOfMemoryError any thread, H2's writer among them, may
+# have died half-way; a JVM that goes on writes its database from a broken state (docs/backup.md).
+# It exits at once instead, like a kill -9, which H2 survives, and the engine (restart:) or
+# Kubernetes restarts it. On the command line, not in JDK_JAVA_OPTIONS, so that emptying or
+# replacing those (or JAVA_TOOL_OPTIONS, the chart's javaToolOptions) keeps it.
+ENTRYPOINT ["/usr/bin/tini", "-s", "--", "java", "-XX:+ExitOnOutOfMemoryError", \
+            "-XX:SharedArchiveFile=/opt/gpuq/app/gpuq.jsa", "-jar", "/opt/gpuq/app/gpuq.jar"]

@@ -1,6 +1,7 @@
 package io.gpuq;
 
 import io.gpuq.startup.IndexedStart;
+import io.gpuq.startup.OutOfMemoryExit;
 import java.net.URL;
 import java.security.CodeSource;
 import org.springframework.boot.SpringApplication;
@@ -13,6 +14,8 @@ public class GpuqApplication {
   static final String AOT_ENABLED = "spring.aot.enabled";
 
   public static void main(String[] args) throws Throwable {
+    // First: an OutOfMemoryError in any thread ends gpuq rather than leaving it half alive.
+    OutOfMemoryExit.installAsDefaultHandler();
     if (IndexedStart.applies(GpuqApplication.class)) {
       // Before Spring loads its first class: see PackageIndexedClassLoader.
       IndexedStart.runAgainIndexed(GpuqApplication.class, args);

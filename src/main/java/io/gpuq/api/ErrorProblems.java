@@ -1,5 +1,6 @@
 package io.gpuq.api;
 
+import io.gpuq.startup.OutOfMemoryExit;
 import jakarta.servlet.RequestDispatcher;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -19,6 +20,10 @@ public class ErrorProblems implements ErrorController {
 
   @RequestMapping("/error")
   void error(HttpServletRequest request, HttpServletResponse response) throws IOException {
+    if (request.getAttribute(RequestDispatcher.ERROR_EXCEPTION) instanceof Throwable thrown) {
+      // A request that ran out of memory: gpuq stops rather than answer 500 and go on.
+      OutOfMemoryExit.haltIfOutOfMemory(thrown);
+    }
     Object code = request.getAttribute(RequestDispatcher.ERROR_STATUS_CODE);
     if (!(code instanceof Integer status)) {
       // Asked for directly, not as an error dispatch: there is nothing here.

@@ -2,6 +2,7 @@ package io.gpuq.api;
 
 import io.gpuq.job.Caller;
 import io.gpuq.job.JobService;
+import io.gpuq.startup.OutOfMemoryExit;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletRequestWrapper;
@@ -175,6 +176,7 @@ public class LogFollowers implements SmartLifecycle {
     try {
       watchOnce();
     } catch (RuntimeException | Error e) {
+      OutOfMemoryExit.haltIfOutOfMemory(e);
       log.error("the log followers' watcher failed; it runs again in {}", interval, e);
     }
   }

@@ -28,7 +28,8 @@ public record GpuqProperties(
     @DefaultValue Auth auth,
     @DefaultValue Api api,
     @DefaultValue Storage storage,
-    @DefaultValue Retention retention) {
+    @DefaultValue Retention retention,
+    @DefaultValue Backup backup) {
 
   public GpuqProperties {
     nodeLabels = nodeLabels == null ? Map.of() : Map.copyOf(nodeLabels);
@@ -175,6 +176,24 @@ public record GpuqProperties(
       }
       if (interval.isNegative() || interval.isZero()) {
         throw new IllegalArgumentException("gpuq.retention.interval must be positive");
+      }
+    }
+  }
+
+  /**
+   * @param interval how often the embedded H2 database is backed up into {@code
+   *     <data-dir>/backups/}: a restore loses at most this much; 0 turns backups off (PostgreSQL is
+   *     never backed up by gpuq: use its own tools)
+   * @param keep how many of the newest backups are kept
+   */
+  public record Backup(@DefaultValue("15m") Duration interval, @DefaultValue("4") int keep) {
+
+    public Backup {
+      if (interval.isNegative()) {
+        throw new IllegalArgumentException("gpuq.backup.interval must be 0 (off) or more");
+      }
+      if (keep < 1) {
+        throw new IllegalArgumentException("gpuq.backup.keep must be 1 or more");
       }
     }
   }

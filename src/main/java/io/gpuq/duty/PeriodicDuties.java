@@ -1,5 +1,6 @@
 package io.gpuq.duty;
 
+import io.gpuq.startup.OutOfMemoryExit;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -31,6 +32,10 @@ public class PeriodicDuties implements SmartLifecycle {
               return t;
             });
     for (PeriodicDuty duty : duties) {
+      if (duty.interval().isZero()) {
+        log.debug("duty {} is off", duty.name());
+        continue;
+      }
       long millis = duty.interval().toMillis();
       executor.scheduleWithFixedDelay(() -> runSafely(duty), millis, millis, TimeUnit.MILLISECONDS);
       log.debug("duty {} runs every {}", duty.name(), duty.interval());
@@ -41,6 +46,7 @@ public class PeriodicDuties implements SmartLifecycle {
     try {
       duty.runOnce();
     } catch (RuntimeException | Error e) {
+      OutOfMemoryExit.haltIfOutOfMemory(e);
       log.error("duty {} failed; it runs again in {}", duty.name(), duty.interval(), e);
     }
   }

@@ -10,6 +10,7 @@ public interface PeriodicDuty {
 
   String name();
 
+  /** How long between two runs; zero turns the duty off. */
   Duration interval();
 
   void runOnce();

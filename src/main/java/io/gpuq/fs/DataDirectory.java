@@ -61,6 +61,11 @@ public record DataDirectory(Path root) {
     return root.resolve("db");
   }
 
+  /** The embedded database's backups (docs/backup.md). */
+  public Path backups() {
+    return root.resolve("backups");
+  }
+
   public Path bin() {
     return root.resolve("bin");
   }
@@ -97,7 +102,7 @@ public record DataDirectory(Path root) {
       }
       SafeFiles.umask(UMASK);
       directory(root, PASS_THROUGH, fixed);
-      for (Path dir : List.of(database(), bin(), jobs())) {
+      for (Path dir : List.of(database(), backups(), bin(), jobs())) {
         directory(dir, PRIVATE_DIR, fixed);
       }
       for (Path dir : List.of(work(), jaxCache())) {

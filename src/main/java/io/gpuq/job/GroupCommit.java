@@ -1,5 +1,6 @@
 package io.gpuq.job;
 
+import io.gpuq.startup.OutOfMemoryExit;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -101,6 +102,8 @@ public final class GroupCommit<I, R> {
         // Only close() ends the writer: callers wait on what is queued.
         log.warn("{} was interrupted; it keeps writing until closed", name);
       } catch (RuntimeException | Error e) {
+        // Never a failed batch answered and the next one written after an OutOfMemoryError.
+        OutOfMemoryExit.haltIfOutOfMemory(e);
         log.error("{} failed to write a batch of {}", name, batch.size(), e);
         batch.forEach(pending -> pending.result.completeExceptionally(e));
       } finally {

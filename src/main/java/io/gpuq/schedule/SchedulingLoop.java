@@ -1,5 +1,6 @@
 package io.gpuq.schedule;
 
+import io.gpuq.startup.OutOfMemoryExit;
 import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -85,6 +86,7 @@ public class SchedulingLoop implements SmartLifecycle {
         Thread.currentThread().interrupt();
         return;
       } catch (RuntimeException | Error e) {
+        OutOfMemoryExit.haltIfOutOfMemory(e);
         if (!running) {
           return;
         }

@@ -1,6 +1,7 @@
 package io.gpuq.wiring;
 
 import io.gpuq.api.ActuatorProblemFilter;
+import io.gpuq.api.DotSegmentFilter;
 import io.gpuq.api.JobLogs;
 import io.gpuq.api.LogFollowers;
 import io.gpuq.api.ProblemErrorReportValve;
@@ -83,6 +84,18 @@ public class ApiConfiguration {
             new RequestSizeLimitFilter(properties.api().maxRequestBytes()));
     registration.addUrlPatterns("/api/*");
     registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 20);
+    return registration;
+  }
+
+  /**
+   * First of all: before the token filter authorises a path that Spring MVC would read otherwise.
+   */
+  @Bean
+  FilterRegistrationBean<DotSegmentFilter> dotSegmentFilter() {
+    FilterRegistrationBean<DotSegmentFilter> registration =
+        new FilterRegistrationBean<>(new DotSegmentFilter());
+    registration.addUrlPatterns("/*");
+    registration.setOrder(Ordered.HIGHEST_PRECEDENCE);
     return registration;
   }
 

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.Locale;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import tools.jackson.databind.JsonNode;
 
@@ -81,6 +82,41 @@ class ErrorAnswersIntegrationTest extends IntegrationTest {
     if (answer.status() >= 400) {
       assertThat(answer.contentType()).as(answer.head()).startsWith("application/problem+json");
     }
+  }
+
+  @ParameterizedTest(name = "{0} with token: {1}")
+  @CsvSource({
+    "/actuator/health/../../x, true",
+    "/actuator/health/../../x, false",
+    "/actuator/health/../x, true",
+    "/actuator/../x, false",
+    "/actuator/health/%2e%2e/%2E%2e/x, true",
+    "/actuator/health/..;a=b/../x, false",
+    "/api/v1/jobs/../../../actuator/prometheus, false",
+    "/actuator/health/./liveness, true",
+  })
+  void a_path_with_a_dot_segment_is_a_404_problem_whoever_asks(String path, boolean withToken) {
+    RawAnswer answer = raw("GET " + path + " HTTP/1.1", withToken ? ADMIN_TOKEN : null);
+
+    assertThat(answer.status()).as(answer.head()).isEqualTo(404);
+    assertThat(answer.contentType()).as(answer.head()).startsWith("application/problem+json");
+    assertThat(answer.json().get("status").asInt()).isEqualTo(404);
+    assertThat(answer.json().get("detail").asString()).contains("'..'");
+  }
+
+  @ParameterizedTest(name = "{0} with token: {1}")
+  @CsvSource({
+    "/actuator/health/no-such-group, false",
+    "/actuator/health/no-such-group, true",
+    "/actuator/no-such-endpoint, true",
+    "/actuator/health/liveness/x/y, true",
+  })
+  void every_404_under_the_actuator_is_a_problem(String path, boolean withToken) {
+    RawAnswer answer = raw("GET " + path + " HTTP/1.1", withToken ? ADMIN_TOKEN : null);
+
+    assertThat(answer.status()).as(answer.head()).isEqualTo(404);
+    assertThat(answer.contentType()).as(answer.head()).startsWith("application/problem+json");
+    assertThat(answer.json().get("status").asInt()).isEqualTo(404);
   }
 
   private RawAnswer raw(String requestLine, String token) {

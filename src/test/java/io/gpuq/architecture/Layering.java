@@ -20,7 +20,7 @@ import com.tngtech.archunit.library.Architectures.LayeredArchitecture;
  *       sweep};
  *   <li>configuration input: {@code config} ({@code GpuqProperties}, which names domain types);
  *   <li>services: {@code schedule}, {@code node}, {@code metrics}, {@code retention}, {@code
- *       sweeps};
+ *       sweeps}, {@code backup};
  *   <li>edges: {@code api}, {@code security};
  *   <li>wiring: {@code wiring} (every {@code @Configuration}) and the application class.
  * </ol>
@@ -67,7 +67,7 @@ final class Layering {
         .layer(CONFIGURATION)
         .definedBy(in(root, "config"))
         .layer(SERVICES)
-        .definedBy(in(root, "schedule", "node", "metrics", "retention", "sweeps"))
+        .definedBy(in(root, "schedule", "node", "metrics", "retention", "sweeps", "backup"))
         .layer(EDGES)
         .definedBy(in(root, "api", "security"))
         .layer(WIRING)

@@ -75,6 +75,9 @@ class DataDirectoryTest {
       assertThat(fixes).isEmpty();
       assertThat(modeOf(data.root())).isEqualTo("rwx--x--x");
       assertThat(modeOf(data.database())).isEqualTo("rwx------");
+      assertThat(modeOf(data.backups()))
+          .as("the database's copies, as private")
+          .isEqualTo("rwx------");
       assertThat(modeOf(data.bin())).isEqualTo("rwx------");
       assertThat(modeOf(data.jobs())).isEqualTo("rwx------");
       assertThat(modeOf(data.work())).isEqualTo("rwx--x--x");

@@ -94,7 +94,7 @@ class DockerImageTest {
     String env = String.join(" ", runtime.arguments("ENV"));
     String options = "-XX:TieredStopAtLevel=1";
     assertThat(env).contains("JDK_JAVA_OPTIONS=\"" + options + "\"");
-    assertThat(Repo.read("pom.xml")).contains("<jvmArguments>" + options + "</jvmArguments>");
+    assertThat(Repo.read("pom.xml")).contains("<jvmArguments>" + options + " ");
     assertThat(io.gpuq.bench.GpuqServer.DEFAULT_JVM_OPTIONS).containsExactly(options);
   }
 

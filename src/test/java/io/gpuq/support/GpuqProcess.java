@@ -72,13 +72,46 @@ public final class GpuqProcess implements AutoCloseable {
 
   /**
    * Starts gpuq from its executable jar with the README's command, {@code java
-   * -XX:TieredStopAtLevel=1 -jar gpuq.jar}, and waits until its health endpoint answers. Only
-   * failsafe has a freshly built jar ({@link PackagedGpuq#packagedJar()}).
+   * -XX:TieredStopAtLevel=1 -XX:+ExitOnOutOfMemoryError -jar gpuq.jar}, and waits until its health
+   * endpoint answers. Only failsafe has a freshly built jar ({@link PackagedGpuq#packagedJar()}).
    */
   public static GpuqProcess startFromJar(Path jar, Path dataDir, String token, String... extraArgs)
       throws IOException, InterruptedException {
-    List<String> launcher = List.of("-XX:TieredStopAtLevel=1", "-jar", jar.toString());
+    List<String> launcher =
+        List.of("-XX:TieredStopAtLevel=1", "-XX:+ExitOnOutOfMemoryError", "-jar", jar.toString());
     return start(List.of(), launcher, dataDir, token, extraArgs);
+  }
+
+  /**
+   * Starts gpuq as {@link #start(Path, String, String...)} does, with {@code jvmOptions} after the
+   * usual ones (so that {@code -Xmx64m} wins over the tests' {@code -Xmx512m}).
+   */
+  public static GpuqProcess startWithJvmOptions(
+      List<String> jvmOptions, Path dataDir, String token, String... extraArgs)
+      throws IOException, InterruptedException {
+    List<String> launcher = new ArrayList<>(PackagedGpuq.launcher());
+    int classPathOrJar = Math.max(launcher.indexOf("-cp"), launcher.indexOf("-jar"));
+    launcher.addAll(classPathOrJar, jvmOptions);
+    return start(List.of(), launcher, dataDir, token, extraArgs);
+  }
+
+  public boolean hasExited() {
+    return !process.isAlive();
+  }
+
+  /**
+   * Waits until the JVM has exited by itself.
+   *
+   * @return its exit status
+   * @throws AssertionError when it still runs after {@code timeout} (it is then killed)
+   */
+  public int awaitExit(Duration timeout) throws IOException, InterruptedException {
+    if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+      crash();
+      throw new AssertionError(
+          "gpuq was expected to exit but still ran after " + timeout + ":\n" + output());
+    }
+    return process.exitValue();
   }
 
   /**

@@ -150,9 +150,12 @@ public final class PackagedGpuq {
     return options;
   }
 
-  /** As the Dockerfile runs gpuq: C1 only, since a test's gpuq never runs long enough for C2. */
-  private static List<String> commonOptions() {
-    return List.of("-Xmx512m", "-XX:TieredStopAtLevel=1");
+  /**
+   * As the Dockerfile runs gpuq: C1 only, since a test's gpuq never runs long enough for C2, and an
+   * {@code OutOfMemoryError} ends it.
+   */
+  static List<String> commonOptions() {
+    return List.of("-Xmx512m", "-XX:TieredStopAtLevel=1", "-XX:+ExitOnOutOfMemoryError");
   }
 
   private static void run(List<String> command, Path log) throws IOException, InterruptedException {
