@@ -27,6 +27,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,7 +41,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>What any run writes costs bounded memory, time and rows ({@link MetricsCaps}): jobs are loaded
  * {@link #BATCH} at a time, each job's read is capped per poll and stored in a transaction of its
- * own, and a job's end, recorded meanwhile, waits at most for the one job being read.
+ * own, and a job's end, recorded meanwhile, waits for no other job's read.
  */
 public final class MetricsReading implements PeriodicDuty {
 
@@ -61,10 +62,14 @@ public final class MetricsReading implements PeriodicDuty {
   private final String node;
   private final Duration interval;
   // Jobs whose unreadable file was reported once already: a poll each second must not log each.
-  private final Set<String> warned = new HashSet<>();
+  private final Set<String> warned = ConcurrentHashMap.newKeySet();
   // Jobs readBeforeEnd read since the poll loaded its batch: the poll's copy of them is stale, and
   // reading on from it would store their points twice. Guarded by this.
   private final Set<String> readSinceLoad = new HashSet<>();
+  // Jobs being read now, each by one thread: two reads of one file at once would store its points
+  // twice. Only the one job is locked, so a job's end never waits behind another's read. Guarded
+  // by this.
+  private final Set<String> reading = new HashSet<>();
 
   public MetricsReading(
       JobStore store,
@@ -100,7 +105,9 @@ public final class MetricsReading implements PeriodicDuty {
     List<ReportingJob> batch;
     do {
       synchronized (this) {
+        // A read of readBeforeEnd going on now may store after the batch is loaded.
         readSinceLoad.clear();
+        readSinceLoad.addAll(reading);
       }
       batch = store.jobsReportingOn(node, after, BATCH);
       for (ReportingJob job : batch) {
@@ -115,13 +122,15 @@ public final class MetricsReading implements PeriodicDuty {
   }
 
   /**
-   * Reads on in one job of the poll's batch, locked with {@link #readBeforeEnd} one job at a time:
-   * two reads of one file at once would store its points twice, and a job's end recorded meanwhile
-   * waits for this one job's bounded read, never for the whole poll.
+   * Reads on in one job of the poll's batch, unless {@link #readBeforeEnd} read it since the batch
+   * was loaded (the batch's copy of it is then stale) or is reading it now.
    */
-  private synchronized boolean readOneOf(ReportingJob job) {
-    if (readSinceLoad.contains(job.jobId())) {
-      return false;
+  private boolean readOneOf(ReportingJob job) {
+    synchronized (this) {
+      if (readSinceLoad.contains(job.jobId())) {
+        return false;
+      }
+      reading.add(job.jobId());
     }
     try {
       return readOn(job);
@@ -129,6 +138,8 @@ public final class MetricsReading implements PeriodicDuty {
       // The next poll tries again; the other jobs are read meanwhile.
       log.warn("could not store the metrics of job {}: {}", job.jobId(), e.toString());
       return false;
+    } finally {
+      doneReading(job.jobId());
     }
   }
 
@@ -136,16 +147,35 @@ public final class MetricsReading implements PeriodicDuty {
    * Reads what a job's worker, which has just exited, appended since the last poll, before its end
    * is recorded: a job (and a sweep) seen finished then shows everything its run reported, not what
    * the poll before the exit had read. The next poll reads the file to its end once more (a last
-   * line without a newline) and marks it done.
+   * line without a newline) and marks it done. It waits only while the poll reads this same job
+   * (one bounded read), never for the poll's other jobs.
    */
-  public synchronized void readBeforeEnd(String jobId) {
-    readSinceLoad.add(jobId);
+  public void readBeforeEnd(String jobId) {
+    synchronized (this) {
+      readSinceLoad.add(jobId);
+      while (reading.contains(jobId)) {
+        try {
+          wait();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+      }
+      reading.add(jobId);
+    }
     try {
       store.reportingJob(jobId).ifPresent(this::readOn);
     } catch (RuntimeException e) {
       // The poll reads it later; recording the end must not wait for that.
       log.warn("could not read the metrics of job {} at its end: {}", jobId, e.toString());
+    } finally {
+      doneReading(jobId);
     }
+  }
+
+  private synchronized void doneReading(String jobId) {
+    reading.remove(jobId);
+    notifyAll();
   }
 
   private static boolean stopsEarly(SweepMetric sweep) {
