@@ -487,6 +487,97 @@ class MetricsReadingTest {
     assertThat(ids).allSatisfy(id -> assertThat(steps(id)).containsExactly(0L));
   }
 
+  // --- a job's end and the poll: neither waits for the other's jobs, nothing is stored twice -----
+
+  /**
+   * The store, except that storing a read of {@code jobId} signals {@code storing} and waits for
+   * {@code release}: a read caught in the middle.
+   */
+  private io.gpuq.job.JobStore holdingTheStoreOf(
+      String jobId,
+      java.util.concurrent.CountDownLatch storing,
+      java.util.concurrent.CountDownLatch release) {
+    return (io.gpuq.job.JobStore)
+        java.lang.reflect.Proxy.newProxyInstance(
+            getClass().getClassLoader(),
+            new Class<?>[] {io.gpuq.job.JobStore.class},
+            (proxy, method, args) -> {
+              if (method.getName().equals("recordMetrics")
+                  && ((io.gpuq.job.MetricsUpdate) args[0]).jobId().equals(jobId)) {
+                storing.countDown();
+                assertThat(release.await(60, TimeUnit.SECONDS)).isTrue();
+              }
+              try {
+                return method.invoke(store, args);
+              } catch (java.lang.reflect.InvocationTargetException e) {
+                throw e.getCause();
+              }
+            });
+  }
+
+  private MetricsReading gpuqOnNode1Over(io.gpuq.job.JobStore itsStore) {
+    return new MetricsReading(
+        itsStore,
+        files,
+        new MetricsFileReader(),
+        new TrialPruning(store, local.workers(), RULES, clock, "node-1"),
+        clock,
+        "node-1",
+        java.time.Duration.ofSeconds(1));
+  }
+
+  @Test
+  void a_jobs_end_is_read_while_the_poll_is_still_storing_another_jobs_metrics() throws Exception {
+    String chatty = aRunningJob().on("node-1").in(store).id();
+    String neighbour = aRunningJob().on("node-1").in(store).id();
+    assertThat(chatty).as("the poll reads the chatty job first").isLessThan(neighbour);
+    append(chatty, "{\"a\": 1}\n");
+    append(neighbour, "{\"b\": 2}\n");
+    var storing = new java.util.concurrent.CountDownLatch(1);
+    var release = new java.util.concurrent.CountDownLatch(1);
+    MetricsReading reading = gpuqOnNode1Over(holdingTheStoreOf(chatty, storing, release));
+    Thread poll = new Thread(reading::runOnce);
+    poll.start();
+    try {
+      assertThat(storing.await(60, TimeUnit.SECONDS)).isTrue();
+
+      org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
+          java.time.Duration.ofSeconds(30), () -> reading.readBeforeEnd(neighbour));
+
+      assertThat(steps(neighbour)).containsExactly(0L);
+    } finally {
+      release.countDown();
+      poll.join(60_000);
+    }
+    assertThat(steps(chatty)).containsExactly(0L);
+    assertThat(steps(neighbour)).as("read once, not again by the poll").containsExactly(0L);
+  }
+
+  @Test
+  void a_poll_that_loads_a_job_while_its_end_is_being_read_leaves_it_to_that_read()
+      throws Exception {
+    String id = aRunningJob().on("node-1").in(store).id();
+    append(id, "{\"loss\": 1}\n{\"loss\": 2}\n");
+    var storing = new java.util.concurrent.CountDownLatch(1);
+    var release = new java.util.concurrent.CountDownLatch(1);
+    MetricsReading reading = gpuqOnNode1Over(holdingTheStoreOf(id, storing, release));
+    Thread end = new Thread(() -> reading.readBeforeEnd(id));
+    end.start();
+    try {
+      assertThat(storing.await(60, TimeUnit.SECONDS)).isTrue();
+      // Loaded before the end's read is stored: its copy of the job is stale.
+      Thread poll = new Thread(reading::runOnce);
+      poll.start();
+      poll.join(60_000);
+      assertThat(poll.isAlive()).as("the poll waits for no job's end").isFalse();
+    } finally {
+      release.countDown();
+      end.join(60_000);
+    }
+
+    assertThat(steps(id)).as("each line stored once").containsExactly(0L, 1L);
+  }
+
   static final class SettableClock extends Clock {
     private Instant now = T0;
 
