@@ -320,8 +320,20 @@ class Client:
         return self._json("POST", "/api/v1/sweeps/%s/cancel" % _quote(sweep_id))
 
     def metrics(self, job_id):
-        """What a job (or trial) reported, in the order read: [{"step", "values", "at"}, ...]."""
-        return self._json("GET", "/api/v1/jobs/%s/metrics" % _quote(job_id))["series"]
+        """What a job (or trial) reported, in the order read: [{"step", "values", "at"}, ...].
+
+        Follows the answer's pages (each at most 10,000 points and about 2 MiB) to the last.
+        """
+        path = "/api/v1/jobs/%s/metrics" % _quote(job_id)
+        series = []
+        cursor = None
+        while True:
+            page = self._json("GET", path + ("?" + urllib.parse.urlencode([("cursor", cursor)])
+                                             if cursor else ""))
+            series.extend(page["series"])
+            cursor = page.get("nextCursor")
+            if not cursor:
+                return series
 
     # ---- plumbing ----------------------------------------------------------------------------
 

@@ -188,6 +188,28 @@ class ClientTest(unittest.TestCase):
         self.assertEqual([job["id"] for _, job in again], [job["id"] for _, job in first])
         self.assertEqual(len(list(self.gq.list(labels=self.labels))), 2)
 
+    def test_metrics_follows_the_pages_of_a_long_series_to_its_end(self):
+        # 600 points of 64 long names: about 2.4 MB, more than one answer's 2 MiB.
+        script = ("import json, os\n"
+                  "names = ['%s_%d' % ('n' * 50, i) for i in range(64)]\n"
+                  "with open(os.environ['GPUQ_METRICS_FILE'], 'a') as f:\n"
+                  "    for step in range(600):\n"
+                  "        f.write(json.dumps(dict({'step': step}, **{n: step for n in names}))"
+                  " + '\\n')\n")
+        job = self.submit(["python3", "-c", script])
+        self.assertEqual(self.finished(job)["state"], "SUCCEEDED")
+
+        deadline = time.monotonic() + WAIT
+        series = self.gq.metrics(job["id"])
+        while len(series) < 600 and time.monotonic() < deadline:
+            time.sleep(0.2)
+            series = self.gq.metrics(job["id"])
+
+        self.assertEqual([point["step"] for point in series], list(range(600)))
+        first = self.gq._json("GET", "/api/v1/jobs/%s/metrics" % job["id"])
+        self.assertLess(len(first["series"]), 600)
+        self.assertTrue(first["nextCursor"])
+
     def test_bad_input_raises_gpuq_error_with_detail_and_field_errors(self):
         with self.assertRaises(GpuqError) as raised:
             self.gq.submit([], gpus=0, labels={"bad key!": "x"})

@@ -1,5 +1,6 @@
 package io.gpuq.api;
 
+import io.gpuq.job.MetricsPage;
 import io.gpuq.job.ReportedPoint;
 import io.swagger.v3.oas.annotations.media.Schema;
 import java.time.Instant;
@@ -8,7 +9,21 @@ import java.util.Map;
 
 /** What a job's run reported through {@code GPUQ_METRICS_FILE}, in the order gpuq read it. */
 @Schema(name = "MetricSeries")
-public record MetricSeriesView(List<Point> series) {
+public record MetricSeriesView(
+    List<Point> series,
+    @Schema(description = "pass as cursor for the next page; null on the last page")
+        String nextCursor,
+    @Schema(description = "lines of the current attempt's file that were not metrics lines")
+        long skippedLines,
+    @Schema(
+            description =
+                "values of the current attempt skipped because their name came after its first 64")
+        long skippedValues,
+    @Schema(
+            description =
+                "true when gpuq stopped reading the ended job's file before its end (it reads at"
+                    + " most 64 MiB after the job ends)")
+        boolean truncated) {
 
   @Schema(name = "MetricPoint")
   public record Point(
@@ -22,8 +37,16 @@ public record MetricSeriesView(List<Point> series) {
           Map<String, Double> values,
       @Schema(description = "when gpuq read the line") Instant at) {}
 
-  static MetricSeriesView of(List<ReportedPoint> points) {
+  static MetricSeriesView of(MetricsPage page) {
     return new MetricSeriesView(
-        points.stream().map(p -> new Point(p.attempt(), p.step(), p.values(), p.at())).toList());
+        page.points().stream().map(MetricSeriesView::point).toList(),
+        MetricsCursors.encode(page.nextAfter()),
+        page.skippedLines(),
+        page.skippedValues(),
+        page.cut());
+  }
+
+  private static Point point(ReportedPoint p) {
+    return new Point(p.attempt(), p.step(), p.values(), p.at());
   }
 }

@@ -29,7 +29,11 @@ public final class InMemoryJobStore implements JobStore {
 
   private final Map<String, Job> jobs = new HashMap<>();
   private final Map<String, SweepMetric> sweeps = new HashMap<>();
-  private final Map<String, List<ReportedPoint>> metrics = new HashMap<>();
+  private final Map<String, List<StoredPoint>> metrics = new HashMap<>();
+
+  /** A point as a database store keeps it: its place in the job's series and in its attempt. */
+  private record StoredPoint(long seq, Long index, ReportedPoint point) {}
+
   private final Map<String, MetricsState> metricsStates = new HashMap<>();
 
   /** Where reading a job's metrics stands: the columns a database store keeps on the job. */
@@ -326,11 +330,14 @@ public final class InMemoryJobStore implements JobStore {
   }
 
   @Override
-  public synchronized List<ReportingJob> jobsReportingOn(String node) {
+  public synchronized List<ReportingJob> jobsReportingOn(String node, String afterId, int limit) {
     List<ReportingJob> reporting = new ArrayList<>();
     for (Job job : jobs.values()) {
       MetricsState state = metricsStates.getOrDefault(job.id(), MetricsState.NONE);
-      if (node.equals(job.node()) && job.state() != JobState.QUEUED && !state.done()) {
+      if (node.equals(job.node())
+          && job.state() != JobState.QUEUED
+          && !state.done()
+          && (afterId == null || job.id().compareTo(afterId) > 0)) {
         SweepMetric sweep =
             job.sweepTrial()
                 .map(
@@ -353,7 +360,7 @@ public final class InMemoryJobStore implements JobStore {
       }
     }
     reporting.sort(Comparator.comparing(ReportingJob::jobId));
-    return reporting;
+    return reporting.size() > limit ? List.copyOf(reporting.subList(0, limit)) : reporting;
   }
 
   @Override
@@ -362,9 +369,23 @@ public final class InMemoryJobStore implements JobStore {
     if (job == null || job.attempt() != update.attempt()) {
       return;
     }
-    update.points().stream()
-        .map(p -> new ReportedPoint(update.attempt(), p.step(), p.values(), p.at()))
-        .forEach(metrics.computeIfAbsent(update.jobId(), id -> new ArrayList<>())::add);
+    List<StoredPoint> stored = metrics.computeIfAbsent(update.jobId(), id -> new ArrayList<>());
+    if (update.thin()) {
+      stored.removeIf(
+          p ->
+              p.point().attempt() == update.attempt()
+                  && p.index() != null
+                  && !MetricsCaps.keeps(p.index(), update.next().stride()));
+    }
+    long seq = stored.isEmpty() ? 0 : stored.get(stored.size() - 1).seq() + 1;
+    for (int i = 0; i < update.points().size(); i++) {
+      ReportedPoint p = update.points().get(i);
+      stored.add(
+          new StoredPoint(
+              seq++,
+              update.indexOf(i),
+              new ReportedPoint(update.attempt(), p.step(), p.values(), p.at())));
+    }
     metricsStates.put(
         update.jobId(),
         new MetricsState(
@@ -385,11 +406,41 @@ public final class InMemoryJobStore implements JobStore {
 
   @Override
   public synchronized List<ReportedPoint> metricsOf(String jobId, int limit) {
-    List<ReportedPoint> points = metrics.getOrDefault(jobId, List.of());
-    return points.stream()
+    return metrics.getOrDefault(jobId, List.of()).stream()
         .limit(limit)
+        .map(StoredPoint::point)
         .map(p -> new ReportedPoint(p.attempt(), p.step(), finite(p.values()), p.at()))
         .toList();
+  }
+
+  @Override
+  public synchronized MetricsPage metricsPage(String jobId, long after, int limit, long maxBytes) {
+    List<ReportedPoint> page = new ArrayList<>();
+    Long nextAfter = null;
+    long bytes = 0;
+    long lastSeq = after;
+    for (StoredPoint stored : metrics.getOrDefault(jobId, List.of())) {
+      if (stored.seq() <= after) {
+        continue;
+      }
+      ReportedPoint p = stored.point();
+      // What a database store counts: the stored JSON of the values, and the point's own fields.
+      bytes += MetricsJson.writeValues(p.values()).length() + 96;
+      if (page.size() == limit || (!page.isEmpty() && bytes > maxBytes)) {
+        nextAfter = lastSeq;
+        break;
+      }
+      lastSeq = stored.seq();
+      page.add(new ReportedPoint(p.attempt(), p.step(), finite(p.values()), p.at()));
+    }
+    Job job = jobs.get(jobId);
+    MetricsState state = metricsStates.getOrDefault(jobId, MetricsState.NONE);
+    if (job == null || state.attempt() != job.attempt()) {
+      return new MetricsPage(page, nextAfter, 0, 0, false);
+    }
+    MetricsCursor cursor = state.cursor();
+    return new MetricsPage(
+        page, nextAfter, cursor.skippedLines(), cursor.skippedValues(), cursor.cut());
   }
 
   // As a database store reads them back: NaN and the infinities are stored as null.
@@ -412,6 +463,7 @@ public final class InMemoryJobStore implements JobStore {
                     job.state(),
                     job.node(),
                     metrics.getOrDefault(job.id(), List.of()).stream()
+                        .map(StoredPoint::point)
                         .filter(p -> p.attempt() == job.attempt())
                         .filter(p -> p.values().containsKey(metric))
                         .map(p -> new TrialSeries.Value(p.step(), valueOf(p, metric), p.at()))

@@ -94,10 +94,13 @@ public class JobService {
     return cancelled;
   }
 
-  /** The first {@code limit} points a job's run reported, for a caller who may see the job. */
-  public List<ReportedPoint> metrics(Caller caller, String id, int limit) {
+  /**
+   * A page of the points a job's run reported ({@link JobStore#metricsPage}), for a caller who may
+   * see the job.
+   */
+  public MetricsPage metrics(Caller caller, String id, long after, int limit, long maxBytes) {
     accessible(caller, id);
-    return store.metricsOf(id, limit);
+    return store.metricsPage(id, after, limit, maxBytes);
   }
 
   private Job accessible(Caller caller, String id) {

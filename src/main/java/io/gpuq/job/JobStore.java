@@ -133,7 +133,15 @@ public interface JobStore extends AutoCloseable {
    * The jobs whose metrics files this node reads: those that ran on it (running, or ended) and are
    * not read to their end yet.
    */
-  List<ReportingJob> jobsReportingOn(String node);
+  default List<ReportingJob> jobsReportingOn(String node) {
+    return jobsReportingOn(node, null, Integer.MAX_VALUE);
+  }
+
+  /**
+   * At most {@code limit} of the jobs {@link #jobsReportingOn(String)} lists, by id, those after
+   * {@code afterId} (null: from the first): a poll reads them in batches, never all at once.
+   */
+  List<ReportingJob> jobsReportingOn(String node, String afterId, int limit);
 
   /** One job whose metrics file is not read to its end yet, as {@link #jobsReportingOn} has it. */
   default Optional<ReportingJob> reportingJob(String jobId) {
@@ -159,6 +167,14 @@ public interface JobStore extends AutoCloseable {
    * each point with its attempt.
    */
   List<ReportedPoint> metricsOf(String jobId, int limit);
+
+  /**
+   * A page of the points a job reported, in the order they were read: at most {@code limit} points
+   * after position {@code after} ({@link MetricsPage#nextAfter}; -1 for the first page), fewer when
+   * their values pass {@code maxBytes} (never none while some are left), with what the caps left
+   * out of its current attempt.
+   */
+  MetricsPage metricsPage(String jobId, long after, int limit, long maxBytes);
 
   /**
    * Every trial of a sweep, in any state, with the values of {@code metric} its current attempt

@@ -373,8 +373,8 @@ public class JpaJobStore implements JobStore {
   }
 
   @Override
-  public List<ReportingJob> jobsReportingOn(String node) {
-    return tx.execute(status -> jobs.findReportingOn(node));
+  public List<ReportingJob> jobsReportingOn(String node, String afterId, int limit) {
+    return tx.execute(status -> jobs.findReportingOn(node, afterId, limit));
   }
 
   @Override
@@ -390,6 +390,11 @@ public class JpaJobStore implements JobStore {
   @Override
   public List<ReportedPoint> metricsOf(String jobId, int limit) {
     return tx.execute(status -> jobs.findMetrics(jobId, limit));
+  }
+
+  @Override
+  public MetricsPage metricsPage(String jobId, long after, int limit, long maxBytes) {
+    return tx.execute(status -> jobs.findMetricsPage(jobId, after, limit, maxBytes));
   }
 
   @Override

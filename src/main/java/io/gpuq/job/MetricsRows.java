@@ -9,13 +9,15 @@ import java.util.Optional;
  */
 interface MetricsRows {
 
-  List<ReportingJob> findReportingOn(String node);
+  List<ReportingJob> findReportingOn(String node, String afterId, int limit);
 
   Optional<ReportingJob> findReporting(String jobId);
 
   void insertMetrics(MetricsUpdate update);
 
   List<ReportedPoint> findMetrics(String jobId, int limit);
+
+  MetricsPage findMetricsPage(String jobId, long afterSeq, int limit, long maxBytes);
 
   List<TrialSeries> findSweepSeries(String sweepId, String metric);
 }

@@ -21,35 +21,57 @@ class MetricsRowsImpl implements MetricsRows {
 
   private static final String REPORTING_ON =
       "select j.id, j.attempt, j.metrics_attempt, j.state, j.metrics_offset, j.metrics_last_step,"
-          + " j.metrics_skipping, j.metrics_skipped_lines, j.metrics_latest, j.metric_value,"
-          + " j.metric_best,"
+          + " j.metrics_skipping, j.metrics_skipped_lines, j.metrics_points, j.metrics_stride,"
+          + " j.metrics_skipped_values, j.metrics_end_offset, j.metrics_cut, j.metrics_latest,"
+          + " j.metric_value, j.metric_best,"
           + " j.sweep_id, s.metric_name, s.metric_goal, s.early_stopping"
           + " from jobs j left join sweeps s on s.id = j.sweep_id"
-          + " where j.node = ? and j.metrics_done = false and j.state <> 'QUEUED'"
+          + " where j.node = ? and j.id > ? and j.metrics_done = false and j.state <> 'QUEUED'"
           + " order by j.id";
 
   private static final String REPORTING =
-      REPORTING_ON.replace("j.node = ? and", "j.id = ? and").replace(" order by j.id", "");
+      REPORTING_ON
+          .replace("j.node = ? and j.id > ? and", "j.id = ? and")
+          .replace(" order by j.id", "");
 
   private static final String LAST_SEQ =
       "select coalesce(max(seq), -1) from job_metrics where job_id = ?";
 
   private static final String INSERT_POINT =
-      "insert into job_metrics (job_id, seq, attempt, step, metric_values, read_at)"
-          + " values (?, ?, ?, ?, ?, ?)";
+      "insert into job_metrics (job_id, seq, attempt, step, metric_values, read_at, point_index)"
+          + " values (?, ?, ?, ?, ?, ?, ?)";
+
+  // Thinning to a doubled stride: the attempt's points past the first that are off the stride.
+  private static final String THIN =
+      "delete from job_metrics where job_id = ? and attempt = ? and point_index >= ?"
+          + " and mod(point_index - ?, ?) <> 0";
 
   private static final String UPDATE_JOB =
       "update jobs set metrics_offset = ?, metrics_last_step = ?, metrics_skipping = ?,"
           + " metrics_skipped_lines = ?, metrics_latest = ?, metrics_step = ?, metric_value = ?,"
-          + " metric_best = ?, metrics_done = ?, metrics_attempt = ? where id = ? and attempt = ?";
+          + " metric_best = ?, metrics_done = ?, metrics_attempt = ?, metrics_points = ?,"
+          + " metrics_stride = ?, metrics_skipped_values = ?, metrics_end_offset = ?,"
+          + " metrics_cut = ? where id = ? and attempt = ?";
 
   private static final String POINTS =
       "select attempt, step, metric_values, read_at from job_metrics where job_id = ? order by seq";
+
+  private static final String PAGE =
+      "select seq, attempt, step, metric_values, read_at from job_metrics"
+          + " where job_id = ? and seq > ? order by seq";
+
+  // What the caps left out, of the attempt the columns describe (none once a new one has begun).
+  private static final String LEFT_OUT =
+      "select attempt, metrics_attempt, metrics_skipped_lines, metrics_skipped_values,"
+          + " metrics_cut from jobs where id = ?";
 
   private static final String SWEEP_SERIES =
       "select j.id, j.trial, j.state, j.node, m.step, m.metric_values, m.read_at"
           + " from jobs j left join job_metrics m on m.job_id = j.id and m.attempt = j.attempt"
           + " where j.sweep_id = ? order by j.trial, m.seq";
+
+  /** What a point costs an answer besides its values: attempt, step and time, as JSON. */
+  private static final int POINT_OVERHEAD_BYTES = 96;
 
   @PersistenceContext private EntityManager entityManager;
 
@@ -58,11 +80,13 @@ class MetricsRowsImpl implements MetricsRows {
   }
 
   @Override
-  public List<ReportingJob> findReportingOn(String node) {
+  public List<ReportingJob> findReportingOn(String node, String afterId, int limit) {
     return work(
         connection -> {
           try (PreparedStatement select = connection.prepareStatement(REPORTING_ON)) {
             select.setString(1, node);
+            select.setString(2, afterId == null ? "" : afterId);
+            select.setMaxRows(limit);
             List<ReportingJob> reporting = new ArrayList<>();
             try (ResultSet row = select.executeQuery()) {
               while (row.next()) {
@@ -103,7 +127,12 @@ class MetricsRowsImpl implements MetricsRows {
                 row.getLong("metrics_offset"),
                 row.getLong("metrics_last_step"),
                 row.getBoolean("metrics_skipping"),
-                row.getLong("metrics_skipped_lines")),
+                row.getLong("metrics_skipped_lines"),
+                row.getLong("metrics_points"),
+                row.getLong("metrics_stride"),
+                row.getLong("metrics_skipped_values"),
+                row.getLong("metrics_end_offset"),
+                row.getBoolean("metrics_cut")),
         newAttempt ? Map.of() : MetricsJson.readValues(row.getString("metrics_latest")),
         newAttempt ? null : row.getObject("metric_value", Double.class),
         newAttempt ? null : row.getObject("metric_best", Double.class),
@@ -120,8 +149,13 @@ class MetricsRowsImpl implements MetricsRows {
   public void insertMetrics(MetricsUpdate update) {
     work(
         connection -> {
-          if (updateJob(connection, update) == 1 && !update.points().isEmpty()) {
-            insertPoints(connection, update);
+          if (updateJob(connection, update) == 1) {
+            if (update.thin()) {
+              thin(connection, update);
+            }
+            if (!update.points().isEmpty()) {
+              insertPoints(connection, update);
+            }
           }
           return null;
         });
@@ -141,9 +175,25 @@ class MetricsRowsImpl implements MetricsRows {
       setNullable(job, 8, MetricsJson.finiteOrNull(update.metricBest()), Types.DOUBLE);
       job.setBoolean(9, update.done());
       job.setInt(10, update.attempt());
-      job.setString(11, update.jobId());
-      job.setInt(12, update.attempt());
+      job.setLong(11, next.points());
+      job.setLong(12, next.stride());
+      job.setLong(13, next.skippedValues());
+      job.setLong(14, next.endOffset());
+      job.setBoolean(15, next.cut());
+      job.setString(16, update.jobId());
+      job.setInt(17, update.attempt());
       return job.executeUpdate();
+    }
+  }
+
+  private static void thin(Connection connection, MetricsUpdate update) throws SQLException {
+    try (PreparedStatement delete = connection.prepareStatement(THIN)) {
+      delete.setString(1, update.jobId());
+      delete.setInt(2, update.attempt());
+      delete.setLong(3, MetricsCaps.FIRST_POINTS);
+      delete.setLong(4, MetricsCaps.FIRST_POINTS);
+      delete.setLong(5, update.next().stride());
+      delete.executeUpdate();
     }
   }
 
@@ -159,13 +209,15 @@ class MetricsRowsImpl implements MetricsRows {
       }
     }
     try (PreparedStatement insert = connection.prepareStatement(INSERT_POINT)) {
-      for (ReportedPoint point : update.points()) {
+      for (int i = 0; i < update.points().size(); i++) {
+        ReportedPoint point = update.points().get(i);
         insert.setString(1, jobId);
         insert.setInt(2, seq++);
         insert.setInt(3, update.attempt());
         insert.setLong(4, point.step());
         insert.setString(5, MetricsJson.writeValues(point.values()));
         insert.setObject(6, utc(point.at()));
+        setNullable(insert, 7, update.indexOf(i), Types.BIGINT);
         insert.addBatch();
       }
       insert.executeBatch();
@@ -200,6 +252,51 @@ class MetricsRowsImpl implements MetricsRows {
               }
             }
             return points;
+          }
+        });
+  }
+
+  @Override
+  public MetricsPage findMetricsPage(String jobId, long afterSeq, int limit, long maxBytes) {
+    return work(
+        connection -> {
+          List<ReportedPoint> points = new ArrayList<>();
+          Long nextAfter = null;
+          try (PreparedStatement select = connection.prepareStatement(PAGE)) {
+            select.setString(1, jobId);
+            select.setLong(2, afterSeq);
+            // One row more than the page tells whether another page follows.
+            select.setMaxRows(limit + 1);
+            select.setFetchSize(Math.min(limit + 1, 500));
+            long bytes = 0;
+            long lastSeq = afterSeq;
+            try (ResultSet row = select.executeQuery()) {
+              while (row.next()) {
+                String values = row.getString(4);
+                bytes += values.length() + POINT_OVERHEAD_BYTES;
+                if (points.size() == limit || (!points.isEmpty() && bytes > maxBytes)) {
+                  nextAfter = lastSeq;
+                  break;
+                }
+                lastSeq = row.getLong(1);
+                points.add(
+                    new ReportedPoint(
+                        row.getInt(2),
+                        row.getLong(3),
+                        MetricsJson.readValues(values),
+                        instant(row, 5)));
+              }
+            }
+          }
+          try (PreparedStatement select = connection.prepareStatement(LEFT_OUT)) {
+            select.setString(1, jobId);
+            try (ResultSet row = select.executeQuery()) {
+              if (!row.next() || row.getInt(1) != row.getInt(2)) {
+                return new MetricsPage(points, nextAfter, 0, 0, false);
+              }
+              return new MetricsPage(
+                  points, nextAfter, row.getLong(3), row.getLong(4), row.getBoolean(5));
+            }
           }
         });
   }

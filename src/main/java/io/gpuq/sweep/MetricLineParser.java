@@ -1,5 +1,10 @@
 package io.gpuq.sweep;
 
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -31,9 +36,30 @@ final class MetricLineParser {
 
   private MetricLineParser() {}
 
-  /** The line's point, empty when it is not a metrics line. */
+  /**
+   * The line's point, empty when it is not a metrics line. A line without a step takes the one
+   * after {@code lastStep}, which is refused past 2^53 - 1 as an explicit step is.
+   */
   static Optional<MetricPoint> parse(byte[] bytes, int offset, int length, long lastStep) {
-    try (JsonParser parser = JSON.createParser(ObjectReadContext.empty(), bytes, offset, length)) {
+    CharBuffer text;
+    try {
+      // Jackson decodes UTF-8 leniently (an overlong "/" reads as one); the JDK's decoder refuses
+      // overlong forms, encoded surrogates, truncated sequences and code points past U+10FFFF.
+      text =
+          StandardCharsets.UTF_8
+              .newDecoder()
+              .onMalformedInput(CodingErrorAction.REPORT)
+              .onUnmappableCharacter(CodingErrorAction.REPORT)
+              .decode(ByteBuffer.wrap(bytes, offset, length));
+    } catch (CharacterCodingException e) {
+      return Optional.empty();
+    }
+    try (JsonParser parser =
+        JSON.createParser(
+            ObjectReadContext.empty(),
+            text.array(),
+            text.arrayOffset() + text.position(),
+            text.remaining())) {
       if (parser.nextToken() != JsonToken.START_OBJECT) {
         return Optional.empty();
       }
@@ -63,7 +89,13 @@ final class MetricLineParser {
       if (parser.nextToken() != null || values.isEmpty()) {
         return Optional.empty();
       }
-      return Optional.of(new MetricPoint(step != null ? step : lastStep + 1, values));
+      if (step == null) {
+        if (lastStep >= SweepLimits.MAX_SAFE_INTEGER) {
+          return Optional.empty();
+        }
+        step = lastStep + 1;
+      }
+      return Optional.of(new MetricPoint(step, values));
     } catch (JacksonException e) {
       // Malformed JSON or UTF-8, a repeated key, a number out of range: garbage, never fatal.
       return Optional.empty();

@@ -294,7 +294,21 @@ class ApiFuzzProperties extends IntegrationTest {
   @Provide
   Arbitrary<String> jobPaths() {
     return Arbitraries.of(
-        "", "/cancel", "/logs", "/logs?tail=-1", "/logs?tail=x", "/logs?follow=maybe", "/", "/x");
+        "",
+        "/cancel",
+        "/logs",
+        "/logs?tail=-1",
+        "/logs?tail=x",
+        "/logs?follow=maybe",
+        "/",
+        "/x",
+        "/metrics",
+        "/metrics?limit=0",
+        "/metrics?limit=x",
+        "/metrics?cursor=x",
+        "/metrics?cursor=bTotMQ",
+        "/metrics?cursor=bTo5OTk5OTk5OTk5OTk5OTk5OTk5",
+        "/metrics?limit=1&cursor=bToy");
   }
 
   /** A JSON string: ASCII only, everything else as \\uXXXX (lone surrogates included). */

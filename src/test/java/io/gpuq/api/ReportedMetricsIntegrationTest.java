@@ -136,6 +136,84 @@ class ReportedMetricsIntegrationTest extends IntegrationTest {
     assertThat(tooMany.body()).contains("limit");
   }
 
+  @Test
+  void the_series_comes_in_pages_that_a_cursor_follows_and_a_foreign_cursor_is_a_problem() {
+    String[] lines = new String[25];
+    for (int step = 0; step < lines.length; step++) {
+      lines[step] = "{\"step\": " + step + ", \"loss\": " + step + "}";
+    }
+    String id = alice.submit(aJob().command("python3", "-c", reporting(lines)).json());
+    awaitState(id, "SUCCEEDED");
+    seriesOnceItHas(id, 25);
+
+    java.util.List<Long> steps = new java.util.ArrayList<>();
+    java.util.List<Integer> sizes = new java.util.ArrayList<>();
+    String cursor = null;
+    do {
+      JsonNode page =
+          alice
+              .get(
+                  "/api/v1/jobs/"
+                      + id
+                      + "/metrics?limit=10"
+                      + (cursor == null ? "" : "&cursor=" + cursor))
+              .json();
+      page.get("series").forEach(point -> steps.add(point.get("step").asLong()));
+      sizes.add(page.get("series").size());
+      cursor = page.get("nextCursor").isNull() ? null : page.get("nextCursor").asString();
+    } while (cursor != null);
+
+    assertThat(sizes).containsExactly(10, 10, 5);
+    assertThat(steps)
+        .containsExactlyElementsOf(java.util.stream.LongStream.range(0, 25).boxed().toList());
+    JsonNode whole = alice.get("/api/v1/jobs/" + id + "/metrics").json();
+    assertThat(whole.get("nextCursor").isNull()).isTrue();
+    assertThat(whole.get("skippedLines").asLong()).isZero();
+    assertThat(whole.get("skippedValues").asLong()).isZero();
+    assertThat(whole.get("truncated").asBoolean()).isFalse();
+    var foreign = alice.get("/api/v1/jobs/" + id + "/metrics?cursor=bm90LWEtY3Vyc29y");
+    assertThat(foreign.status()).isEqualTo(400);
+    assertThat(foreign.contentType()).startsWith("application/problem+json");
+    assertThat(foreign.body()).contains("cursor");
+  }
+
+  @Test
+  void an_answer_of_points_with_many_long_names_stays_within_its_bytes_and_pages_the_rest() {
+    // 1,000 points of 64 names of 100 characters: about 7 MB of JSON in all.
+    String script =
+        "import json, os\n"
+            + "names = ['%s%d' % ('n' * 98, i) for i in range(64)]\n"
+            + "with open(os.environ['GPUQ_METRICS_FILE'], 'a') as f:\n"
+            + "    for step in range(1000):\n"
+            + "        f.write(json.dumps(dict({'step': step}, **{n: step for n in names})) + '\\n')\n";
+    String id = alice.submit(aJob().command("python3", "-c", script).json());
+    awaitState(id, "SUCCEEDED");
+    await()
+        .atMost(SOON)
+        .until(
+            () ->
+                jdbc.queryForObject(
+                        "select count(*) from job_metrics where job_id = ?", Integer.class, id)
+                    == 1000);
+
+    int points = 0;
+    int pages = 0;
+    String cursor = null;
+    do {
+      var answer =
+          alice.get(
+              "/api/v1/jobs/" + id + "/metrics" + (cursor == null ? "" : "?cursor=" + cursor));
+      assertThat(answer.body().length()).isLessThan(2_500_000);
+      JsonNode page = answer.json();
+      points += page.get("series").size();
+      pages++;
+      cursor = page.get("nextCursor").isNull() ? null : page.get("nextCursor").asString();
+    } while (cursor != null);
+
+    assertThat(points).isEqualTo(1000);
+    assertThat(pages).isGreaterThanOrEqualTo(3);
+  }
+
   /**
    * Trials stored as the sweep API will store them (its sweep row, jobs carrying the trial): one
    * completed quickly with a low loss, one running with a high loss, one running with a lower loss

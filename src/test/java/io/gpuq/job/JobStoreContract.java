@@ -940,6 +940,105 @@ abstract class JobStoreContract {
   }
 
   @Test
+  void thinning_to_a_doubled_stride_deletes_the_points_off_it_and_keeps_the_cap_state() {
+    Job job = aRunningJob().on("node-1").in(store());
+    int first = MetricsCaps.FIRST_POINTS;
+    List<ReportedPoint> points = new java.util.ArrayList<>();
+    List<Long> indexes = new java.util.ArrayList<>();
+    for (long index = first - 2; index < first + 6; index++) {
+      points.add(point(index, Map.of("loss", (double) index), 1));
+      indexes.add(index);
+    }
+    MetricsCursor atStride1 =
+        new MetricsCursor(800, first + 5, false, 0, first + 6, 1, 0, -1, false);
+    store()
+        .recordMetrics(
+            new MetricsUpdate(
+                job.id(),
+                1,
+                points,
+                indexes,
+                false,
+                atStride1,
+                Map.of("loss", 1.0),
+                5L,
+                null,
+                null,
+                false));
+    MetricsCursor atStride4 =
+        new MetricsCursor(900, first + 8, false, 3, first + 9, 4, 7, 850, true);
+    store()
+        .recordMetrics(
+            new MetricsUpdate(
+                job.id(),
+                1,
+                List.of(point(first + 8, Map.of("loss", 8.0), 2)),
+                List.of((long) first + 8),
+                true,
+                atStride4,
+                Map.of("loss", 8.0),
+                (long) first + 8,
+                null,
+                null,
+                false));
+
+    assertThat(store().metricsOf(job.id(), 100))
+        .extracting(ReportedPoint::step)
+        .containsExactly(
+            (long) first - 2, (long) first - 1, (long) first, (long) first + 4, (long) first + 8);
+    assertThat(store().jobsReportingOn("node-1").get(0).cursor()).isEqualTo(atStride4);
+    MetricsPage page = store().metricsPage(job.id(), -1, 100, 1 << 20);
+    assertThat(page.skippedLines()).isEqualTo(3);
+    assertThat(page.skippedValues()).isEqualTo(7);
+    assertThat(page.cut()).isTrue();
+  }
+
+  @Test
+  void a_page_of_points_ends_at_its_limit_or_its_bytes_and_the_next_begins_after_it() {
+    Job job = aRunningJob().on("node-1").in(store());
+    List<ReportedPoint> points = new java.util.ArrayList<>();
+    for (int step = 0; step < 7; step++) {
+      points.add(point(step, Map.of("loss", (double) step, "a".repeat(500), 1.0), step));
+    }
+    store().recordMetrics(read(job.id(), points, new MetricsCursor(99, 6, false, 0), false));
+
+    MetricsPage byLimit = store().metricsPage(job.id(), -1, 3, 1 << 20);
+    MetricsPage next = store().metricsPage(job.id(), byLimit.nextAfter(), 3, 1 << 20);
+    MetricsPage last = store().metricsPage(job.id(), next.nextAfter(), 3, 1 << 20);
+    // Each point's values are over 500 bytes: 1,300 bytes hold two of them.
+    MetricsPage byBytes = store().metricsPage(job.id(), -1, 100, 1_300);
+    MetricsPage tiny = store().metricsPage(job.id(), -1, 100, 1);
+
+    assertThat(byLimit.points()).extracting(ReportedPoint::step).containsExactly(0L, 1L, 2L);
+    assertThat(next.points()).extracting(ReportedPoint::step).containsExactly(3L, 4L, 5L);
+    assertThat(last.points()).extracting(ReportedPoint::step).containsExactly(6L);
+    assertThat(last.nextAfter()).isNull();
+    assertThat(byBytes.points()).extracting(ReportedPoint::step).containsExactly(0L, 1L);
+    assertThat(store().metricsPage(job.id(), byBytes.nextAfter(), 100, 1_300).points())
+        .extracting(ReportedPoint::step)
+        .containsExactly(2L, 3L);
+    assertThat(tiny.points()).as("never an empty page while points are left").hasSize(1);
+    assertThat(store().metricsPage(job.id(), -1, 100, 1 << 20).points()).hasSize(7);
+  }
+
+  @Test
+  void the_jobs_reporting_on_a_node_come_in_batches_by_id() {
+    List<String> ids = new java.util.ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      ids.add(aRunningJob().on("node-1").in(store()).id());
+    }
+    ids.sort(java.util.Comparator.naturalOrder());
+
+    List<ReportingJob> first = store().jobsReportingOn("node-1", null, 2);
+    List<ReportingJob> second = store().jobsReportingOn("node-1", first.get(1).jobId(), 2);
+    List<ReportingJob> third = store().jobsReportingOn("node-1", second.get(1).jobId(), 2);
+
+    assertThat(first).extracting(ReportingJob::jobId).containsExactlyElementsOf(ids.subList(0, 2));
+    assertThat(second).extracting(ReportingJob::jobId).containsExactlyElementsOf(ids.subList(2, 4));
+    assertThat(third).extracting(ReportingJob::jobId).containsExactly(ids.get(4));
+  }
+
+  @Test
   void one_job_whose_metrics_are_not_read_to_their_end_is_found_as_the_nodes_list_has_it() {
     Job running = aRunningJob().on("node-1").in(store());
     Job queued = aQueuedJob().in(store());

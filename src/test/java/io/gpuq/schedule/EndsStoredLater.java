@@ -165,8 +165,8 @@ final class EndsStoredLater implements JobStore {
   }
 
   @Override
-  public List<io.gpuq.job.ReportingJob> jobsReportingOn(String node) {
-    return store.jobsReportingOn(node);
+  public List<io.gpuq.job.ReportingJob> jobsReportingOn(String node, String afterId, int limit) {
+    return store.jobsReportingOn(node, afterId, limit);
   }
 
   @Override
@@ -177,6 +177,11 @@ final class EndsStoredLater implements JobStore {
   @Override
   public List<io.gpuq.job.ReportedPoint> metricsOf(String jobId, int limit) {
     return store.metricsOf(jobId, limit);
+  }
+
+  @Override
+  public io.gpuq.job.MetricsPage metricsPage(String jobId, long after, int limit, long maxBytes) {
+    return store.metricsPage(jobId, after, limit, maxBytes);
   }
 
   @Override

@@ -13,6 +13,7 @@ import io.gpuq.job.InMemoryJobStore;
 import io.gpuq.job.Job;
 import io.gpuq.job.JobPlacement;
 import io.gpuq.job.JobState;
+import io.gpuq.job.MetricsCaps;
 import io.gpuq.job.ReportedMetrics;
 import io.gpuq.job.ReportedPoint;
 import io.gpuq.job.SweepMetric;
@@ -337,6 +338,244 @@ class MetricsReadingTest {
     gpuqOnNode1().runOnce();
 
     assertThat(job(trial).state()).isEqualTo(JobState.RUNNING);
+  }
+
+  // --- the caps: whatever a run writes, bounded names, points and bytes
+  // ---------------------------
+
+  /** One line with {@code count} metrics named {@code prefix0}, {@code prefix1}, ... */
+  private static String wideLine(String prefix, int from, int count) {
+    StringBuilder line = new StringBuilder("{");
+    for (int i = from; i < from + count; i++) {
+      line.append(i == from ? "" : ", ").append('"').append(prefix).append(i).append("\": 1");
+    }
+    return line.append("}\n").toString();
+  }
+
+  private io.gpuq.job.MetricsPage page(String jobId) {
+    return store.metricsPage(jobId, -1, 100_000, Long.MAX_VALUE);
+  }
+
+  @Test
+  void an_attempt_keeps_its_first_64_names_and_counts_the_values_of_later_ones_it_skips()
+      throws Exception {
+    store.defineSweep(new SweepMetric("sweep-n", "val_loss", "minimize", null));
+    String id =
+        aRunningJob().trialOf(new SweepTrial("sweep-n", 0, "{}")).on("node-1").in(store).id();
+    MetricsReading reading = gpuqOnNode1();
+    append(id, wideLine("m", 0, 50) + wideLine("m", 40, 50));
+    reading.runOnce();
+    // Past the cap: only values of the 64 kept names, and the sweep's metric, whenever it comes.
+    append(id, wideLine("late", 0, 100) + "{\"m0\": 2, \"late1\": 2, \"val_loss\": 0.5}\n");
+    reading.runOnce();
+
+    Map<String, Double> latest = job(id).reportedMetrics().orElseThrow().latest();
+    assertThat(latest).hasSize(MetricsCaps.MAX_NAMES + 1).containsEntry("val_loss", 0.5);
+    assertThat(latest.keySet()).contains("m0", "m63").doesNotContain("m64", "m89", "late0");
+    assertThat(store.metricsOf(id, 10))
+        .extracting(ReportedPoint::values)
+        .satisfiesExactly(
+            first -> assertThat(first).hasSize(50),
+            second -> assertThat(second.keySet()).hasSize(24).contains("m40", "m63"),
+            last -> assertThat(last).containsOnlyKeys("m0", "val_loss"));
+    // 26 of the second line (m64 to m89), 100 of the third line and late1 of the last.
+    assertThat(page(id).skippedValues()).isEqualTo(26 + 100 + 1);
+    assertThat(steps(id))
+        .as("a line of skipped names only is no point")
+        .containsExactly(0L, 1L, 3L);
+  }
+
+  @Test
+  void an_attempt_keeps_its_first_1000_points_then_evenly_spaced_ones_never_more_than_5000()
+      throws Exception {
+    String id = aRunningJob().on("node-1").in(store).id();
+    MetricsReading reading = gpuqOnNode1();
+    int total = 0;
+    // Over several polls, so that the points stored by earlier polls are thinned too.
+    for (int poll = 0; poll < 6; poll++) {
+      StringBuilder lines = new StringBuilder();
+      for (int i = 0; i < 7_000; i++, total++) {
+        lines.append("{\"loss\": ").append(total).append("}\n");
+      }
+      append(id, lines.toString());
+      reading.runOnce();
+      assertThat(store.metricsOf(id, 100_000).size()).isLessThanOrEqualTo(MetricsCaps.MAX_POINTS);
+    }
+
+    List<Long> kept = store.metricsOf(id, 100_000).stream().map(ReportedPoint::step).toList();
+    assertThat(kept.subList(0, MetricsCaps.FIRST_POINTS))
+        .as("the first 1,000 points, every one")
+        .containsExactlyElementsOf(
+            java.util.stream.LongStream.range(0, MetricsCaps.FIRST_POINTS).boxed().toList());
+    List<Long> rest = kept.subList(MetricsCaps.FIRST_POINTS, kept.size());
+    long stride = rest.get(1) - rest.get(0);
+    assertThat(stride).isEqualTo(16);
+    for (int i = 1; i < rest.size(); i++) {
+      assertThat(rest.get(i) - rest.get(i - 1)).as("evenly spaced").isEqualTo(stride);
+    }
+    assertThat(rest.get(rest.size() - 1))
+        .as("reaching the last stride's worth of the %d points", total)
+        .isGreaterThan(total - 1 - stride);
+    assertThat(job(id).reportedMetrics().orElseThrow().latest())
+        .as("the latest value is kept apart, whatever was thinned")
+        .containsEntry("loss", (double) total - 1);
+  }
+
+  @Test
+  void each_poll_reads_at_most_4_mib_of_a_jobs_file_and_the_next_poll_reads_on() throws Exception {
+    String id = aRunningJob().on("node-1").in(store).id();
+    String line = "{\"a\": 1}\n";
+    append(id, line.repeat(10 * 1024 * 1024 / line.length()));
+    MetricsReading reading = gpuqOnNode1();
+
+    reading.runOnce();
+    long afterOne = store.jobsReportingOn("node-1").get(0).cursor().offset();
+    reading.runOnce();
+    long afterTwo = store.jobsReportingOn("node-1").get(0).cursor().offset();
+
+    assertThat(afterOne).isPositive().isLessThanOrEqualTo(MetricsCaps.MAX_BYTES_PER_POLL);
+    assertThat(afterTwo - afterOne)
+        .isPositive()
+        .isLessThanOrEqualTo(MetricsCaps.MAX_BYTES_PER_POLL);
+  }
+
+  @Test
+  void an_ended_jobs_huge_sparse_file_is_read_64_mib_more_then_no_longer_and_says_so()
+      throws Exception {
+    String id = aSucceededJob().on("node-1").in(store).id();
+    append(id, "{\"loss\": 1}\n");
+    try (var file = new java.io.RandomAccessFile(files.metricsFile(id).toFile(), "rw")) {
+      file.setLength(100L * 1024 * 1024 * 1024);
+    }
+    MetricsReading reading = gpuqOnNode1();
+
+    int polls = 0;
+    while (!store.jobsReportingOn("node-1").isEmpty() && polls < 100) {
+      reading.runOnce();
+      polls++;
+    }
+
+    assertThat(store.jobsReportingOn("node-1")).as("done reading").isEmpty();
+    assertThat(polls)
+        .isEqualTo((int) (MetricsCaps.MAX_BYTES_AFTER_END / MetricsCaps.MAX_BYTES_PER_POLL));
+    assertThat(steps(id)).containsExactly(0L);
+    assertThat(page(id).cut()).isTrue();
+  }
+
+  @Test
+  void an_ended_job_read_to_its_end_within_the_bound_is_not_cut() throws Exception {
+    String id = aSucceededJob().on("node-1").in(store).id();
+    append(id, "{\"loss\": 1}\n");
+
+    gpuqOnNode1().runOnce();
+
+    assertThat(store.jobsReportingOn("node-1")).isEmpty();
+    assertThat(page(id).cut()).isFalse();
+  }
+
+  @Test
+  void a_poll_reads_every_job_of_the_node_batch_after_batch() throws Exception {
+    List<String> ids = new java.util.ArrayList<>();
+    for (int i = 0; i < MetricsReading.BATCH * 2 + 5; i++) {
+      String id = aRunningJob().on("node-1").in(store).id();
+      append(id, "{\"loss\": " + i + "}\n");
+      ids.add(id);
+    }
+
+    gpuqOnNode1().runOnce();
+
+    assertThat(ids).allSatisfy(id -> assertThat(steps(id)).containsExactly(0L));
+  }
+
+  // --- a job's end and the poll: neither waits for the other's jobs, nothing is stored twice -----
+
+  /**
+   * The store, except that storing a read of {@code jobId} signals {@code storing} and waits for
+   * {@code release}: a read caught in the middle.
+   */
+  private io.gpuq.job.JobStore holdingTheStoreOf(
+      String jobId,
+      java.util.concurrent.CountDownLatch storing,
+      java.util.concurrent.CountDownLatch release) {
+    return (io.gpuq.job.JobStore)
+        java.lang.reflect.Proxy.newProxyInstance(
+            getClass().getClassLoader(),
+            new Class<?>[] {io.gpuq.job.JobStore.class},
+            (proxy, method, args) -> {
+              if (method.getName().equals("recordMetrics")
+                  && ((io.gpuq.job.MetricsUpdate) args[0]).jobId().equals(jobId)) {
+                storing.countDown();
+                assertThat(release.await(60, TimeUnit.SECONDS)).isTrue();
+              }
+              try {
+                return method.invoke(store, args);
+              } catch (java.lang.reflect.InvocationTargetException e) {
+                throw e.getCause();
+              }
+            });
+  }
+
+  private MetricsReading gpuqOnNode1Over(io.gpuq.job.JobStore itsStore) {
+    return new MetricsReading(
+        itsStore,
+        files,
+        new MetricsFileReader(),
+        new TrialPruning(store, local.workers(), RULES, clock, "node-1"),
+        clock,
+        "node-1",
+        java.time.Duration.ofSeconds(1));
+  }
+
+  @Test
+  void a_jobs_end_is_read_while_the_poll_is_still_storing_another_jobs_metrics() throws Exception {
+    String chatty = aRunningJob().on("node-1").in(store).id();
+    String neighbour = aRunningJob().on("node-1").in(store).id();
+    assertThat(chatty).as("the poll reads the chatty job first").isLessThan(neighbour);
+    append(chatty, "{\"a\": 1}\n");
+    append(neighbour, "{\"b\": 2}\n");
+    var storing = new java.util.concurrent.CountDownLatch(1);
+    var release = new java.util.concurrent.CountDownLatch(1);
+    MetricsReading reading = gpuqOnNode1Over(holdingTheStoreOf(chatty, storing, release));
+    Thread poll = new Thread(reading::runOnce);
+    poll.start();
+    try {
+      assertThat(storing.await(60, TimeUnit.SECONDS)).isTrue();
+
+      org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
+          java.time.Duration.ofSeconds(30), () -> reading.readBeforeEnd(neighbour));
+
+      assertThat(steps(neighbour)).containsExactly(0L);
+    } finally {
+      release.countDown();
+      poll.join(60_000);
+    }
+    assertThat(steps(chatty)).containsExactly(0L);
+    assertThat(steps(neighbour)).as("read once, not again by the poll").containsExactly(0L);
+  }
+
+  @Test
+  void a_poll_that_loads_a_job_while_its_end_is_being_read_leaves_it_to_that_read()
+      throws Exception {
+    String id = aRunningJob().on("node-1").in(store).id();
+    append(id, "{\"loss\": 1}\n{\"loss\": 2}\n");
+    var storing = new java.util.concurrent.CountDownLatch(1);
+    var release = new java.util.concurrent.CountDownLatch(1);
+    MetricsReading reading = gpuqOnNode1Over(holdingTheStoreOf(id, storing, release));
+    Thread end = new Thread(() -> reading.readBeforeEnd(id));
+    end.start();
+    try {
+      assertThat(storing.await(60, TimeUnit.SECONDS)).isTrue();
+      // Loaded before the end's read is stored: its copy of the job is stale.
+      Thread poll = new Thread(reading::runOnce);
+      poll.start();
+      poll.join(60_000);
+      assertThat(poll.isAlive()).as("the poll waits for no job's end").isFalse();
+    } finally {
+      release.countDown();
+      end.join(60_000);
+    }
+
+    assertThat(steps(id)).as("each line stored once").containsExactly(0L, 1L);
   }
 
   static final class SettableClock extends Clock {

@@ -136,6 +136,53 @@ class MetricsFileReaderTest {
   }
 
   @Test
+  @DisplayName("overlong, surrogate and truncated UTF-8 never make a metric name")
+  void overlongAndOtherInvalidUtf8IsGarbage() throws IOException {
+    Path file = dir.resolve("metrics.jsonl");
+    // "a" and "/" as overlong two-byte forms (C1 A1, C0 AF), a UTF-16 surrogate encoded as UTF-8
+    // (ED A0 80), a three-byte form cut short (E2 82), and a four-byte one past U+10FFFF (F4 90).
+    byte[][] names = {
+      {(byte) 0xC1, (byte) 0xA1},
+      {'x', (byte) 0xC0, (byte) 0xAF},
+      {(byte) 0xED, (byte) 0xA0, (byte) 0x80},
+      {(byte) 0xE2, (byte) 0x82},
+      {(byte) 0xF4, (byte) 0x90, (byte) 0x80, (byte) 0x80}
+    };
+    java.io.ByteArrayOutputStream content = new java.io.ByteArrayOutputStream();
+    for (byte[] name : names) {
+      content.write('{');
+      content.write('"');
+      content.write(name);
+      content.writeBytes("\": 1}\n".getBytes(StandardCharsets.US_ASCII));
+    }
+    content.writeBytes("{\"\u00e9t\u00e9\": 2}\n".getBytes(StandardCharsets.UTF_8));
+    Files.write(file, content.toByteArray());
+
+    MetricsRead read = roomy.read(file, MetricsPosition.START, false);
+
+    assertThat(read.points()).containsExactly(point(0, Map.of("\u00e9t\u00e9", 2.0)));
+    assertThat(read.skippedLines()).isEqualTo(names.length);
+  }
+
+  @Test
+  @DisplayName("a line without a step never counts past 2^53 - 1, the bound an explicit step has")
+  void anImplicitStepStopsWhereAnExplicitOneDoes() throws IOException {
+    long max = SweepLimits.MAX_SAFE_INTEGER;
+    Path file =
+        metrics(
+            "{\"step\": "
+                + (max - 1)
+                + ", \"loss\": 1}\n{\"loss\": 2}\n{\"loss\": 3}\n{\"step\": "
+                + (max + 1)
+                + ", \"loss\": 4}\n{\"step\": 7, \"loss\": 5}\n");
+
+    MetricsRead read = roomy.read(file, MetricsPosition.START, false);
+
+    assertThat(read.points()).extracting(MetricPoint::step).containsExactly(max - 1, max, 7L);
+    assertThat(read.skippedLines()).isEqualTo(2);
+  }
+
+  @Test
   void nanAndInfinityAsPythonWritesThemAreValues() throws IOException {
     Path file = metrics("{\"loss\": NaN, \"grad\": Infinity, \"x\": -Infinity}\n");
 
