@@ -1,5 +1,6 @@
 package io.gpuq.fs;
 
+import io.gpuq.startup.StartRefusedException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.DirectoryStream;
@@ -139,10 +140,9 @@ public record DataDirectory(Path root) {
    */
   private static void refuseLink(Path path) {
     if (Files.isSymbolicLink(path)) {
-      throw new IllegalStateException(
-          path
-              + " is a symbolic link; gpuq does not follow links in its data directory: remove it"
-              + " (and check where it points) before starting gpuq");
+      throw new StartRefusedException(
+          path + " is a symbolic link; gpuq does not follow links in its data directory",
+          "remove it (and check where it points) before starting gpuq");
     }
   }
 

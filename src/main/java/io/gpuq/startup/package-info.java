@@ -1,5 +1,6 @@
 /**
- * How gpuq's own JVM starts from its jar: classes found through an index of the jar's libraries
- * instead of a search through all of them. Plain Java; a leaf, used only by the application class.
+ * How gpuq's own JVM starts: from its jar, classes found through an index of the jar's libraries
+ * instead of a search through all of them; and the refusal to start ({@link
+ * io.gpuq.startup.StartRefusedException}) that any package may raise. Plain Java.
  */
 package io.gpuq.startup;
