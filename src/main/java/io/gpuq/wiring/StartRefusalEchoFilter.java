@@ -5,7 +5,6 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.turbo.TurboFilter;
 import ch.qos.logback.core.spi.FilterReply;
-import io.gpuq.startup.StartRefusedException;
 import org.slf4j.LoggerFactory;
 import org.slf4j.Marker;
 import org.springframework.boot.context.event.ApplicationEnvironmentPreparedEvent;
@@ -42,10 +41,7 @@ public class StartRefusalEchoFilter
     @Override
     public FilterReply decide(
         Marker marker, Logger logger, Level level, String format, Object[] params, Throwable t) {
-      return level == Level.WARN
-              && format != null
-              && format.startsWith(ECHO)
-              && format.contains(StartRefusedException.PREFIX)
+      return level == Level.WARN && format != null && format.startsWith(ECHO)
           ? FilterReply.DENY
           : FilterReply.NEUTRAL;
     }
