@@ -2,7 +2,6 @@ package io.gpuq.fs;
 
 import io.gpuq.startup.StartRefusedException;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -117,7 +116,11 @@ public record DataDirectory(Path root) {
         }
       }
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot prepare the data directory " + root + ": " + e, e);
+      throw new StartRefusedException(
+          "cannot prepare the data directory " + root + " (" + e + ")",
+          "give gpuq.data-dir a directory gpuq's account may create and write, for example"
+              + " --gpuq.data-dir=/var/lib/gpuq as root, or ./data where you start it",
+          e);
     }
     fixed.forEach(line -> log.warn("{}", line));
     return List.copyOf(fixed);

@@ -6,7 +6,6 @@ import io.gpuq.job.Caller;
 import io.gpuq.job.Caller.Role;
 import io.gpuq.startup.StartRefusedException;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -127,7 +126,10 @@ public final class TokenRegistry {
       Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
       return token;
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot create the admin token " + file, e);
+      throw new StartRefusedException(
+          "cannot create the admin token " + file + " (" + e + ")",
+          "give gpuq.data-dir a directory gpuq's account may write, or configure gpuq.auth.tokens",
+          e);
     }
   }
 

@@ -12,7 +12,6 @@ import io.gpuq.launch.env.PythonHook;
 import io.gpuq.security.TokenRegistry;
 import io.gpuq.startup.StartRefusedException;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -48,7 +47,10 @@ public class IsolationConfiguration {
       try {
         PythonHook.extractTo(layout.python());
       } catch (IOException e) {
-        throw new UncheckedIOException("cannot install the Python hook under " + dataDir, e);
+        throw new StartRefusedException(
+            "cannot install the Python hook under " + dataDir + " (" + e + ")",
+            "give gpuq.data-dir a directory gpuq's account may write",
+            e);
       }
     };
   }
