@@ -13,6 +13,7 @@ import io.gpuq.sweep.SweepAccessDeniedException;
 import io.gpuq.sweep.SweepConflictException;
 import io.gpuq.sweep.SweepKeyReusedException;
 import io.gpuq.sweep.SweepNotFoundException;
+import io.gpuq.sweep.TooManyUnfinishedSweepsException;
 import io.gpuq.text.UserText;
 import java.util.ArrayDeque;
 import java.util.Collection;
@@ -98,6 +99,16 @@ public class ApiProblems extends ResponseEntityExceptionHandler {
   @ExceptionHandler(SweepConflictException.class)
   ProblemDetail sweepConflict(SweepConflictException e) {
     return titled(HttpStatus.CONFLICT, "Conflict with the sweep's state", e.getMessage());
+  }
+
+  /** 429 without Retry-After: a sweep finishes when its trials do, which nobody can foretell. */
+  @ExceptionHandler(TooManyUnfinishedSweepsException.class)
+  ProblemDetail tooManyUnfinishedSweeps(TooManyUnfinishedSweepsException e) {
+    ProblemDetail problem =
+        titled(HttpStatus.TOO_MANY_REQUESTS, "Too many unfinished sweeps", e.getMessage());
+    problem.setProperty("limit", e.limit());
+    problem.setProperty("unfinished", e.unfinished());
+    return problem;
   }
 
   @ExceptionHandler(NotARegularFileException.class)

@@ -1,12 +1,21 @@
 package io.gpuq.api;
 
+import io.gpuq.job.Caller;
+import io.gpuq.job.JobAccessDeniedException;
+import io.gpuq.job.JobNotFoundException;
+import io.gpuq.job.JobService;
 import io.gpuq.node.LocalGpus;
 import io.gpuq.node.NodeRegistry;
 import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
 import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestAttribute;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 
@@ -17,21 +26,46 @@ public class GpuController {
 
   private final LocalGpus local;
   private final NodeRegistry nodes;
+  private final JobService jobs;
 
-  public GpuController(LocalGpus local, NodeRegistry nodes) {
+  public GpuController(LocalGpus local, NodeRegistry nodes, JobService jobs) {
     this.local = local;
     this.nodes = nodes;
+    this.jobs = jobs;
   }
 
   @GetMapping
   @Operation(
       summary = "GPUs of every live node",
       description =
-          "This node's GPUs from its last poll; other nodes' GPUs as of their last heartbeat.")
-  public List<GpuView> gpus() {
+          "This node's GPUs from its last poll; other nodes' GPUs as of their last heartbeat. A"
+              + " submitter sees another owner's process as \"another owner's job\", without its"
+              + " pid or job id.")
+  public List<GpuView> gpus(
+      @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller) {
+    Predicate<String> visible = caller.isAdmin() ? jobId -> true : ownJobs(caller);
     List<GpuView> all = new ArrayList<>();
-    local.gpus().forEach(gpu -> all.add(GpuView.of(gpu)));
-    nodes.otherLiveNodesGpus().forEach(gpu -> all.add(GpuView.of(gpu)));
+    local.gpus().forEach(gpu -> all.add(GpuView.of(gpu, visible)));
+    nodes.otherLiveNodesGpus().forEach(gpu -> all.add(GpuView.of(gpu, visible)));
     return all;
+  }
+
+  /**
+   * Whether a job on a GPU is the caller's, asked once per job: a GPU holds a few. One deleted
+   * since the poll is shown as another owner's, which tells nothing.
+   */
+  private Predicate<String> ownJobs(Caller caller) {
+    Map<String, Boolean> known = new HashMap<>();
+    return jobId ->
+        known.computeIfAbsent(
+            jobId,
+            id -> {
+              try {
+                jobs.get(caller, id);
+                return true;
+              } catch (JobAccessDeniedException | JobNotFoundException e) {
+                return false;
+              }
+            });
   }
 }

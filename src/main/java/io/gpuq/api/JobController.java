@@ -5,6 +5,8 @@ import io.gpuq.job.Caller;
 import io.gpuq.job.FieldError;
 import io.gpuq.job.InvalidJobRequestException;
 import io.gpuq.job.Job;
+import io.gpuq.job.JobAccessDeniedException;
+import io.gpuq.job.JobNotFoundException;
 import io.gpuq.job.JobPage;
 import io.gpuq.job.JobRequest;
 import io.gpuq.job.JobRequestValidator;
@@ -17,6 +19,7 @@ import io.gpuq.launch.StopReason;
 import io.gpuq.launch.Workers;
 import io.gpuq.schedule.QueuedReasons;
 import io.gpuq.schedule.SchedulingLoop;
+import io.gpuq.schedule.WaitWords;
 import io.gpuq.text.UserText;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
@@ -28,6 +31,7 @@ import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -111,7 +115,7 @@ public class JobController {
     storage.requireRoom();
     admission.check(spec);
     Submission submission = jobs.submit(caller, spec, idempotencyKey);
-    JobView view = view(submission.job());
+    JobView view = view(caller, submission.job());
     if (!submission.created()) {
       return ResponseEntity.ok(view);
     }
@@ -131,7 +135,7 @@ public class JobController {
   public JobView get(
       @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
       @PathVariable String id) {
-    return view(jobs.get(caller, id));
+    return view(caller, jobs.get(caller, id));
   }
 
   @GetMapping
@@ -164,7 +168,7 @@ public class JobController {
       throw new InvalidJobRequestException(errors);
     }
     JobPage page = jobs.list(caller, stateFilter, labelFilter, beforeId, pageSize);
-    return new JobListView(views(page.items()), IdCursors.encode(page.nextBeforeId()));
+    return new JobListView(views(caller, page.items()), IdCursors.encode(page.nextBeforeId()));
   }
 
   @PostMapping("/{id}/cancel")
@@ -180,7 +184,7 @@ public class JobController {
       @PathVariable String id) {
     Job job = jobs.cancel(caller, id, running -> workers.stop(running.id(), StopReason.CANCELLED));
     scheduler.wakeUp();
-    return view(job);
+    return view(caller, job);
   }
 
   @GetMapping(value = "/{id}/logs", produces = MediaType.TEXT_PLAIN_VALUE)
@@ -257,12 +261,39 @@ public class JobController {
     return parsed;
   }
 
-  private JobView view(Job job) {
-    return JobView.of(job, queuedReasons.of(job));
+  private JobView view(Caller caller, Job job) {
+    return JobView.of(job, forCaller(caller, queuedReasons.of(job), new HashMap<>()));
   }
 
-  private List<JobView> views(List<Job> jobs) {
+  private List<JobView> views(Caller caller, List<Job> jobs) {
     Map<String, String> reasons = queuedReasons.of(jobs);
-    return jobs.stream().map(job -> JobView.of(job, reasons.get(job.id()))).toList();
+    Map<String, Boolean> own = new HashMap<>();
+    return jobs.stream()
+        .map(job -> JobView.of(job, forCaller(caller, reasons.get(job.id()), own)))
+        .toList();
+  }
+
+  /**
+   * A submitter's {@code queuedReason} names no other owner's job: a reservation held by another
+   * owner's job is said as such, without its id. Only that reason names a job, and few jobs wait on
+   * a reservation, so asking whose it is costs a lookup per distinct job named, at most.
+   */
+  private String forCaller(Caller caller, String reason, Map<String, Boolean> own) {
+    if (caller.isAdmin()) {
+      return reason;
+    }
+    return WaitWords.jobNamedIn(reason)
+        .filter(id -> !own.computeIfAbsent(id, named -> isOwn(caller, named)))
+        .map(id -> WaitWords.withoutJobId(reason))
+        .orElse(reason);
+  }
+
+  private boolean isOwn(Caller caller, String id) {
+    try {
+      jobs.get(caller, id);
+      return true;
+    } catch (JobAccessDeniedException | JobNotFoundException e) {
+      return false;
+    }
   }
 }

@@ -83,6 +83,11 @@ public class SweepController {
   @ApiResponse(
       responseCode = "507",
       description = "the data directory has less free space than gpuq.storage.min-free")
+  @ApiResponse(
+      responseCode = "429",
+      description =
+          "the caller has gpuq.sweeps.max-unfinished-per-owner unfinished sweeps already (limit and"
+              + " unfinished in the problem); nothing was stored")
   public ResponseEntity<SweepView> create(
       @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
       @Parameter(description = "a repeated POST with the same key returns the first sweep (200)")

@@ -29,7 +29,9 @@ public record GpuqProperties(
     @DefaultValue Api api,
     @DefaultValue Storage storage,
     @DefaultValue Retention retention,
-    @DefaultValue Backup backup) {
+    @DefaultValue Backup backup,
+    @DefaultValue Sweeps sweeps,
+    @DefaultValue Metrics metrics) {
 
   public GpuqProperties {
     nodeLabels = nodeLabels == null ? Map.of() : Map.copyOf(nodeLabels);
@@ -197,4 +199,16 @@ public record GpuqProperties(
       }
     }
   }
+
+  /**
+   * @param maxUnfinishedPerOwner how many unfinished sweeps one owner may have; the next is
+   *     answered 429 (each adds series to the public metrics)
+   */
+  public record Sweeps(@DefaultValue("100") int maxUnfinishedPerOwner) {}
+
+  /**
+   * @param jobNames whether {@code gpuq_job_info} carries each running job's name, which anyone who
+   *     may scrape {@code /actuator/prometheus} then reads; off, its {@code name} is empty
+   */
+  public record Metrics(@DefaultValue("false") boolean jobNames) {}
 }

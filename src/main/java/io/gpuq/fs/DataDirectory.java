@@ -1,7 +1,7 @@
 package io.gpuq.fs;
 
+import io.gpuq.startup.StartRefusedException;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -121,7 +121,11 @@ public record DataDirectory(Path root) {
         }
       }
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot prepare the data directory " + root + ": " + e, e);
+      throw new StartRefusedException(
+          "cannot prepare the data directory " + root + " (" + e + ")",
+          "give gpuq.data-dir a directory gpuq's account may create and write, for example"
+              + " --gpuq.data-dir=/var/lib/gpuq as root, or ./data where you start it",
+          e);
     }
     fixed.forEach(line -> log.warn("{}", line));
     return List.copyOf(fixed);
@@ -144,10 +148,9 @@ public record DataDirectory(Path root) {
    */
   private static void refuseLink(Path path) {
     if (Files.isSymbolicLink(path)) {
-      throw new IllegalStateException(
-          path
-              + " is a symbolic link; gpuq does not follow links in its data directory: remove it"
-              + " (and check where it points) before starting gpuq");
+      throw new StartRefusedException(
+          path + " is a symbolic link; gpuq does not follow links in its data directory",
+          "remove it (and check where it points) before starting gpuq");
     }
   }
 

@@ -1,5 +1,6 @@
 package io.gpuq.isolation;
 
+import io.gpuq.startup.StartRefusedException;
 import java.util.Optional;
 
 /** Looks accounts up, as {@code getpwnam(3)} and {@code getpwuid(3)} would. */
@@ -13,7 +14,7 @@ public interface AccountDirectory {
    * The account a {@code run-as} value names: a user name, or {@code uid:gid} (which needs no
    * passwd entry).
    *
-   * @throws IllegalArgumentException when it names no account, with what to do about it
+   * @throws StartRefusedException when it names no account, with what to do about it
    */
   default Account resolve(String runAs, String setting) {
     String text = runAs.trim();
@@ -25,8 +26,9 @@ public interface AccountDirectory {
         uid = Integer.parseInt(text.substring(0, colon));
         gid = Integer.parseInt(text.substring(colon + 1));
       } catch (NumberFormatException e) {
-        throw new IllegalArgumentException(
-            setting + "=" + runAs + ": expected a user name or uid:gid (two numbers)");
+        throw new StartRefusedException(
+            setting + "=" + runAs + " is neither a user name nor uid:gid",
+            "give a user name or two numbers, uid:gid");
       }
       return byUid(uid)
           .map(known -> new Account(known.name(), uid, gid, known.home(), known.inPasswd()))
@@ -35,12 +37,9 @@ public interface AccountDirectory {
     return byName(text)
         .orElseThrow(
             () ->
-                new IllegalArgumentException(
-                    setting
-                        + "="
-                        + runAs
-                        + ": this machine has no account of that name; create it (useradd"
-                        + " --system --user-group --shell /usr/sbin/nologin "
+                new StartRefusedException(
+                    setting + "=" + runAs + ": this machine has no account of that name",
+                    "create it (useradd --system --user-group --shell /usr/sbin/nologin "
                         + text
                         + ") or give uid:gid"));
   }

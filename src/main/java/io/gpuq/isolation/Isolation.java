@@ -23,6 +23,12 @@ public record Isolation(
   public enum Mode {
     /** Each owner's jobs run as the account configured for it, never as gpuq's. */
     PER_ACCOUNT("per-account"),
+    /**
+     * gpuq could switch accounts, but no token is configured: the only owner is the operator (the
+     * generated admin token's), whose jobs run as gpuq's own account, as they would if gpuq ran as
+     * the operator.
+     */
+    OPERATOR_ACCOUNT("operator-account"),
     /** gpuq cannot switch accounts: every job runs as gpuq's own account. */
     SHARED_ACCOUNT("shared-account");
 

@@ -1,5 +1,6 @@
 package io.gpuq.isolation;
 
+import io.gpuq.startup.StartRefusedException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -35,15 +36,28 @@ public final class IsolationPlanner {
    */
   public record Plan(Isolation isolation, List<String> warnings) {}
 
+  /** A plan where every owner is a configured token's: none is the operator's own. */
+  public Plan plan(
+      Privileges privileges,
+      Optional<String> defaultRunAs,
+      Map<String, Optional<String>> ownersRunAs,
+      boolean allowSharedAccount) {
+    return plan(privileges, defaultRunAs, ownersRunAs, Optional.empty(), allowSharedAccount);
+  }
+
   /**
    * @param defaultRunAs {@code gpuq.worker.run-as}, if set
    * @param ownersRunAs each owner (a token's name) and its token's {@code run-as}, if any
-   * @throws IllegalStateException when gpuq must not start so, with what to change
+   * @param operator the owner of the generated admin token, present only when no token is
+   *     configured: where it is the only owner and nothing names an account for jobs, its jobs run
+   *     as gpuq's own account, even when gpuq could switch (root on a rented GPU machine)
+   * @throws StartRefusedException when gpuq must not start so, with what to change
    */
   public Plan plan(
       Privileges privileges,
       Optional<String> defaultRunAs,
       Map<String, Optional<String>> ownersRunAs,
+      Optional<String> operator,
       boolean allowSharedAccount) {
     // The process's own gid, which need not be its passwd entry's (docker run --user 1234:5678).
     Account gpuq =
@@ -65,11 +79,12 @@ public final class IsolationPlanner {
                     Optional.empty(),
                     false));
     if (privileges.hasAmbientCapabilities()) {
-      throw new IllegalStateException(
+      throw new StartRefusedException(
           "gpuq holds ambient capabilities (CapAmb "
               + Long.toHexString(privileges.ambientCaps())
-              + "), which every job it starts would inherit: start it without them (systemd:"
-              + " no AmbientCapabilities=), as root, or as an ordinary user");
+              + "), which every job it starts would inherit",
+          "start it without them (systemd: no AmbientCapabilities=), as root, or as an ordinary"
+              + " user");
     }
     List<String> warnings = new ArrayList<>();
     Map<String, Account> byOwner = new TreeMap<>();
@@ -78,11 +93,31 @@ public final class IsolationPlanner {
     if (privileges.canSwitchAccounts()) {
       List<String> missing = privileges.missingForOtherAccounts();
       if (!missing.isEmpty()) {
-        throw new IllegalStateException(
+        throw new StartRefusedException(
             "gpuq can switch accounts but lacks "
                 + String.join(", ", missing)
-                + ", which it needs to give a job its directory, enter it and stop the job; add"
-                + " them, or run gpuq as an ordinary user (jobs then run as gpuq's own account)");
+                + ", which it needs to give a job its directory, enter it and stop the job",
+            "add them, or run gpuq as an ordinary user (jobs then run as gpuq's own account)");
+      }
+      if (operator.isPresent()
+          && ownersRunAs.equals(Map.of(operator.get(), Optional.empty()))
+          && defaultRunAs.filter(runAs -> !runAs.isBlank()).isEmpty()) {
+        // The only owner is whoever can read the generated admin token, a file of gpuq's own
+        // account: the operator, running their own code as themselves, as with gpuq run as them.
+        warnings.add(
+            "no token is configured (gpuq.auth.tokens): the jobs of the generated admin token,"
+                + " the operator's own, run as gpuq's account "
+                + gpuq
+                + " (isolation: operator-account); configure tokens, each with its own run-as,"
+                + " before anyone else submits");
+        return new Plan(
+            new Isolation(
+                Isolation.Mode.OPERATOR_ACCOUNT,
+                gpuq,
+                quietFallback(gpuq),
+                Map.of(operator.get(), gpuq),
+                allowSharedAccount),
+            List.copyOf(warnings));
       }
       mode = Isolation.Mode.PER_ACCOUNT;
       fallback = resolveDefault(defaultRunAs, warnings);
@@ -118,12 +153,13 @@ public final class IsolationPlanner {
             byOwner.put(owner, gpuq);
           });
       if (!elsewhere.isEmpty()) {
-        throw new IllegalStateException(
+        throw new StartRefusedException(
             String.join("; ", elsewhere)
                 + ": gpuq runs as "
                 + gpuq
                 + " and cannot switch accounts (it is neither root nor has CAP_SETUID and"
-                + " CAP_SETGID); run it as root, or remove these settings");
+                + " CAP_SETGID)",
+            "run it as root, or remove these settings");
       }
       warnings.add(
           "gpuq cannot switch accounts (not root with CAP_SETUID and CAP_SETGID): every job runs"
@@ -145,17 +181,29 @@ public final class IsolationPlanner {
             .byName(NOBODY)
             .orElseThrow(
                 () ->
-                    new IllegalStateException(
-                        RUN_AS
-                            + " is not set and this machine has no '"
-                            + NOBODY
-                            + "' account: set it to an unprivileged account for jobs"));
+                    new StartRefusedException(
+                        RUN_AS + " is not set and this machine has no '" + NOBODY + "' account",
+                        "set it to an unprivileged account for jobs"));
     warnings.add(
         RUN_AS
             + " is not set: jobs of tokens without their own run-as run as "
             + nobody
             + "; set it to a dedicated account (the Docker image uses gpuq-job)");
     return nobody;
+  }
+
+  /**
+   * The account of owners no token names, should {@code allow-shared-account} let their jobs run at
+   * all: never gpuq's own, which belongs to the operator alone.
+   */
+  private Account quietFallback(Account gpuq) {
+    return accounts
+        .byName(NOBODY)
+        .orElseThrow(
+            () ->
+                new StartRefusedException(
+                    "gpuq runs as " + gpuq + " and this machine has no '" + NOBODY + "' account",
+                    "set " + RUN_AS + " to an unprivileged account for jobs"));
   }
 
   private void requireOwn(Account gpuq, String runAs, String setting, List<String> elsewhere) {
@@ -181,11 +229,11 @@ public final class IsolationPlanner {
     }
     String what = String.join("; ", shared);
     if (!allowSharedAccount) {
-      throw new IllegalStateException(
+      throw new StartRefusedException(
           "the jobs of several owners would run as one account ("
               + what
-              + "), so each could read and stop the others' jobs; give each token its own run-as"
-              + " account, or set "
+              + "), so each could read and stop the others' jobs",
+          "give each token its own run-as account, or set "
               + ALLOW_SHARED
               + "=true to accept that");
     }

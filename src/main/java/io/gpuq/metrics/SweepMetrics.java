@@ -22,8 +22,21 @@ public final class SweepMetrics implements PeriodicDuty {
   private final LiveGauges trials;
   private final LiveGauges best;
   private final LiveGauges info;
+  private final boolean jobNames;
 
   public SweepMetrics(MeterRegistry registry, Supplier<SweepFigures> figures, Duration interval) {
+    this(registry, figures, interval, false);
+  }
+
+  /**
+   * @param jobNames whether {@code gpuq_job_info}'s {@code name} is the job's name ({@code
+   *     gpuq.metrics.job-names}): anyone who may scrape reads it, so it is empty unless the
+   *     operator opts in; the label stays, so that queries and the contract's label set hold either
+   *     way
+   */
+  public SweepMetrics(
+      MeterRegistry registry, Supplier<SweepFigures> figures, Duration interval, boolean jobNames) {
+    this.jobNames = jobNames;
     this.figures = figures;
     this.interval = interval;
     this.trials =
@@ -77,7 +90,7 @@ public final class SweepMetrics implements PeriodicDuty {
               MetricNames.JOB_ID,
               job.jobId(),
               MetricNames.NAME,
-              job.name(),
+              jobNames ? job.name() : "",
               MetricNames.OWNER,
               job.owner(),
               MetricNames.SWEEP,

@@ -4,6 +4,7 @@ import io.gpuq.placement.PlacementPlan.FreeGpu;
 import io.gpuq.placement.Wait;
 import io.gpuq.text.MemorySize;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 
 /**
@@ -13,6 +14,14 @@ import java.util.TreeMap;
 public final class WaitWords {
 
   public static final String NOT_YET_CONSIDERED = "not yet considered by a scheduling pass";
+
+  private static final String RESERVED_FOR = "a GPU is reserved for ";
+  private static final String WAITED_LONGEST = ", which has waited longest";
+  private static final String JOB = "job ";
+
+  /** A reservation's words for a caller who may not see whose job holds it. */
+  public static final String RESERVED_FOR_ANOTHER_OWNER =
+      RESERVED_FOR + "another owner's job" + WAITED_LONGEST;
 
   private WaitWords() {}
 
@@ -28,12 +37,33 @@ public final class WaitWords {
       return "start spacing on GPU " + spacing.gpu() + " of node " + node;
     }
     if (wait instanceof Wait.ReservedFor reserved) {
-      return "a GPU is reserved for job " + reserved.jobId() + ", which has waited longest";
+      return RESERVED_FOR + JOB + reserved.jobId() + WAITED_LONGEST;
     }
     if (wait instanceof Wait.NeverHere never) {
       return "cannot run on node " + node + ": " + never.why();
     }
     return noCpuSlot(node);
+  }
+
+  /**
+   * The id of the job a reason names, if it names one (only a reservation does), so that the API
+   * can tell a submitter's own job from another owner's.
+   */
+  public static Optional<String> jobNamedIn(String reason) {
+    if (reason != null
+        && reason.startsWith(RESERVED_FOR + JOB)
+        && reason.endsWith(WAITED_LONGEST)
+        && reason.length() > RESERVED_FOR.length() + JOB.length() + WAITED_LONGEST.length()) {
+      return Optional.of(
+          reason.substring(
+              RESERVED_FOR.length() + JOB.length(), reason.length() - WAITED_LONGEST.length()));
+    }
+    return Optional.empty();
+  }
+
+  /** The same reason without the job it names: for a caller to whom that job is another's. */
+  public static String withoutJobId(String reason) {
+    return jobNamedIn(reason).isPresent() ? RESERVED_FOR_ANOTHER_OWNER : reason;
   }
 
   public static String noCpuSlot(String node) {

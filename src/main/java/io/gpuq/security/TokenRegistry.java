@@ -4,8 +4,8 @@ import io.gpuq.config.GpuqProperties;
 import io.gpuq.fs.SafeFiles;
 import io.gpuq.job.Caller;
 import io.gpuq.job.Caller.Role;
+import io.gpuq.startup.StartRefusedException;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -44,12 +44,9 @@ public final class TokenRegistry {
       Path file = dataDir.resolve("admin.token");
       String generated = generatedAdminToken(file);
       if (generated.length() < minLength) {
-        throw new IllegalArgumentException(
-            "the admin token in "
-                + file
-                + " is shorter than "
-                + minLength
-                + " characters: delete the file, and gpuq generates a new one at start");
+        throw new StartRefusedException(
+            "the admin token in " + file + " is shorter than " + minLength + " characters",
+            "delete the file, and gpuq generates a new one at start");
       }
       register(generated, new Caller(GENERATED_ADMIN, Role.ADMIN));
       log.warn(
@@ -60,16 +57,18 @@ public final class TokenRegistry {
     }
     for (GpuqProperties.Auth.Token token : tokens) {
       if (token.name() == null || token.name().isBlank()) {
-        throw new IllegalArgumentException("every gpuq.auth.tokens entry needs a name");
+        throw new StartRefusedException(
+            "a gpuq.auth.tokens entry has no name", "give every entry a name, its owner");
       }
       if (token.token() == null || token.token().length() < minLength) {
-        throw new IllegalArgumentException(
+        throw new StartRefusedException(
             "the token of '"
                 + token.name()
-                + "' must be at least "
+                + "' is shorter than "
                 + minLength
-                + " characters (gpuq.auth.min-token-length): generate one with"
-                + " 'openssl rand -base64 32' and set it as gpuq.auth.tokens[N].token");
+                + " characters (gpuq.auth.min-token-length)",
+            "generate one with 'openssl rand -base64 32' and set it as"
+                + " gpuq.auth.tokens[N].token");
       }
       register(token.token(), new Caller(token.name(), token.role()));
     }
@@ -92,7 +91,8 @@ public final class TokenRegistry {
   private void register(String token, Caller caller) {
     String digest = Base64.getEncoder().encodeToString(sha256(token));
     if (byDigest.putIfAbsent(digest, caller) != null) {
-      throw new IllegalArgumentException("two gpuq.auth.tokens entries share one token");
+      throw new StartRefusedException(
+          "two gpuq.auth.tokens entries share one token", "give each entry its own token");
     }
   }
 
@@ -107,12 +107,9 @@ public final class TokenRegistry {
         // first start: generate one below
       } catch (IOException e) {
         // Unreadable is not missing: a new token would lock out whoever holds the old one.
-        throw new IllegalStateException(
-            "cannot read the admin token "
-                + file
-                + " ("
-                + e.getMessage()
-                + "): fix it, or remove it and gpuq generates a new one at start",
+        throw new StartRefusedException(
+            "cannot read the admin token " + file + " (" + e.getMessage() + ")",
+            "fix it, or remove it and gpuq generates a new one at start",
             e);
       }
       Files.createDirectories(file.getParent());
@@ -129,7 +126,10 @@ public final class TokenRegistry {
       Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
       return token;
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot create the admin token " + file, e);
+      throw new StartRefusedException(
+          "cannot create the admin token " + file + " (" + e + ")",
+          "give gpuq.data-dir a directory gpuq's account may write, or configure gpuq.auth.tokens",
+          e);
     }
   }
 

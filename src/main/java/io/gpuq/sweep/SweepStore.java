@@ -26,6 +26,9 @@ public interface SweepStore {
 
   Optional<Sweep> find(String id);
 
+  /** How many of this owner's sweeps are not finished yet (neither done nor cancelled). */
+  long countUnfinished(String owner);
+
   /** The sweep this owner created with this idempotency key. */
   Optional<Sweep> findByKey(String owner, String idempotencyKey);
 

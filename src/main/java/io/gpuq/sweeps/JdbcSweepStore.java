@@ -110,6 +110,16 @@ public class JdbcSweepStore implements SweepStore {
   }
 
   @Override
+  public long countUnfinished(String owner) {
+    Long count =
+        jdbc.queryForObject(
+            "select count(*) from sweeps where owner = ? and finished_at is null",
+            Long.class,
+            owner);
+    return count == null ? 0 : count;
+  }
+
+  @Override
   public Optional<Sweep> findByKey(String owner, String idempotencyKey) {
     return tx.execute(
         status ->

@@ -29,6 +29,7 @@ import io.gpuq.sweep.SweepStore;
 import io.gpuq.sweep.SweepStore.SweepPage;
 import io.gpuq.sweep.SweepStore.TrialPage;
 import io.gpuq.sweep.SweepValidator;
+import io.gpuq.sweep.TooManyUnfinishedSweepsException;
 import io.gpuq.sweep.Trial;
 import io.gpuq.sweep.TrialQuery;
 import java.time.Clock;
@@ -56,16 +57,36 @@ public class SweepService {
   private final LongSupplier seeds;
   private final Clock clock;
   private final JobIds ids;
+  private final int maxUnfinishedPerOwner;
 
-  /**
-   * @param seeds draws the seed of a random sweep that names none
-   */
+  /** The default of {@code gpuq.sweeps.max-unfinished-per-owner}. */
+  public static final int DEFAULT_MAX_UNFINISHED_PER_OWNER = 100;
+
   public SweepService(
       SweepStore sweeps,
       JobRequestValidator jobValidator,
       SubmitAdmission admission,
       LongSupplier seeds,
       Clock clock) {
+    this(sweeps, jobValidator, admission, seeds, clock, DEFAULT_MAX_UNFINISHED_PER_OWNER);
+  }
+
+  /**
+   * @param seeds draws the seed of a random sweep that names none
+   * @param maxUnfinishedPerOwner how many unfinished sweeps one owner may have: each adds series to
+   *     the public metrics
+   */
+  public SweepService(
+      SweepStore sweeps,
+      JobRequestValidator jobValidator,
+      SubmitAdmission admission,
+      LongSupplier seeds,
+      Clock clock,
+      int maxUnfinishedPerOwner) {
+    if (maxUnfinishedPerOwner < 1) {
+      throw new IllegalArgumentException("gpuq.sweeps.max-unfinished-per-owner must be at least 1");
+    }
+    this.maxUnfinishedPerOwner = maxUnfinishedPerOwner;
     this.sweeps = sweeps;
     this.jobValidator = jobValidator;
     this.admission = admission;
@@ -81,6 +102,8 @@ public class SweepService {
    * @throws InvalidSweepException naming the field of the first mistake found (of the sweep, or of
    *     the first trial whose job is invalid); nothing is stored
    * @throws SweepKeyReusedException when the key's earlier sweep was asked for with another body
+   * @throws TooManyUnfinishedSweepsException when the caller has as many unfinished sweeps as
+   *     allowed already; nothing is stored
    */
   public SweepCreation create(
       Caller caller, JobRequest template, SweepRequest request, String idempotencyKey) {
@@ -92,6 +115,12 @@ public class SweepService {
       }
     }
     SweepDefinition definition = new SweepValidator(seeds).validate(request, template);
+    // Checked before anything is written; two creations racing may both pass at the limit's edge,
+    // which bounds the count all the same (by the owner's concurrent requests).
+    long unfinished = sweeps.countUnfinished(caller.name());
+    if (unfinished >= maxUnfinishedPerOwner) {
+      throw new TooManyUnfinishedSweepsException(maxUnfinishedPerOwner, unfinished);
+    }
     String id = ids.next();
     Instant now = clock.instant();
     List<NewJob> trials = new ArrayList<>();

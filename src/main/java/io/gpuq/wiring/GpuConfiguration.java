@@ -3,6 +3,7 @@ package io.gpuq.wiring;
 import io.gpuq.config.GpuqProperties;
 import io.gpuq.duty.PeriodicDuty;
 import io.gpuq.gpu.GpuBackend;
+import io.gpuq.gpu.GpuBackendException;
 import io.gpuq.gpu.GpuBackendSettings;
 import io.gpuq.gpu.GpuBackends;
 import io.gpuq.gpu.GpuInventory;
@@ -17,6 +18,7 @@ import io.gpuq.metrics.GpuMetrics;
 import io.gpuq.metrics.GpuPollMetrics;
 import io.gpuq.metrics.GuardActionCounter;
 import io.gpuq.proc.ProcFs;
+import io.gpuq.startup.StartRefusedException;
 import io.gpuq.text.MemorySize;
 import java.time.Clock;
 import java.util.List;
@@ -53,7 +55,16 @@ public class GpuConfiguration {
     if (gpu.nvmlLibrary() != null && !gpu.nvmlLibrary().isBlank()) {
       settings = settings.withNvmlLibrary(gpu.nvmlLibrary());
     }
-    SelectedBackend selected = GpuBackends.open(settings);
+    SelectedBackend selected;
+    try {
+      selected = GpuBackends.open(settings);
+    } catch (GpuBackendException e) {
+      throw new StartRefusedException(
+          "gpuq.gpu.backend=" + gpu.backend() + " but no GPU can be used: " + e.getMessage(),
+          "check the NVIDIA driver (nvidia-smi) and gpuq.gpu.nvml-library, or set"
+              + " gpuq.gpu.backend=auto to run on emulated GPUs",
+          e);
+    }
     selected
         .fallbackReason()
         .ifPresent(

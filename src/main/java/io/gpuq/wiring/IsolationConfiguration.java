@@ -10,8 +10,8 @@ import io.gpuq.isolation.Reachability;
 import io.gpuq.isolation.SystemAccounts;
 import io.gpuq.launch.env.PythonHook;
 import io.gpuq.security.TokenRegistry;
+import io.gpuq.startup.StartRefusedException;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -47,7 +47,10 @@ public class IsolationConfiguration {
       try {
         PythonHook.extractTo(layout.python());
       } catch (IOException e) {
-        throw new UncheckedIOException("cannot install the Python hook under " + dataDir, e);
+        throw new StartRefusedException(
+            "cannot install the Python hook under " + dataDir + " (" + e + ")",
+            "give gpuq.data-dir a directory gpuq's account may write",
+            e);
       }
     };
   }
@@ -62,8 +65,9 @@ public class IsolationConfiguration {
       Optional<String> runAs = Optional.ofNullable(token.runAs()).filter(s -> !s.isBlank());
       Optional<String> earlier = owners.putIfAbsent(token.name(), runAs);
       if (earlier != null && !earlier.equals(runAs)) {
-        throw new IllegalStateException(
-            "the tokens of '" + token.name() + "' name different run-as accounts");
+        throw new StartRefusedException(
+            "the tokens of '" + token.name() + "' name different run-as accounts",
+            "give them the same gpuq.auth.tokens[N].run-as, or none");
       }
     }
     IsolationPlanner.Plan plan =
@@ -72,6 +76,9 @@ public class IsolationConfiguration {
                 Privileges.current(),
                 Optional.ofNullable(properties.worker().runAs()).filter(s -> !s.isBlank()),
                 owners,
+                properties.auth().tokens().isEmpty()
+                    ? Optional.of(TokenRegistry.GENERATED_ADMIN)
+                    : Optional.empty(),
                 properties.worker().allowSharedAccount());
     plan.warnings().forEach(warning -> log.warn("{}", warning));
     Isolation isolation = plan.isolation();
@@ -94,15 +101,16 @@ public class IsolationConfiguration {
         Reachability.blocker(work, account)
             .ifPresent(
                 blocker -> {
-                  throw new IllegalStateException(
+                  throw new StartRefusedException(
                       "jobs run as "
                           + account
                           + " cannot reach their work directories under "
                           + work
                           + ": "
                           + blocker
-                          + " is closed to them. Put gpuq.data-dir where every account may pass"
-                          + " through (for example /var/lib/gpuq), or run gpuq as yourself");
+                          + " is closed to them",
+                      "put gpuq.data-dir where every account may pass through (for example"
+                          + " --gpuq.data-dir=/var/lib/gpuq), or run gpuq as yourself");
                 });
       } catch (java.io.IOException e) {
         throw new java.io.UncheckedIOException(e);

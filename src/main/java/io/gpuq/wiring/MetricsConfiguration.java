@@ -82,6 +82,7 @@ public class MetricsConfiguration {
     return new SweepMetrics(
         registry,
         new JdbcSweepFigures(new JdbcTemplate(dataSource), node.name()),
-        properties.gpu().pollInterval());
+        properties.gpu().pollInterval(),
+        properties.metrics().jobNames());
   }
 }

@@ -4,6 +4,7 @@ import io.gpuq.config.GpuqProperties;
 import io.gpuq.duty.PeriodicDuty;
 import io.gpuq.fs.StorageCheckDuty;
 import io.gpuq.fs.StorageGuard;
+import io.gpuq.startup.StartRefusedException;
 import io.gpuq.text.MemorySize;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
@@ -28,7 +29,10 @@ public class StorageConfiguration {
     try {
       return MemorySize.parse(trimmed);
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("gpuq.storage.min-free: " + e.getMessage(), e);
+      throw new StartRefusedException(
+          "gpuq.storage.min-free=" + text + " is no size (" + e.getMessage() + ")",
+          "give a size such as 1GiB or 500MiB, or 0 to turn the check off",
+          e);
     }
   }
 

@@ -1,5 +1,6 @@
 package io.gpuq.wiring;
 
+import io.gpuq.config.GpuqProperties;
 import io.gpuq.duty.PeriodicDuty;
 import io.gpuq.job.JobRequestValidator;
 import io.gpuq.job.SubmitAdmission;
@@ -31,9 +32,16 @@ public class SweepConfiguration {
       JdbcSweepStore sweeps,
       JobRequestValidator validator,
       SubmitAdmission admission,
-      Clock clock) {
+      Clock clock,
+      GpuqProperties properties) {
     SecureRandom random = new SecureRandom();
-    return new SweepService(sweeps, validator, admission, random::nextLong, clock);
+    return new SweepService(
+        sweeps,
+        validator,
+        admission,
+        random::nextLong,
+        clock,
+        properties.sweeps().maxUnfinishedPerOwner());
   }
 
   @Bean

@@ -3,6 +3,7 @@ package io.gpuq.isolation;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.gpuq.startup.StartRefusedException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -79,6 +80,7 @@ class IsolationPlannerTest {
     private Optional<String> defaultRunAs = Optional.empty();
     private final Map<String, Optional<String>> owners = new LinkedHashMap<>();
     private boolean allowSharedAccount;
+    private Optional<String> operator = Optional.empty();
 
     Planning on(Passwd passwd) {
       this.passwd = passwd;
@@ -108,6 +110,13 @@ class IsolationPlannerTest {
       return this;
     }
 
+    /** No token configured: the generated admin token's owner, the operator, is the only one. */
+    Planning onlyTheOperator() {
+      owners.put("admin", Optional.empty());
+      this.operator = Optional.of("admin");
+      return this;
+    }
+
     Planning allowingSharedAccount() {
       this.allowSharedAccount = true;
       return this;
@@ -115,7 +124,7 @@ class IsolationPlannerTest {
 
     IsolationPlanner.Plan plan() {
       return new IsolationPlanner(passwd)
-          .plan(privileges, defaultRunAs, owners, allowSharedAccount);
+          .plan(privileges, defaultRunAs, owners, operator, allowSharedAccount);
     }
   }
 
@@ -235,7 +244,7 @@ class IsolationPlannerTest {
       var planning = aPlan().as(ROOT).owner("alice", "ghost");
 
       assertThatThrownBy(planning::plan)
-          .isInstanceOf(IllegalArgumentException.class)
+          .isInstanceOf(StartRefusedException.class)
           .hasMessageContaining("the run-as of token 'alice'=ghost")
           .hasMessageContaining("useradd --system --user-group --shell /usr/sbin/nologin ghost")
           .hasMessageContaining("uid:gid");
@@ -247,7 +256,7 @@ class IsolationPlannerTest {
       var planning = aPlan().as(ROOT).runAs("ghost").owner("alice");
 
       assertThatThrownBy(planning::plan)
-          .isInstanceOf(IllegalArgumentException.class)
+          .isInstanceOf(StartRefusedException.class)
           .hasMessageContaining("gpuq.worker.run-as=ghost")
           .hasMessageContaining("useradd");
     }
@@ -258,7 +267,7 @@ class IsolationPlannerTest {
       var planning = aPlan().as(ROOT).owner("alice", "1001:staff");
 
       assertThatThrownBy(planning::plan)
-          .isInstanceOf(IllegalArgumentException.class)
+          .isInstanceOf(StartRefusedException.class)
           .hasMessageContaining("the run-as of token 'alice'=1001:staff")
           .hasMessageContaining("uid:gid");
     }
@@ -310,6 +319,57 @@ class IsolationPlannerTest {
       assertThat(plan.isolation().accountOf("admin").isRoot()).isTrue();
       assertThat(plan.warnings())
           .anySatisfy(warning -> assertThat(warning).contains("'admin' run as root"));
+    }
+
+    @Test
+    @DisplayName(
+        "with no token configured, the operator's jobs run as gpuq's own account, root too,"
+            + " and a warning says so")
+    void operatorsOwnJobsRunAsGpuq() {
+      var plan = aPlan().as(ROOT).onlyTheOperator().plan();
+
+      var isolation = plan.isolation();
+      assertThat(isolation.mode()).isEqualTo(Isolation.Mode.OPERATOR_ACCOUNT);
+      assertThat(isolation.mode()).hasToString("operator-account");
+      assertThat(isolation.accountOf("admin").isRoot()).isTrue();
+      assertThat(isolation.needsSwitch(isolation.accountOf("admin"))).isFalse();
+      assertThat(plan.warnings())
+          .singleElement()
+          .satisfies(
+              warning ->
+                  assertThat(warning)
+                      .contains("no token is configured")
+                      .contains("root (0:0)")
+                      .contains("operator-account"));
+    }
+
+    @Test
+    @DisplayName(
+        "with no token configured, the jobs of an owner no token names never get gpuq's account")
+    void operatorRuleLeavesUnknownOwnersOnNobody() {
+      var isolation = aPlan().as(ROOT).onlyTheOperator().allowingSharedAccount().plan().isolation();
+
+      assertThat(isolation.accountOf("a-token-since-removed")).isEqualTo(NOBODY);
+    }
+
+    @Test
+    @DisplayName(
+        "with no token configured but a run-as (the image's gpuq-job), the operator's jobs run as"
+            + " that account")
+    void explicitRunAsOutranksTheOperatorRule() {
+      var isolation = aPlan().as(ROOT).runAs("gpuq-job").onlyTheOperator().plan().isolation();
+
+      assertThat(isolation.mode()).isEqualTo(Isolation.Mode.PER_ACCOUNT);
+      assertThat(isolation.accountOf("admin").name()).isEqualTo("gpuq-job");
+    }
+
+    @Test
+    @DisplayName("configured tokens get no operator rule: a token without run-as runs as nobody")
+    void configuredOwnersStillNeedTheirOwnAccount() {
+      var isolation = aPlan().as(ROOT).owner("admin").plan().isolation();
+
+      assertThat(isolation.mode()).isEqualTo(Isolation.Mode.PER_ACCOUNT);
+      assertThat(isolation.accountOf("admin")).isEqualTo(NOBODY);
     }
 
     @Test

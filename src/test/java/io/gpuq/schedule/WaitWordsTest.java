@@ -119,4 +119,22 @@ class WaitWordsTest {
     assertThat(WaitWords.notSelected(Map.of("pool", "a100"), "a"))
         .isEqualTo("node a does not match nodeSelector {pool=a100}");
   }
+
+  @Test
+  void a_reservation_names_its_job_which_can_be_told_and_left_out_for_another_owner() {
+    String reason = WaitWords.of(new io.gpuq.placement.Wait.ReservedFor("01JD5Q8Z6Y3M"), null, "a");
+
+    assertThat(WaitWords.jobNamedIn(reason)).contains("01JD5Q8Z6Y3M");
+    assertThat(WaitWords.withoutJobId(reason))
+        .isEqualTo("a GPU is reserved for another owner's job, which has waited longest");
+  }
+
+  @Test
+  void other_reasons_name_no_job_and_stay_as_they_are() {
+    String reason = WaitWords.noCpuSlot("a");
+
+    assertThat(WaitWords.jobNamedIn(reason)).isEmpty();
+    assertThat(WaitWords.withoutJobId(reason)).isEqualTo(reason);
+    assertThat(WaitWords.jobNamedIn(null)).isEmpty();
+  }
 }

@@ -131,6 +131,41 @@ public final class GpuqProcess implements AutoCloseable {
     return new Exited(gpuq.process.exitValue(), gpuq.output());
   }
 
+  /**
+   * Starts gpuq as the README's single operator does: from {@code directory}, with no token and no
+   * {@code gpuq.worker.run-as}, its data directory the default {@code ./data} there (the admin
+   * token is then {@code directory/data/admin.token}); waits until its health endpoint answers.
+   */
+  public static GpuqProcess startAsOperatorIn(Path directory, String... extraArgs)
+      throws IOException, InterruptedException {
+    for (int tries = 1; ; tries++) {
+      int port = freePort();
+      List<String> argv = new ArrayList<>();
+      argv.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+      argv.addAll(PackagedGpuq.launcher());
+      argv.add("--server.port=" + port);
+      argv.add("--gpuq.gpu.backend=emulated");
+      argv.addAll(List.of(extraArgs));
+      Path log = directory.resolve("gpuq-" + System.nanoTime() + ".log");
+      Process process =
+          new ProcessBuilder(argv)
+              .directory(directory.toFile())
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+              .start();
+      GpuqProcess gpuq = new GpuqProcess(process, port, log);
+      try {
+        gpuq.awaitHealthy(Duration.ofSeconds(120));
+        return gpuq;
+      } catch (RuntimeException | InterruptedException | IOException e) {
+        gpuq.crash();
+        if (tries == PORT_TRIES || !gpuq.lostItsPort()) {
+          throw e;
+        }
+      }
+    }
+  }
+
   private static GpuqProcess launch(
       List<String> commandPrefix, Path dataDir, String token, String... extraArgs)
       throws IOException {

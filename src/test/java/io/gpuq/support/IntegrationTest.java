@@ -32,6 +32,9 @@ import org.springframework.test.context.DynamicPropertySource;
       "gpuq.placement.start-spacing=100ms",
       "gpuq.gpu.poll-interval=250ms",
       "gpuq.guard.tolerance-bytes=64MiB",
+      // Opted in, so that the metrics tests see gpuq_job_info's names; LessForOthersToSeeTest
+      // checks the default, no names.
+      "gpuq.metrics.job-names=true",
     })
 public abstract class IntegrationTest {
 
