@@ -12,6 +12,7 @@ import io.gpuq.job.JobState;
 import io.gpuq.job.NewJob;
 import io.gpuq.job.SubmitAdmission;
 import io.gpuq.job.SweepTrial;
+import io.gpuq.sweep.BestScope;
 import io.gpuq.sweep.BestTrial;
 import io.gpuq.sweep.ExternalTrials;
 import io.gpuq.sweep.InvalidSweepException;
@@ -209,15 +210,26 @@ public class SweepService {
   }
 
   public SweepSummary get(Caller caller, String id) {
-    return summaryOf(accessible(caller, id));
+    return get(caller, id, BestScope.LAST);
+  }
+
+  /** The sweep, its best trial in {@code scope}. */
+  public SweepSummary get(Caller caller, String id, BestScope scope) {
+    Sweep sweep = accessible(caller, id);
+    return summaryOf(sweep, sweeps.trialCounts(sweep.id()), sweeps.best(sweep.id(), scope));
   }
 
   /** One page of sweeps, newest first: an admin's of everyone, a submitter's own. */
   public SweepSummaries list(Caller caller, String beforeId, int limit) {
+    return list(caller, beforeId, limit, BestScope.LAST);
+  }
+
+  /** One page of sweeps, each with its best trial in {@code scope}. */
+  public SweepSummaries list(Caller caller, String beforeId, int limit, BestScope scope) {
     SweepPage page = sweeps.page(caller.isAdmin() ? null : caller.name(), beforeId, limit);
     List<String> ids = page.items().stream().map(Sweep::id).toList();
     Map<String, Map<JobState, Long>> counts = sweeps.trialCounts(ids);
-    Map<String, BestTrial> best = sweeps.best(ids);
+    Map<String, BestTrial> best = sweeps.best(ids, scope);
     List<SweepSummary> items =
         page.items().stream()
             .map(
@@ -245,7 +257,8 @@ public class SweepService {
             query.order(),
             query.state(),
             query.after(),
-            query.limit());
+            query.limit(),
+            query.scope());
     return sweeps.trials(withGoal);
   }
 

@@ -539,20 +539,33 @@ class SweepApiIntegrationTest extends IntegrationTest {
     }
 
     @Test
-    void the_sweep_names_its_best_trial() {
+    void the_sweep_names_its_completed_trial_with_the_best_final_value_as_optunas_best_trial() {
+      // Final values 1.5, -, 1.2, 1.9, 1.3; bests at any step 0.5, -, 0.2, 0.9, 0.3.
       String minimize = sweepWithValues("minimize", 0.5, null, 0.2, 0.9, 0.3);
       String none = sweepWithValues("maximize");
+      awaitSweepState(minimize, "DONE");
+      // A pruned trial's mid-run dip is no result: trial 3 pruned after reaching 0.01.
+      jdbc.update(
+          "update jobs set state = 'PRUNED', metric_best = 0.01, metric_value = 0.01"
+              + " where sweep_id = ? and trial = 3",
+          minimize);
 
       JsonNode best = sweep(minimize).get("best");
+      JsonNode anyStep = alice.get("/api/v1/sweeps/" + minimize + "?scope=all").json().get("best");
 
       assertThat(best.get("trial").asInt()).isEqualTo(2);
-      assertThat(best.get("value").asDouble()).isEqualTo(0.2);
+      assertThat(best.get("value").asDouble()).isEqualTo(1.2);
       assertThat(best.get("step").asLong()).isEqualTo(200);
       assertThat(best.get("parameters").get("x").asInt()).isEqualTo(2);
       assertThat(best.get("jobId").asString())
           .isEqualTo(trials(minimize, "").get(2).get("jobId").asString());
+      assertThat(anyStep.get("trial").asInt()).isEqualTo(3);
+      assertThat(anyStep.get("value").asDouble()).isEqualTo(0.01);
+      assertThat(order(minimize, "?order=metric")).containsExactly(3, 2, 4, 0, 1);
+      assertThat(order(minimize, "?order=metric&scope=all")).containsExactly(3, 2, 4, 0, 1);
       assertThat(sweep(none).get("best").isNull()).isTrue();
       assertThat(sweep(none).get("metric").get("goal").asString()).isEqualTo("maximize");
+      assertThat(alice.get("/api/v1/sweeps/" + minimize + "?scope=best").status()).isEqualTo(400);
     }
 
     @Test
@@ -563,7 +576,8 @@ class SweepApiIntegrationTest extends IntegrationTest {
       assertThat(trials(id, "?state=SUCCEEDED")).hasSize(5);
       assertThat(trials(id, "?state=QUEUED")).isEmpty();
       Map<String, Integer> refused = new HashMap<>();
-      for (String query : List.of("?order=best", "?cursor=not-one", "?state=DONE", "?limit=0")) {
+      for (String query :
+          List.of("?order=best", "?cursor=not-one", "?state=DONE", "?limit=0", "?scope=best")) {
         refused.put(query, alice.get("/api/v1/sweeps/" + id + "/trials" + query).status());
       }
       assertThat(refused).allSatisfy((query, status) -> assertThat(status).isEqualTo(400));

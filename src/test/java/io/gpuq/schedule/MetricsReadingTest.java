@@ -292,6 +292,8 @@ class MetricsReadingTest {
     // Steps 1 and 2 came in one read: step 1 (0.9 against the median 0.5) prunes it already.
     assertThat(job(bad).attempts().get(0).failureMessage())
         .isEqualTo("stopped by the sweep's early-stopping rule (median) at step 1");
+    assertThat(job(bad).failureMessage())
+        .isEqualTo("stopped by the sweep's early-stopping rule (median) at step 1");
     assertThat(local.exitOf(bad).get(30, TimeUnit.SECONDS).stopReason())
         .isEqualTo(StopReason.PRUNED);
     assertThat(job(fine).state()).isEqualTo(JobState.RUNNING);
