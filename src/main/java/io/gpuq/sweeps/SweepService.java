@@ -25,6 +25,7 @@ import io.gpuq.sweep.SweepKeyTakenException;
 import io.gpuq.sweep.SweepMethod;
 import io.gpuq.sweep.SweepNotFoundException;
 import io.gpuq.sweep.SweepRequest;
+import io.gpuq.sweep.SweepSize;
 import io.gpuq.sweep.SweepState;
 import io.gpuq.sweep.SweepStore;
 import io.gpuq.sweep.SweepStore.SweepPage;
@@ -93,6 +94,12 @@ public class SweepService {
       }
     }
     SweepDefinition definition = new SweepValidator(seeds).validate(request, template);
+    // Before a trial is built: 1,000 copies of a large template are the heap's end.
+    long parametersBytes = 0;
+    for (Trial trial : definition.initialTrials()) {
+      parametersBytes += utf8Bytes(trial.parametersJson());
+    }
+    checkSize(template, definition.initialTrials().size(), parametersBytes);
     String id = ids.next();
     Instant now = clock.instant();
     List<NewJob> trials = new ArrayList<>();
@@ -121,6 +128,19 @@ public class SweepService {
     }
     return new SweepCreation(
         justCreated(sweep, trials.size()), true, first != null && first.gpus() > 0);
+  }
+
+  private static void checkSize(JobRequest template, int trials, long parametersBytes) {
+    int labels = template.labels() == null ? 0 : template.labels().size();
+    SweepSize.check(trials, utf8Bytes(SweepDefinitions.toJson(template)), labels, parametersBytes);
+  }
+
+  private static long utf8Bytes(String text) {
+    return text == null ? 0 : text.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+  }
+
+  private static JobRequest template(Sweep sweep) {
+    return SweepDefinitions.templateOf(sweep.definitionJson());
   }
 
   private SweepCreation retried(Sweep earlier, String definitionJson) {
@@ -287,6 +307,9 @@ public class SweepService {
             sweepId,
             number -> {
               Trial trial = ExternalTrials.check(definition.space(), number, parameters);
+              // The trials before it are bounded alike: their parameters are counted as its.
+              checkSize(
+                  template(sweep), number + 1, (number + 1L) * utf8Bytes(trial.parametersJson()));
               JobSpec spec = trialSpec(definition, sweepId, trial);
               admission.check(spec);
               return trialJob(caller, sweepId, trial, spec, now);
