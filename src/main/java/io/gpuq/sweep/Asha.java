@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 
@@ -89,35 +90,36 @@ public record Asha(long minSteps, int reductionFactor) implements EarlyStopping 
     return step;
   }
 
-  /** Each rung a trial's values reach, with the value that reached it, lowest rung first. */
+  /**
+   * Each rung a trial's values reach, with the value that reached it, lowest rung first. The value
+   * that reaches a rung is the first read at its step or later: every value read before it was
+   * below that step, so it raised the trial's highest step, as Optuna's {@code last_step}.
+   */
   private void addReached(TrialHistory history, List<Reached> into) {
-    List<Intermediate> values = history.values();
-    long highest = Long.MIN_VALUE;
-    int rung = 0;
     long rungStep = minSteps;
-    for (int i = 0; i < values.size() && rungStep > 0; i++) {
-      Intermediate value = values.get(i);
-      if (value.step() <= highest) {
-        // Optuna judges its highest step again, at a rung already recorded: nothing new.
-        continue;
+    for (int rung = 0; ; rung++) {
+      Optional<Intermediate> reaching = history.firstReaching(rungStep);
+      if (reaching.isEmpty()) {
+        return;
       }
-      highest = value.step();
-      while (rungStep > 0 && rungStep <= highest) {
-        into.add(new Reached(history.trial(), i, rung, highest, value.value(), value.at()));
-        rung++;
-        // Past Long.MAX_VALUE no step can reach the next rung: 0 ends the loops.
-        rungStep = rungStep > Long.MAX_VALUE / reductionFactor ? 0 : rungStep * reductionFactor;
+      Intermediate value = reaching.get();
+      into.add(new Reached(history.trial(), rung, value.step(), value.value(), value.at()));
+      if (rungStep > Long.MAX_VALUE / reductionFactor) {
+        return; // no step reaches the next rung
       }
+      rungStep *= reductionFactor;
     }
   }
 
-  /** A trial's value reaching a rung, and when gpuq read it. */
-  private record Reached(int trial, int index, int rung, long step, double value, Instant at) {
+  /**
+   * A trial's value reaching a rung, and when gpuq read it. One trial's rungs are reached in the
+   * order of their values in its file, so rung orders them within one trial and one read.
+   */
+  private record Reached(int trial, int rung, long step, double value, Instant at) {
 
     static final Comparator<Reached> ORDER =
         Comparator.comparing(Reached::at)
             .thenComparingInt(Reached::trial)
-            .thenComparingInt(Reached::index)
             .thenComparingInt(Reached::rung);
   }
 
