@@ -13,7 +13,7 @@ A sweep is one request for many trials; gpuq ranks them by a reported metric:
                             {"lr": [1e-3, 3e-4], "seed": [1, 2, 3]}, metric="val_loss", gpus=1)
     gq.wait_sweep(sweep["id"])                  # done, running, queued, pruned, best so far
     pandas.DataFrame(gq.trials(sweep["id"], order="metric"))
-    gq.best(sweep["id"])                        # {"jobId", "trial", "parameters", "value", ...}
+    gq.best(sweep["id"])                        # best completed trial by its final value
 
 In a training script run by gpuq, report metrics (no network, no token; a no-op elsewhere):
 
@@ -255,9 +255,16 @@ class Client:
         return self._json("POST", "/api/v1/sweeps", body=body,
                           headers=_idempotency(idempotency_key))
 
-    def get_sweep(self, sweep_id):
-        """The sweep with this id: state, trial counts per state, metric, best trial so far."""
-        return self._json("GET", "/api/v1/sweeps/" + _quote(sweep_id))
+    def get_sweep(self, sweep_id, scope=None):
+        """The sweep with this id: state, trial counts per state, metric, best trial so far.
+
+        scope: which trial is "best": "last" (the default: the completed trial with the best
+        final value, Optuna's best_trial) or "all" (the best value of any trial at any step).
+        """
+        path = "/api/v1/sweeps/" + _quote(sweep_id)
+        if scope:
+            path += "?" + urllib.parse.urlencode([("scope", scope)])
+        return self._json("GET", path)
 
     def sweeps(self, page_size=None):
         """Iterates over the sweeps the token may see, newest first, fetching page after page."""
@@ -284,17 +291,20 @@ class Client:
                                    % (sweep_id, sweep["state"], line.elapsed()))
             time.sleep(poll)
 
-    def trials(self, sweep_id, order=None, state=None, page_size=None):
+    def trials(self, sweep_id, order=None, state=None, page_size=None, scope=None):
         """The sweep's trials as a list of flat dicts, ready for pandas.DataFrame(...).
 
         Each has jobId, trial, state, value (the metric's last), bestValue, step, and one key
         per parameter (a parameter named like one of those keys becomes "params_<name>").
         order: "metric" (best first, whatever the goal), "-metric" or "created".
         state: only trials in this state (QUEUED, RUNNING, SUCCEEDED, PRUNED, ...).
+        scope: what "metric" orders by: "last" (the default: value) or "all" (bestValue).
         """
         query = []
         if order:
             query.append(("order", order))
+        if scope:
+            query.append(("scope", scope))
         if state:
             query.append(("state", state))
         if page_size:
@@ -302,9 +312,14 @@ class Client:
         path = "/api/v1/sweeps/%s/trials" % _quote(sweep_id)
         return [_flat_trial(row) for row in self._pages(path, query)]
 
-    def best(self, sweep_id):
-        """The sweep's best trial so far, {jobId, trial, parameters, value, step}, or None."""
-        return self.get_sweep(sweep_id).get("best")
+    def best(self, sweep_id, scope=None):
+        """The sweep's best trial so far, {jobId, trial, parameters, value, step}, or None.
+
+        As Optuna's study.best_trial: the completed (SUCCEEDED) trial with the best final value,
+        the last it reported; a pruned trial never. scope="all": the best value of any trial at
+        any step (Ray Tune's scope="all").
+        """
+        return self.get_sweep(sweep_id, scope).get("best")
 
     def add_trial(self, sweep_id, parameters):
         """Adds one trial with these parameters to an external sweep and returns its job."""

@@ -122,6 +122,8 @@ class SweepClientTest(unittest.TestCase):
         self.assertEqual(best["trial"], 4)  # lr varies slowest, as in itertools.product
         self.assertAlmostEqual(best["value"], final(best["parameters"]))
         self.assertEqual(self.gq.get(best["jobId"])["parameters"], best["parameters"])
+        # Every trial completed, and its loss only falls: the best at any step is the same trial.
+        self.assertEqual(self.gq.best(sweep["id"], scope="all")["trial"], 4)
 
     def test_best_is_none_before_any_trial_reported(self):
         sweep = self.create(method="external", parameters={"lr": {"min": 0.001, "max": 0.1},

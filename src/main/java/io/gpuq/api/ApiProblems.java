@@ -13,6 +13,7 @@ import io.gpuq.sweep.SweepAccessDeniedException;
 import io.gpuq.sweep.SweepConflictException;
 import io.gpuq.sweep.SweepKeyReusedException;
 import io.gpuq.sweep.SweepNotFoundException;
+import io.gpuq.sweep.SweepTooLargeException;
 import io.gpuq.sweep.TooManyUnfinishedSweepsException;
 import io.gpuq.text.UserText;
 import java.util.ArrayDeque;
@@ -94,6 +95,16 @@ public class ApiProblems extends ResponseEntityExceptionHandler {
   @ExceptionHandler(SweepAccessDeniedException.class)
   ProblemDetail sweepForbidden(SweepAccessDeniedException e) {
     return titled(HttpStatus.FORBIDDEN, "Not your sweep", e.getMessage());
+  }
+
+  @ExceptionHandler(SweepTooLargeException.class)
+  ProblemDetail sweepTooLarge(SweepTooLargeException e) {
+    ProblemDetail problem =
+        titled(HttpStatus.CONTENT_TOO_LARGE, "Sweep larger than a sweep may be", e.getMessage());
+    problem.setProperty("limit", e.limit());
+    problem.setProperty("max", e.max());
+    problem.setProperty("requested", e.requested());
+    return problem;
   }
 
   @ExceptionHandler(SweepConflictException.class)

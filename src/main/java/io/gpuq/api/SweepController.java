@@ -9,6 +9,7 @@ import io.gpuq.job.JobState;
 import io.gpuq.launch.StopReason;
 import io.gpuq.launch.Workers;
 import io.gpuq.schedule.SchedulingLoop;
+import io.gpuq.sweep.BestScope;
 import io.gpuq.sweep.SweepStore.TrialPage;
 import io.gpuq.sweep.TrialCursor;
 import io.gpuq.sweep.TrialOrder;
@@ -27,6 +28,7 @@ import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -117,24 +119,60 @@ public class SweepController {
       @Parameter(description = "1 to 1000, default 100") @RequestParam(required = false)
           Integer limit,
       @Parameter(description = "nextCursor of the previous page") @RequestParam(required = false)
-          String cursor) {
+          String cursor,
+      @Parameter(
+              description =
+                  "which value makes the best trial: last (the default: the completed trial with"
+                      + " the best final value, as Optuna's best_trial) or all (the best value of"
+                      + " any trial at any step)")
+          @RequestParam(required = false)
+          String scope) {
     List<FieldError> errors = new ArrayList<>();
     int pageSize = PageSizes.of(limit, errors);
     String beforeId = IdCursors.decode(cursor, errors);
+    BestScope bestScope = scopeOf(scope, errors);
     if (!errors.isEmpty()) {
       throw new InvalidJobRequestException(errors);
     }
-    SweepSummaries page = sweeps.list(caller, beforeId, pageSize);
+    SweepSummaries page = sweeps.list(caller, beforeId, pageSize, bestScope);
     return new SweepListView(
         page.items().stream().map(SweepView::of).toList(), IdCursors.encode(page.nextBeforeId()));
   }
 
   @GetMapping("/{id}")
   @Operation(summary = "Get a sweep: its trials per state and its best trial")
+  @ApiResponse(responseCode = "400", description = "bad scope")
   public SweepView get(
       @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
-      @PathVariable String id) {
-    return SweepView.of(sweeps.get(caller, id));
+      @PathVariable String id,
+      @Parameter(
+              description =
+                  "which value makes the best trial: last (the default: the completed trial with"
+                      + " the best final value, as Optuna's best_trial) or all (the best value of"
+                      + " any trial at any step)")
+          @RequestParam(required = false)
+          String scope) {
+    List<FieldError> errors = new ArrayList<>();
+    BestScope bestScope = scopeOf(scope, errors);
+    if (!errors.isEmpty()) {
+      throw new InvalidJobRequestException(errors);
+    }
+    return SweepView.of(sweeps.get(caller, id, bestScope));
+  }
+
+  /** The scope a request names; {@link BestScope#LAST} when it names none. */
+  private static BestScope scopeOf(String scope, List<FieldError> errors) {
+    if (scope == null) {
+      return BestScope.LAST;
+    }
+    Optional<BestScope> named = BestScope.fromWire(scope);
+    if (named.isEmpty()) {
+      errors.add(
+          new FieldError(
+              "scope", "unknown scope \"" + UserText.echo(scope) + "\"; use last or all"));
+      return BestScope.LAST;
+    }
+    return named.get();
   }
 
   @GetMapping("/{id}/trials")
@@ -155,8 +193,15 @@ public class SweepController {
       @Parameter(description = "1 to 1000, default 100") @RequestParam(required = false)
           Integer limit,
       @Parameter(description = "nextCursor of the previous page") @RequestParam(required = false)
-          String cursor) {
+          String cursor,
+      @Parameter(
+              description =
+                  "which value metric and -metric order by: last (the default: each trial's last"
+                      + " reported value) or all (its best at any step)")
+          @RequestParam(required = false)
+          String scope) {
     List<FieldError> errors = new ArrayList<>();
+    BestScope bestScope = scopeOf(scope, errors);
     TrialOrder trialOrder = TrialOrder.CREATED;
     if (order != null) {
       trialOrder = TrialOrder.fromWire(order).orElse(null);
@@ -180,7 +225,8 @@ public class SweepController {
       throw new InvalidJobRequestException(errors);
     }
     TrialPage page =
-        sweeps.trials(caller, new TrialQuery(id, null, trialOrder, stateFilter, after, pageSize));
+        sweeps.trials(
+            caller, new TrialQuery(id, null, trialOrder, stateFilter, after, pageSize, bestScope));
     return new TrialListView(
         page.items().stream().map(TrialListView.TrialView::of).toList(),
         page.next() == null ? null : page.next().encode());

@@ -268,8 +268,8 @@ public class Job {
   /**
    * The sweep's early-stopping rule stopped this running trial; its worker is being stopped.
    *
-   * @param why in words and numbers, kept on the attempt: "stopped by the sweep's early-stopping
-   *     rule (median) at step 40"
+   * @param why in words and numbers, kept on the job and its attempt: "stopped by the sweep's
+   *     early-stopping rule (median) at step 40"
    */
   public void prune(String why, Instant now) {
     apply(JobTransition.PRUNE, Change.end(null, null, why, now));

@@ -77,12 +77,15 @@ public enum JobTransition {
       CANCELLED),
   /**
    * The sweep's early-stopping rule stopped a running trial. Like a cancel, a stored fact the node
-   * running its worker acts on; only a running trial has values a rule can judge.
+   * running its worker acts on; only a running trial has values a rule can judge. Why (the rule and
+   * the step) is the job's failure message too, where a user looks first.
    */
   PRUNE(
       EnumSet.of(RUNNING),
       PRUNED,
-      jobWrites(JobField.FINISHED_AT, Value.NOW),
+      jobWrites(
+          JobField.FAILURE_MESSAGE, Value.MESSAGE,
+          JobField.FINISHED_AT, Value.NOW),
       AttemptEffect.ENDS,
       PRUNED);
 

@@ -1,6 +1,8 @@
 package io.gpuq.metrics;
 
 import io.gpuq.job.JobState;
+import io.gpuq.sweep.BestScope;
+import io.gpuq.sweeps.BestTrialSql;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -8,8 +10,9 @@ import java.util.function.Supplier;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * The sweep meters' figures in three grouped queries: trials per sweep and state, the best value
- * per sweep, and this node's running jobs. Only unfinished sweeps are read.
+ * The sweep meters' figures in three grouped queries: trials per sweep and state, the value of each
+ * sweep's best trial (as its view names it), and this node's running jobs. Only unfinished sweeps
+ * are read.
  */
 public final class JdbcSweepFigures implements Supplier<SweepFigures> {
 
@@ -17,12 +20,13 @@ public final class JdbcSweepFigures implements Supplier<SweepFigures> {
       "select j.sweep_id, j.state, count(*) from jobs j join sweeps s on s.id = j.sweep_id"
           + " where s.finished_at is null group by j.sweep_id, j.state";
 
-  // The goal as the request gave it, whatever its case; minimize unless it says maximize.
+  // The value of each unfinished sweep's best trial, as the sweep's view names it.
   private static final String BEST =
-      "select s.id, case when lower(s.metric_goal) = 'maximize' then max(j.metric_best)"
-          + " else min(j.metric_best) end from sweeps s join jobs j on j.sweep_id = s.id"
-          + " where s.finished_at is null and j.metric_best is not null"
-          + " group by s.id, s.metric_goal";
+      "select s.id, j."
+          + BestTrialSql.valueColumn(BestScope.LAST)
+          + " from sweeps s join jobs j on j.id = "
+          + BestTrialSql.bestTrialId(BestScope.LAST)
+          + " where s.finished_at is null and s.metric_name is not null";
 
   private static final String RUNNING_HERE =
       "select id, name, owner, sweep_id from jobs where state = 'RUNNING' and node = ?";
@@ -53,7 +57,8 @@ public final class JdbcSweepFigures implements Supplier<SweepFigures> {
           if (!row.wasNull()) {
             best.put(row.getString(1), value);
           }
-        });
+        },
+        java.util.Collections.nCopies(BestTrialSql.PARAMETERS, BestTrialSql.PARAMETER).toArray());
     List<SweepFigures.RunningJob> running =
         jdbc.query(
             RUNNING_HERE,

@@ -46,7 +46,7 @@ public final class SweepMetrics implements PeriodicDuty {
             registry,
             MetricNames.SWEEP_BEST_VALUE,
             null,
-            "The best value of a sweep's metric so far, by its goal");
+            "The final value of the sweep's best completed trial, by its goal");
     this.info =
         new LiveGauges(
             registry,

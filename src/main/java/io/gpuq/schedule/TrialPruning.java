@@ -16,14 +16,17 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Enforces a sweep's early-stopping rule on its trials running on this node: the rule judges each
- * against every trial of the sweep (any state; completed means SUCCEEDED), and a trial it stops is
- * pruned in the store, then its worker stopped as a cancel's is. Its later exit leaves it PRUNED.
+ * value a trial reported since the last judgement, in order, against every trial of the sweep (any
+ * state; completed means SUCCEEDED), as Optuna's {@code should_prune} after each {@code report}; a
+ * trial it stops is pruned in the store, then its worker stopped as a cancel's is. Its later exit
+ * leaves it PRUNED.
  */
 public final class TrialPruning {
 
@@ -37,6 +40,12 @@ public final class TrialPruning {
   private final String node;
   // A sweep's rule is read from its stored JSON once, not at every poll.
   private final Map<String, Optional<EarlyStopping>> ruleBySweep = new HashMap<>();
+  // How many of each running trial's values were judged: each value is judged once, when it is
+  // new, against the trials completed by then (the median rule's answer changes as trials
+  // complete; Optuna never judges a step again either).
+  private final Map<String, Integer> judged = new HashMap<>();
+  // Values read before this gpuq started were judged by the one before it.
+  private final java.time.Instant started;
 
   /**
    * @param rules the rule a sweep's stored {@code earlyStopping} JSON describes
@@ -52,6 +61,7 @@ public final class TrialPruning {
     this.rules = rules;
     this.clock = clock;
     this.node = node;
+    this.started = clock.instant();
   }
 
   /** Asks the sweep's rule about each of its trials running here, and prunes those it stops. */
@@ -71,12 +81,36 @@ public final class TrialPruning {
         runningHere.put(trial.jobId(), history);
       }
     }
+    for (TrialSeries trial : trials) {
+      if (!runningHere.containsKey(trial.jobId())) {
+        judged.remove(trial.jobId());
+      }
+    }
     runningHere.forEach(
         (jobId, history) -> {
-          if (rule.get().shouldPrune(history, histories, goal)) {
-            prune(jobId, rule.get(), history);
+          int from = judged.computeIfAbsent(jobId, id -> readBeforeStart(history));
+          if (from > history.values().size()) {
+            from = 0; // a new attempt: its values start again
+          }
+          OptionalLong step = rule.get().pruneStep(history, histories, goal, from);
+          if (step.isPresent()) {
+            judged.remove(jobId);
+            prune(jobId, rule.get(), history, step.getAsLong());
+          } else {
+            judged.put(jobId, history.values().size());
           }
         });
+  }
+
+  private int readBeforeStart(TrialHistory history) {
+    int count = 0;
+    for (Intermediate value : history.values()) {
+      if (!value.at().isBefore(started)) {
+        break;
+      }
+      count++;
+    }
+    return count;
   }
 
   private Optional<EarlyStopping> ruleOf(SweepMetric sweep) {
@@ -103,9 +137,8 @@ public final class TrialPruning {
         trial.values().stream().map(v -> new Intermediate(v.step(), v.value(), v.at())).toList());
   }
 
-  private void prune(String jobId, EarlyStopping rule, TrialHistory history) {
-    String at = history.lastStep().isPresent() ? " at step " + history.lastStep().getAsLong() : "";
-    String words = "the sweep's early-stopping rule (" + rule.wireName() + ")" + at;
+  private void prune(String jobId, EarlyStopping rule, TrialHistory history, long step) {
+    String words = "the sweep's early-stopping rule (" + rule.wireName() + ") at step " + step;
     if (store.prune(jobId, "stopped by " + words, clock.instant())) {
       log.info("trial {} (job {}) pruned by {}", history.trial(), jobId, words);
       workers.stop(jobId, StopReason.PRUNED, "pruned by " + words);

@@ -8,14 +8,17 @@ import java.util.OptionalLong;
 
 /**
  * The median stopping rule (Golovin et al., 2017, "Google Vizier"), exactly as Optuna's {@code
- * MedianPruner} applies it ({@code PercentilePruner} at the 50th percentile, {@code interval_steps
- * = 1}, {@code n_min_trials = 1}): at its last reported step s, a trial is pruned when its best
- * value so far is worse than the median of the values that the completed trials reported at step s.
+ * MedianPruner(n_startup_trials=startupTrials, n_warmup_steps=warmupSteps, interval_steps=1,
+ * n_min_trials=1)} applies it ({@code PercentilePruner} at the 50th percentile): after each value
+ * it reports, a trial whose step s (its highest so far) is {@code warmupSteps} or more is pruned
+ * when its best value so far is worse than the median of the values that the completed trials
+ * reported at step s.
  *
- * <p>Nothing is pruned before {@code startupTrials} trials have completed, nor before step {@code
- * warmupSteps}, nor when no completed trial reported step s. A trial whose every value is NaN (a
- * diverged loss) is pruned. Completed means ended {@code SUCCEEDED}: Optuna's {@code COMPLETE};
- * pruned, failed and cancelled trials do not count.
+ * <p>Nothing is pruned before {@code startupTrials} trials have completed, nor when no completed
+ * trial reported step s. A trial whose every value so far is NaN (a diverged loss) is pruned.
+ * Completed means ended {@code SUCCEEDED}: Optuna's {@code COMPLETE}; pruned, failed and cancelled
+ * trials do not count. Which trials are completed is read when the value is judged, as Optuna reads
+ * them when {@code should_prune} is called.
  */
 public record MedianStopping(int startupTrials, long warmupSteps) implements EarlyStopping {
 
@@ -29,7 +32,8 @@ public record MedianStopping(int startupTrials, long warmupSteps) implements Ear
   }
 
   @Override
-  public boolean shouldPrune(TrialHistory trial, Collection<TrialHistory> sweep, Goal goal) {
+  public OptionalLong pruneStep(
+      TrialHistory trial, Collection<TrialHistory> sweep, Goal goal, int from) {
     List<TrialHistory> completed = new ArrayList<>();
     for (TrialHistory other : sweep) {
       if (other.completed() && other.trial() != trial.trial()) {
@@ -37,35 +41,54 @@ public record MedianStopping(int startupTrials, long warmupSteps) implements Ear
       }
     }
     if (completed.isEmpty() || completed.size() < startupTrials) {
-      return false;
+      return OptionalLong.empty();
     }
-    OptionalLong step = trial.lastStep();
-    if (step.isEmpty() || step.getAsLong() < warmupSteps) {
-      return false;
+    long step = Long.MIN_VALUE;
+    double best = Double.NaN;
+    List<Intermediate> values = trial.values();
+    for (int i = 0; i < values.size(); i++) {
+      Intermediate value = values.get(i);
+      step = Math.max(step, value.step());
+      best = goal.better(best, value.value());
+      if (i < from || step < warmupSteps) {
+        continue;
+      }
+      if (Double.isNaN(best)) {
+        return OptionalLong.of(step);
+      }
+      OptionalDouble median = medianAt(completed, step);
+      if (median.isPresent() && goal.worse(best, median.getAsDouble())) {
+        return OptionalLong.of(step);
+      }
     }
-    double best = trial.best(goal).orElseThrow();
-    if (Double.isNaN(best)) {
-      return true;
-    }
+    return OptionalLong.empty();
+  }
+
+  private static OptionalDouble medianAt(List<TrialHistory> completed, long step) {
     List<Double> atStep = new ArrayList<>();
     for (TrialHistory other : completed) {
-      OptionalDouble value = other.valueAt(step.getAsLong());
+      OptionalDouble value = other.valueAt(step);
       if (value.isPresent() && !Double.isNaN(value.getAsDouble())) {
         atStep.add(value.getAsDouble());
       }
     }
-    if (atStep.isEmpty()) {
-      return false;
-    }
-    return goal.worse(best, median(atStep));
+    return atStep.isEmpty() ? OptionalDouble.empty() : OptionalDouble.of(median(atStep));
   }
 
-  /** The middle value, or the mean of the two middle ones (numpy's 50th percentile). */
+  /**
+   * The middle value, or halfway between the two middle ones computed as numpy's 50th percentile
+   * does ({@code b - (b - a) * 0.5}), to the last bit.
+   */
   static double median(List<Double> values) {
     List<Double> sorted = new ArrayList<>(values);
     sorted.sort(null);
     int n = sorted.size();
-    return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+    if (n % 2 == 1) {
+      return sorted.get(n / 2);
+    }
+    double a = sorted.get(n / 2 - 1);
+    double b = sorted.get(n / 2);
+    return b - (b - a) * 0.5;
   }
 
   @Override

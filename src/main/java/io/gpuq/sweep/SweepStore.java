@@ -44,14 +44,25 @@ public interface SweepStore {
   Map<String, Map<JobState, Long>> trialCounts(Collection<String> sweepIds);
 
   /**
-   * Each sweep's trial with the best {@code metric_best} by its metric's goal, in one statement; a
-   * sweep without a metric, or none of whose trials reported it, is absent.
+   * Each sweep's best trial in {@code scope} by its metric's goal (then by number), in one
+   * statement; a sweep without a metric, or none of whose trials has a value in that scope, is
+   * absent. A NaN or infinite value never wins.
    */
-  Map<String, BestTrial> best(Collection<String> sweepIds);
+  Map<String, BestTrial> best(Collection<String> sweepIds, BestScope scope);
 
-  /** One sweep's best trial, as {@link #best(Collection)} finds it. */
+  /** Each sweep's best completed trial by its final value ({@link BestScope#LAST}). */
+  default Map<String, BestTrial> best(Collection<String> sweepIds) {
+    return best(sweepIds, BestScope.LAST);
+  }
+
+  /** One sweep's best trial, as {@link #best(Collection, BestScope)} finds it. */
+  default Optional<BestTrial> best(String sweepId, BestScope scope) {
+    return Optional.ofNullable(best(List.of(sweepId), scope).get(sweepId));
+  }
+
+  /** One sweep's best completed trial by its final value. */
   default Optional<BestTrial> best(String sweepId) {
-    return Optional.ofNullable(best(List.of(sweepId)).get(sweepId));
+    return best(sweepId, BestScope.LAST);
   }
 
   /** One page of a sweep's trials table. */

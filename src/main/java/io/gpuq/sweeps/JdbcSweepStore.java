@@ -3,6 +3,7 @@ package io.gpuq.sweeps;
 import io.gpuq.job.JobRows;
 import io.gpuq.job.JobState;
 import io.gpuq.job.NewJob;
+import io.gpuq.sweep.BestScope;
 import io.gpuq.sweep.BestTrial;
 import io.gpuq.sweep.Goal;
 import io.gpuq.sweep.Metric;
@@ -191,25 +192,21 @@ public class JdbcSweepStore implements SweepStore {
   }
 
   @Override
-  public Map<String, BestTrial> best(Collection<String> sweepIds) {
+  public Map<String, BestTrial> best(Collection<String> sweepIds, BestScope scope) {
     if (sweepIds.isEmpty()) {
       return Map.of();
     }
-    // Each sweep's best trial by its own goal, found through jobs_sweep_metric as one sweep's
-    // would be: an index walk to its first row per sweep, not a ranking of every reported trial.
+    String value = BestTrialSql.valueColumn(scope);
     String sql =
-        "select j.sweep_id, j.id, j.trial, j.parameters, j.metric_best, j.metrics_step"
-            + " from sweeps s join jobs j on j.id = case when lower(s.metric_goal) = 'maximize'"
-            + " then ("
-            + firstTrialByBest("desc")
-            + ") else ("
-            + firstTrialByBest("asc")
-            + ") end where s.metric_name is not null and s.id in ("
+        "select j.sweep_id, j.id, j.trial, j.parameters, j."
+            + value
+            + ", j.metrics_step from sweeps s join jobs j on j.id = "
+            + BestTrialSql.bestTrialId(scope)
+            + " where s.metric_name is not null and s.id in ("
             + String.join(", ", Collections.nCopies(sweepIds.size(), "?"))
             + ")";
-    List<Object> args = new ArrayList<>();
-    args.add(Double.POSITIVE_INFINITY);
-    args.add(Double.POSITIVE_INFINITY);
+    List<Object> args =
+        new ArrayList<>(Collections.nCopies(BestTrialSql.PARAMETERS, BestTrialSql.PARAMETER));
     args.addAll(sweepIds);
     Map<String, BestTrial> best = new HashMap<>();
     tx.executeWithoutResult(
@@ -223,22 +220,11 @@ public class JdbcSweepStore implements SweepStore {
                           row.getString("id"),
                           row.getInt("trial"),
                           row.getString("parameters"),
-                          row.getDouble("metric_best"),
+                          row.getDouble(value),
                           row.getObject("metrics_step", Long.class)));
                 },
                 args.toArray()));
     return best;
-  }
-
-  /**
-   * The trial of sweep {@code s} first by {@code metric_best} in this direction, then by number.
-   */
-  private static String firstTrialByBest(String direction) {
-    // "<= +Infinity" leaves out NaN, which both databases sort above every number.
-    return "select b.id from jobs b where b.sweep_id = s.id and b.metric_best <= ?"
-        + " order by b.metric_best "
-        + direction
-        + ", b.trial limit 1";
   }
 
   @Override
@@ -252,6 +238,7 @@ public class JdbcSweepStore implements SweepStore {
       args.add(query.state().name());
     }
     boolean byValue = query.order() != TrialOrder.CREATED;
+    String value = BestTrialSql.valueColumn(query.scope());
     boolean ascending =
         query.order().ascendingValues(query.goal() == null ? Goal.MINIMIZE : query.goal());
     TrialCursor after = query.after();
@@ -261,12 +248,17 @@ public class JdbcSweepStore implements SweepStore {
         args.add(after.trial());
       } else if (after.value() == null) {
         // Past the last row with a value: only those without one remain.
-        sql.append(" and metric_best is null and trial > ?");
+        sql.append(" and " + value + " is null and trial > ?");
         args.add(after.trial());
       } else {
-        sql.append(" and (metric_best ")
-            .append(ascending ? ">" : "<")
-            .append(" ? or (metric_best = ? and trial > ?) or metric_best is null)");
+        sql.append(" and (")
+            .append(value)
+            .append(ascending ? " > " : " < ")
+            .append("? or (")
+            .append(value)
+            .append(" = ? and trial > ?) or ")
+            .append(value)
+            .append(" is null)");
         args.add(after.value());
         args.add(after.value());
         args.add(after.trial());
@@ -274,7 +266,7 @@ public class JdbcSweepStore implements SweepStore {
     }
     sql.append(
         byValue
-            ? " order by metric_best " + (ascending ? "asc" : "desc") + " nulls last, trial"
+            ? " order by " + value + " " + (ascending ? "asc" : "desc") + " nulls last, trial"
             : " order by trial");
     sql.append(" limit ?");
     args.add(query.limit() + 1);
@@ -284,7 +276,8 @@ public class JdbcSweepStore implements SweepStore {
     }
     List<TrialRow> page = List.copyOf(rows.subList(0, query.limit()));
     TrialRow last = page.get(page.size() - 1);
-    return new TrialPage(page, new TrialCursor(byValue ? last.bestValue() : null, last.trial()));
+    Double lastValue = query.scope() == BestScope.LAST ? last.value() : last.bestValue();
+    return new TrialPage(page, new TrialCursor(byValue ? lastValue : null, last.trial()));
   }
 
   @Override

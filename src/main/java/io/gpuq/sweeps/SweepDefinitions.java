@@ -38,6 +38,11 @@ final class SweepDefinitions {
         .validate(stored.sweep(), stored.template());
   }
 
+  /** The template a stored sweep was created with. */
+  static JobRequest templateOf(String json) {
+    return JSON.readValue(json, Stored.class).template();
+  }
+
   static String toJson(Object value) {
     return value == null ? null : JSON.writeValueAsString(value);
   }

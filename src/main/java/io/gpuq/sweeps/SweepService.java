@@ -12,6 +12,7 @@ import io.gpuq.job.JobState;
 import io.gpuq.job.NewJob;
 import io.gpuq.job.SubmitAdmission;
 import io.gpuq.job.SweepTrial;
+import io.gpuq.sweep.BestScope;
 import io.gpuq.sweep.BestTrial;
 import io.gpuq.sweep.ExternalTrials;
 import io.gpuq.sweep.InvalidSweepException;
@@ -24,6 +25,7 @@ import io.gpuq.sweep.SweepKeyTakenException;
 import io.gpuq.sweep.SweepMethod;
 import io.gpuq.sweep.SweepNotFoundException;
 import io.gpuq.sweep.SweepRequest;
+import io.gpuq.sweep.SweepSize;
 import io.gpuq.sweep.SweepState;
 import io.gpuq.sweep.SweepStore;
 import io.gpuq.sweep.SweepStore.SweepPage;
@@ -115,6 +117,12 @@ public class SweepService {
       }
     }
     SweepDefinition definition = new SweepValidator(seeds).validate(request, template);
+    // Before a trial is built: 1,000 copies of a large template are the heap's end.
+    long parametersBytes = 0;
+    for (Trial trial : definition.initialTrials()) {
+      parametersBytes += utf8Bytes(trial.parametersJson());
+    }
+    checkSize(template, definition.initialTrials().size(), parametersBytes);
     // Checked before anything is written; two creations racing may both pass at the limit's edge,
     // which bounds the count all the same (by the owner's concurrent requests).
     long unfinished = sweeps.countUnfinished(caller.name());
@@ -149,6 +157,19 @@ public class SweepService {
     }
     return new SweepCreation(
         justCreated(sweep, trials.size()), true, first != null && first.gpus() > 0);
+  }
+
+  private static void checkSize(JobRequest template, int trials, long parametersBytes) {
+    int labels = template.labels() == null ? 0 : template.labels().size();
+    SweepSize.check(trials, utf8Bytes(SweepDefinitions.toJson(template)), labels, parametersBytes);
+  }
+
+  private static long utf8Bytes(String text) {
+    return text == null ? 0 : text.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+  }
+
+  private static JobRequest template(Sweep sweep) {
+    return SweepDefinitions.templateOf(sweep.definitionJson());
   }
 
   private SweepCreation retried(Sweep earlier, String definitionJson) {
@@ -238,15 +259,26 @@ public class SweepService {
   }
 
   public SweepSummary get(Caller caller, String id) {
-    return summaryOf(accessible(caller, id));
+    return get(caller, id, BestScope.LAST);
+  }
+
+  /** The sweep, its best trial in {@code scope}. */
+  public SweepSummary get(Caller caller, String id, BestScope scope) {
+    Sweep sweep = accessible(caller, id);
+    return summaryOf(sweep, sweeps.trialCounts(sweep.id()), sweeps.best(sweep.id(), scope));
   }
 
   /** One page of sweeps, newest first: an admin's of everyone, a submitter's own. */
   public SweepSummaries list(Caller caller, String beforeId, int limit) {
+    return list(caller, beforeId, limit, BestScope.LAST);
+  }
+
+  /** One page of sweeps, each with its best trial in {@code scope}. */
+  public SweepSummaries list(Caller caller, String beforeId, int limit, BestScope scope) {
     SweepPage page = sweeps.page(caller.isAdmin() ? null : caller.name(), beforeId, limit);
     List<String> ids = page.items().stream().map(Sweep::id).toList();
     Map<String, Map<JobState, Long>> counts = sweeps.trialCounts(ids);
-    Map<String, BestTrial> best = sweeps.best(ids);
+    Map<String, BestTrial> best = sweeps.best(ids, scope);
     List<SweepSummary> items =
         page.items().stream()
             .map(
@@ -274,7 +306,8 @@ public class SweepService {
             query.order(),
             query.state(),
             query.after(),
-            query.limit());
+            query.limit(),
+            query.scope());
     return sweeps.trials(withGoal);
   }
 
@@ -303,6 +336,9 @@ public class SweepService {
             sweepId,
             number -> {
               Trial trial = ExternalTrials.check(definition.space(), number, parameters);
+              // The trials before it are bounded alike: their parameters are counted as its.
+              checkSize(
+                  template(sweep), number + 1, (number + 1L) * utf8Bytes(trial.parametersJson()));
               JobSpec spec = trialSpec(definition, sweepId, trial);
               admission.check(spec);
               return trialJob(caller, sweepId, trial, spec, now);

@@ -8,6 +8,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.gpuq.support.HttpApi.Response;
 import io.gpuq.support.IntegrationTest;
+import io.gpuq.support.SweepJson;
+import io.gpuq.sweep.SweepSize;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -258,6 +260,92 @@ class SweepApiIntegrationTest extends IntegrationTest {
           "{\"method\": \"grid\", \"method\": \"random\", \"command\": [\"true\"],"
               + " \"parameters\": {\"lr\": {\"values\": [1]}}}",
           "method");
+    }
+  }
+
+  @Nested
+  @DisplayName("A sweep's total size is bounded: 413 naming the limit, and nothing stored")
+  class Size {
+
+    private void assertTooLarge(String json, String limit, long max) {
+      long sweeps = rows("sweeps");
+      long jobs = rows("jobs");
+      long labels = rows("job_labels");
+
+      Response response = alice.post("/api/v1/sweeps", json);
+
+      assertThat(response.status()).as(response.body()).isEqualTo(413);
+      assertThat(response.contentType()).startsWith("application/problem+json");
+      assertThat(response.json().get("limit").asString()).isEqualTo(limit);
+      assertThat(response.json().get("max").asLong()).isEqualTo(max);
+      assertThat(response.json().get("requested").asLong()).isGreaterThan(max);
+      assertThat(response.json().get("detail").asString()).contains(String.format("%,d", max));
+      assertThat(rows("sweeps")).isEqualTo(sweeps);
+      assertThat(rows("jobs")).isEqualTo(jobs);
+      assertThat(rows("job_labels")).isEqualTo(labels);
+    }
+
+    @Test
+    void a_grid_of_1000_trials_with_a_half_megabyte_template_is_refused_before_it_is_built() {
+      // 1,000 trials × 0.5 MB (a 250 KiB argument, a 250 KiB variable) is 500 MB of jobs: this
+      // once ran the heap out (a 500).
+      Object[] thousand = new Object[1000];
+      for (int i = 0; i < thousand.length; i++) {
+        thousand[i] = i;
+      }
+      String large = "x".repeat(250 * 1024);
+
+      assertTooLarge(
+          aGridSweep().values("i", thousand).command("echo", large).env("A", large).json(),
+          "storedBytes",
+          SweepSize.MAX_STORED_BYTES);
+    }
+
+    @Test
+    void ten_thousand_trials_with_63_labels_of_256_characters_are_refused() {
+      // This once stored 1.9 GB.
+      SweepJson sweep = aRandomSweep(10_000).range("lr", 0.001, 0.1, null, null);
+      for (int i = 0; i < 63; i++) {
+        sweep.label("label-" + i, "v".repeat(256));
+      }
+
+      assertTooLarge(sweep.json(), "labels", SweepSize.MAX_LABELS);
+    }
+
+    @Test
+    void an_external_sweep_is_bounded_at_each_added_trial() {
+      // A 250 KiB argument and a 250 KiB variable (each near its own limit): each trial is about
+      // 0.5 MB, so about 130 fit in 64 MiB.
+      String large = "x".repeat(250 * 1024);
+      String id =
+          create(
+                  anExternalSweep()
+                      .range("lr", 0.001, 0.1, null, null)
+                      .command("echo", large)
+                      .env("A", large)
+                      .json())
+              .get("id")
+              .asString();
+      long perTrial = 1024 + 2 * 250 * 1024 + 512;
+      int fit = (int) (SweepSize.MAX_STORED_BYTES / perTrial);
+      // Counted as if those trials were added, without 64 MiB of rows: the count is what the
+      // limit reads. Well below it a trial is added; at it, refused.
+      jdbc.update("update sweeps set trial_count = ? where id = ?", fit - 5, id);
+      assertThat(
+              alice
+                  .post("/api/v1/sweeps/" + id + "/trials", "{\"parameters\": {\"lr\": 0.01}}")
+                  .status())
+          .isEqualTo(201);
+      jdbc.update("update sweeps set trial_count = ? where id = ?", fit, id);
+      long jobs = rows("jobs");
+
+      Response response =
+          alice.post("/api/v1/sweeps/" + id + "/trials", "{\"parameters\": {\"lr\": 0.01}}");
+
+      assertThat(response.status()).as(response.body()).isEqualTo(413);
+      assertThat(response.contentType()).startsWith("application/problem+json");
+      assertThat(response.json().get("limit").asString()).isEqualTo("storedBytes");
+      assertThat(rows("jobs")).isEqualTo(jobs);
     }
   }
 
@@ -539,20 +627,33 @@ class SweepApiIntegrationTest extends IntegrationTest {
     }
 
     @Test
-    void the_sweep_names_its_best_trial() {
+    void the_sweep_names_its_completed_trial_with_the_best_final_value_as_optunas_best_trial() {
+      // Final values 1.5, -, 1.2, 1.9, 1.3; bests at any step 0.5, -, 0.2, 0.9, 0.3.
       String minimize = sweepWithValues("minimize", 0.5, null, 0.2, 0.9, 0.3);
       String none = sweepWithValues("maximize");
+      awaitSweepState(minimize, "DONE");
+      // A pruned trial's mid-run dip is no result: trial 3 pruned after reaching 0.01.
+      jdbc.update(
+          "update jobs set state = 'PRUNED', metric_best = 0.01, metric_value = 0.01"
+              + " where sweep_id = ? and trial = 3",
+          minimize);
 
       JsonNode best = sweep(minimize).get("best");
+      JsonNode anyStep = alice.get("/api/v1/sweeps/" + minimize + "?scope=all").json().get("best");
 
       assertThat(best.get("trial").asInt()).isEqualTo(2);
-      assertThat(best.get("value").asDouble()).isEqualTo(0.2);
+      assertThat(best.get("value").asDouble()).isEqualTo(1.2);
       assertThat(best.get("step").asLong()).isEqualTo(200);
       assertThat(best.get("parameters").get("x").asInt()).isEqualTo(2);
       assertThat(best.get("jobId").asString())
           .isEqualTo(trials(minimize, "").get(2).get("jobId").asString());
+      assertThat(anyStep.get("trial").asInt()).isEqualTo(3);
+      assertThat(anyStep.get("value").asDouble()).isEqualTo(0.01);
+      assertThat(order(minimize, "?order=metric")).containsExactly(3, 2, 4, 0, 1);
+      assertThat(order(minimize, "?order=metric&scope=all")).containsExactly(3, 2, 4, 0, 1);
       assertThat(sweep(none).get("best").isNull()).isTrue();
       assertThat(sweep(none).get("metric").get("goal").asString()).isEqualTo("maximize");
+      assertThat(alice.get("/api/v1/sweeps/" + minimize + "?scope=best").status()).isEqualTo(400);
     }
 
     @Test
@@ -563,7 +664,8 @@ class SweepApiIntegrationTest extends IntegrationTest {
       assertThat(trials(id, "?state=SUCCEEDED")).hasSize(5);
       assertThat(trials(id, "?state=QUEUED")).isEmpty();
       Map<String, Integer> refused = new HashMap<>();
-      for (String query : List.of("?order=best", "?cursor=not-one", "?state=DONE", "?limit=0")) {
+      for (String query :
+          List.of("?order=best", "?cursor=not-one", "?state=DONE", "?limit=0", "?scope=best")) {
         refused.put(query, alice.get("/api/v1/sweeps/" + id + "/trials" + query).status());
       }
       assertThat(refused).allSatisfy((query, status) -> assertThat(status).isEqualTo(400));

@@ -273,6 +273,28 @@ class MetricsReadingTest {
   }
 
   @Test
+  void each_value_is_judged_once_against_the_trials_completed_when_it_was_read() throws Exception {
+    store.defineSweep(new SweepMetric("sweep-4", "loss", "minimize", MEDIAN));
+    String late =
+        aRunningJob().trialOf(new SweepTrial("sweep-4", 1, "{}")).on("node-1").in(store).id();
+    local.launch(late, "sleep", "60");
+    MetricsReading gpuq = gpuqOnNode1();
+    append(late, "{\"step\": 1, \"loss\": 0.9}\n");
+    gpuq.runOnce(); // no trial has completed: step 1 goes on
+
+    String done =
+        aSucceededJob().trialOf(new SweepTrial("sweep-4", 0, "{}")).on("node-1").in(store).id();
+    append(done, "{\"step\": 1, \"loss\": 0.5}\n{\"step\": 2, \"loss\": 0.3}\n");
+    append(late, "{\"step\": 2, \"loss\": 0.1}\n");
+    gpuq.runOnce();
+
+    // As in Optuna, step 1 (0.9, worse than trial 0's 0.5) is not judged again now that trial 0
+    // has completed; step 2 (best 0.1 against 0.3) goes on.
+    assertThat(job(late).state()).isEqualTo(JobState.RUNNING);
+    assertThat(local.exitOf(late)).isNotDone();
+  }
+
+  @Test
   void a_running_trial_behind_the_median_is_pruned_and_its_worker_stopped() throws Exception {
     store.defineSweep(new SweepMetric("sweep-2", "loss", "minimize", MEDIAN));
     String good =
@@ -290,8 +312,11 @@ class MetricsReadingTest {
     gpuqOnNode1().runOnce();
 
     assertThat(job(bad).state()).isEqualTo(JobState.PRUNED);
+    // Steps 1 and 2 came in one read: step 1 (0.9 against the median 0.5) prunes it already.
     assertThat(job(bad).attempts().get(0).failureMessage())
-        .isEqualTo("stopped by the sweep's early-stopping rule (median) at step 2");
+        .isEqualTo("stopped by the sweep's early-stopping rule (median) at step 1");
+    assertThat(job(bad).failureMessage())
+        .isEqualTo("stopped by the sweep's early-stopping rule (median) at step 1");
     assertThat(local.exitOf(bad).get(30, TimeUnit.SECONDS).stopReason())
         .isEqualTo(StopReason.PRUNED);
     assertThat(job(fine).state()).isEqualTo(JobState.RUNNING);

@@ -133,4 +133,77 @@ class AshaTest {
     assertThat(quarter.shouldPrune(bad, withBad, Goal.MINIMIZE)).isTrue();
     assertThat(quarter.shouldPrune(good, withGood, Goal.MINIMIZE)).isFalse();
   }
+
+  /**
+   * Issue 24's run, maximising with rungs at steps 1, 2, 4: A reports 10 at steps 0 to 4; B 1 at
+   * steps 0 and 1, then 20; C 11 at steps 0 and 1, then 15. Optuna prunes B at rung 1 (1 against
+   * A's 10) and completes C: B's 20s at rungs 2 and 4 were never earned, so C meets only A's 10.
+   */
+  private static List<TrialHistory> issueRun(long[] readOfA, long[] readOfB, long[] readOfC) {
+    return List.of(
+        series(0, readOfA, 10, 10, 10, 10, 10),
+        series(1, readOfB, 1, 1, 20, 20, 20),
+        series(2, readOfC, 11, 11, 15, 15, 15));
+  }
+
+  /**
+   * Trial {@code number} reporting {@code values} at steps 0, 1, ..., step i read at {@code
+   * reads[i]}.
+   */
+  private static TrialHistory series(int number, long[] reads, double... values) {
+    Histories history = trial(number);
+    for (int step = 0; step < values.length; step++) {
+      history.at(step, values[step], reads[step]);
+    }
+    return history.build();
+  }
+
+  private static final Asha HALVING = new Asha(1, 2);
+
+  @Test
+  void aTrialPrunedAtARungCountsAtNoHigherRungEvenWhenItWroteThoseStepsInTheSameRead() {
+    // Each trial's five steps in one read: A at t=1, B at t=2, C at t=3.
+    List<TrialHistory> sweep =
+        issueRun(
+            new long[] {1, 1, 1, 1, 1}, new long[] {2, 2, 2, 2, 2}, new long[] {3, 3, 3, 3, 3});
+
+    assertThat(sweep)
+        .extracting(t -> HALVING.pruneStep(t, sweep, Goal.MAXIMIZE, 0))
+        .containsExactly(
+            java.util.OptionalLong.empty(),
+            java.util.OptionalLong.of(1),
+            java.util.OptionalLong.empty());
+  }
+
+  @Test
+  void theIssuesRunDecidesTheSameWhenEachStepIsItsOwnRead() {
+    // One step per read, A's five first, then B's (read after B was pruned: its process ran on
+    // until stopped), then C's.
+    List<TrialHistory> sweep =
+        issueRun(
+            new long[] {1, 2, 3, 4, 5},
+            new long[] {6, 7, 8, 9, 10},
+            new long[] {11, 12, 13, 14, 15});
+
+    assertThat(sweep)
+        .extracting(t -> HALVING.shouldPrune(t, sweep, Goal.MAXIMIZE))
+        .containsExactly(false, true, false);
+  }
+
+  @Test
+  void theIssuesRunDecidesTheSameWhenTheTrialsInterleave() {
+    // Step by step, A then B then C at each step: at rung 2, C (15) meets A (10) only.
+    List<TrialHistory> sweep =
+        issueRun(
+            new long[] {1, 4, 7, 10, 13},
+            new long[] {2, 5, 8, 11, 14},
+            new long[] {3, 6, 9, 12, 15});
+
+    assertThat(sweep)
+        .extracting(t -> HALVING.pruneStep(t, sweep, Goal.MAXIMIZE, 0))
+        .containsExactly(
+            java.util.OptionalLong.empty(),
+            java.util.OptionalLong.of(1),
+            java.util.OptionalLong.empty());
+  }
 }

@@ -112,4 +112,43 @@ class MedianStoppingTest {
     assertThat(pruned(RULE, trial(3).values(0.1, 0.8).build(), Goal.MAXIMIZE)).isFalse();
     assertThat(pruned(RULE, trial(3).values(0.95, 0.1).build(), Goal.MAXIMIZE)).isFalse();
   }
+
+  /**
+   * A loss; trial 0 completed with 5, 4, 3, 2, 1 at steps 0 to 4. Trial 1 reports 5 and 4 at steps
+   * 0 and 1, then 3.5, 1.5 and 0.5 at steps 2 to 4. At step 2 its best, 3.5, is worse than the
+   * median 3: Optuna, judging after each report, prunes it at step 2, though by step 4 its best
+   * (0.5) beats the median (1).
+   */
+  private static final TrialHistory DONE = trial(0).values(5, 4, 3, 2, 1).completed().build();
+
+  private static final MedianStopping ONE_STARTUP = new MedianStopping(1, 0);
+
+  @Test
+  void aReadThatBringsSeveralStepsIsJudgedStepByStepAndStopsAtTheFirstThatPrunes() {
+    // Steps 0 and 1 at t=10, steps 2, 3 and 4 in one read at t=11.
+    TrialHistory running =
+        trial(1).at(0, 5, 10).at(1, 4, 10).at(2, 3.5, 11).at(3, 1.5, 11).at(4, 0.5, 11).build();
+
+    assertThat(ONE_STARTUP.pruneStep(running, List.of(DONE, running), Goal.MINIMIZE, 2))
+        .hasValue(2);
+  }
+
+  @Test
+  void theSameSeriesReadStepByStepIsPrunedAtTheSameStep() {
+    Histories running = trial(1).at(0, 5, 10).at(1, 4, 11);
+    assertThat(ONE_STARTUP.pruneStep(running.build(), List.of(DONE), Goal.MINIMIZE, 0)).isEmpty();
+
+    running.at(2, 3.5, 12);
+    assertThat(ONE_STARTUP.pruneStep(running.build(), List.of(DONE), Goal.MINIMIZE, 2)).hasValue(2);
+  }
+
+  @Test
+  void valuesJudgedAlreadyAreNotJudgedAgain() {
+    // Step 2 went on when it was judged (say, before trial 0 completed); from 3 on, 1.5 and 0.5
+    // beat the medians 2 and 1.
+    TrialHistory running =
+        trial(1).at(0, 5, 10).at(1, 4, 10).at(2, 3.5, 11).at(3, 1.5, 12).at(4, 0.5, 12).build();
+
+    assertThat(ONE_STARTUP.pruneStep(running, List.of(DONE), Goal.MINIMIZE, 3)).isEmpty();
+  }
 }

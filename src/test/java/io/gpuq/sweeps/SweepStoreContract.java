@@ -15,12 +15,17 @@ import io.gpuq.job.JobState;
 import io.gpuq.job.JpaJobStore;
 import io.gpuq.job.NewJob;
 import io.gpuq.support.IntegrationTier;
+import io.gpuq.sweep.BestScope;
 import io.gpuq.sweep.BestTrial;
+import io.gpuq.sweep.Goal;
 import io.gpuq.sweep.Sweep;
 import io.gpuq.sweep.SweepConflictException;
 import io.gpuq.sweep.SweepKeyTakenException;
 import io.gpuq.sweep.SweepState;
 import io.gpuq.sweep.SweepStore;
+import io.gpuq.sweep.TrialOrder;
+import io.gpuq.sweep.TrialQuery;
+import io.gpuq.sweep.TrialRow;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -229,7 +234,58 @@ abstract class SweepStoreContract {
   }
 
   @Test
-  void ranks_each_sweeps_best_trial_by_its_own_goal_at_once_never_a_nan() {
+  void the_best_trial_is_the_completed_one_with_the_best_final_value_as_optunas_best_trial() {
+    Sweep loss = aGridSweep().withTrials(5).in(sweeps);
+    Sweep accuracy = aGridSweep().maximizing().withTrials(3).in(sweeps);
+    // Trial 0 dipped to 0.1 mid-run but ended at 0.6; trial 1 ended at 0.3; trial 2 was pruned
+    // after reaching 0.05; trial 3 is still running at 0.01; trial 4 ended with a NaN.
+    setTrial(loss, 0, JobState.SUCCEEDED, 0.6, 0.1);
+    setTrial(loss, 1, JobState.SUCCEEDED, 0.3, 0.3);
+    setTrial(loss, 2, JobState.PRUNED, 0.05, 0.05);
+    setTrial(loss, 3, JobState.RUNNING, 0.01, 0.01);
+    setTrial(loss, 4, JobState.SUCCEEDED, Double.NaN, 0.2);
+    setTrial(accuracy, 0, JobState.FAILED, 0.99, 0.99);
+    setTrial(accuracy, 1, JobState.SUCCEEDED, 0.7, 0.8);
+    setTrial(accuracy, 2, JobState.SUCCEEDED, 0.7, 0.9);
+
+    Map<String, BestTrial> last = sweeps.best(List.of(loss.id(), accuracy.id()));
+    Map<String, BestTrial> all = sweeps.best(List.of(loss.id(), accuracy.id()), BestScope.ALL);
+
+    assertThat(last.get(loss.id()))
+        .isEqualTo(new BestTrial(trialId(loss, 1), 1, "{\"x\":1}", 0.3, null));
+    assertThat(last.get(accuracy.id()).trial()).as("a tie goes to the lower number").isEqualTo(1);
+    assertThat(last.get(accuracy.id()).value()).isEqualTo(0.7);
+    assertThat(all.get(loss.id()).trial()).isEqualTo(3);
+    assertThat(all.get(loss.id()).value()).isEqualTo(0.01);
+    assertThat(all.get(accuracy.id()).trial()).isEqualTo(0);
+    assertThat(sweeps.best(loss.id())).contains(last.get(loss.id()));
+    assertThat(sweeps.best(loss.id(), BestScope.ALL)).contains(all.get(loss.id()));
+  }
+
+  @Test
+  void the_trials_table_orders_by_the_last_value_or_in_scope_all_by_the_best_at_any_step() {
+    Sweep loss = aGridSweep().withTrials(3).in(sweeps);
+    setTrial(loss, 0, JobState.SUCCEEDED, 0.6, 0.1);
+    setTrial(loss, 1, JobState.SUCCEEDED, 0.3, 0.3);
+    setTrial(loss, 2, JobState.PRUNED, 0.5, 0.2);
+
+    SweepStore.TrialPage byLast =
+        sweeps.trials(new TrialQuery(loss.id(), Goal.MINIMIZE, TrialOrder.METRIC, null, null, 2));
+    SweepStore.TrialPage next =
+        sweeps.trials(
+            new TrialQuery(loss.id(), Goal.MINIMIZE, TrialOrder.METRIC, null, byLast.next(), 2));
+    SweepStore.TrialPage byAll =
+        sweeps.trials(
+            new TrialQuery(
+                loss.id(), Goal.MINIMIZE, TrialOrder.METRIC, null, null, 3, BestScope.ALL));
+
+    assertThat(byLast.items()).extracting(TrialRow::trial).containsExactly(1, 2);
+    assertThat(next.items()).extracting(TrialRow::trial).containsExactly(0);
+    assertThat(byAll.items()).extracting(TrialRow::trial).containsExactly(0, 2, 1);
+  }
+
+  @Test
+  void ranks_each_sweeps_best_trial_in_scope_all_by_its_own_goal_at_once_never_a_nan() {
     Sweep minimizing = aGridSweep().withTrials(4).in(sweeps);
     Sweep maximizing = aGridSweep().maximizing().withTrials(4).in(sweeps);
     Sweep tied = aGridSweep().withTrials(3).in(sweeps);
@@ -253,7 +309,8 @@ abstract class SweepStoreContract {
                 tied.id(),
                 onlyNan.id(),
                 unreported.id(),
-                unranked.id()));
+                unranked.id()),
+            BestScope.ALL);
 
     assertThat(best).containsOnlyKeys(minimizing.id(), maximizing.id(), tied.id());
     assertThat(best.get(minimizing.id()))
@@ -261,9 +318,9 @@ abstract class SweepStoreContract {
     assertThat(best.get(maximizing.id()).trial()).isEqualTo(1);
     assertThat(best.get(maximizing.id()).value()).isEqualTo(0.5);
     assertThat(best.get(tied.id()).trial()).isEqualTo(1);
-    assertThat(sweeps.best(minimizing.id())).contains(best.get(minimizing.id()));
-    assertThat(sweeps.best(unreported.id())).isEmpty();
-    assertThat(sweeps.best(List.of())).isEmpty();
+    assertThat(sweeps.best(minimizing.id(), BestScope.ALL)).contains(best.get(minimizing.id()));
+    assertThat(sweeps.best(unreported.id(), BestScope.ALL)).isEmpty();
+    assertThat(sweeps.best(List.of(), BestScope.ALL)).isEmpty();
   }
 
   // --- external trials
@@ -443,6 +500,17 @@ abstract class SweepStoreContract {
     assertThat(jobs.claim(Map.of(id, JobPlacement.cpuOnly("node-1")), T0.plusSeconds(1)))
         .hasSize(1);
     return id;
+  }
+
+  private void setTrial(Sweep sweep, int trial, JobState state, double last, double best) {
+    jdbc.update(
+        "update jobs set state = ?, metric_value = ?, metric_best = ? where sweep_id = ? and"
+            + " trial = ?",
+        state.name(),
+        Double.isNaN(last) ? null : last,
+        best,
+        sweep.id(),
+        trial);
   }
 
   private void setBest(Sweep sweep, int trial, double best) {

@@ -1,0 +1,37 @@
+package io.gpuq.sweep;
+
+import java.util.Optional;
+
+/**
+ * Which value makes a sweep's best trial, and orders its trials table by the metric.
+ *
+ * <p>{@link #LAST} is Optuna's {@code best_trial} and Ray Tune's default scope ({@code "last"}):
+ * the completed ({@code SUCCEEDED}) trial with the best final value, the last it reported. A pruned
+ * trial's mid-run dip is not a result. {@link #ALL} is Ray Tune's {@code scope="all"}: the best
+ * value any trial reported at any step, in any state.
+ */
+public enum BestScope {
+  /** Completed trials by their last reported value; the trials table by each trial's last value. */
+  LAST("last"),
+  /** Any trial by its best value at any step. */
+  ALL("all");
+
+  private final String wireName;
+
+  BestScope(String wireName) {
+    this.wireName = wireName;
+  }
+
+  public String wireName() {
+    return wireName;
+  }
+
+  public static Optional<BestScope> fromWire(String text) {
+    for (BestScope scope : values()) {
+      if (scope.wireName.equals(text)) {
+        return Optional.of(scope);
+      }
+    }
+    return Optional.empty();
+  }
+}
