@@ -1,7 +1,7 @@
 package io.gpuq.wiring;
 
 import io.gpuq.api.UiHeaders;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import io.gpuq.config.GpuqProperties;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -15,7 +15,8 @@ import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 /**
  * The web page (docs/ui.md): plain files from the jar under {@code /ui/}, no build step. Its files
  * are outside Spring Boot's static locations, so that {@code gpuq.ui.enabled=false} leaves nothing
- * of it.
+ * of it. That property is read when the beans run, not by a condition: the jar's bean graph is
+ * fixed at build time (Spring AOT), and a condition would be judged there, with the default.
  */
 @Configuration(proxyBeanMethods = false)
 public class UiConfiguration {
@@ -37,35 +38,40 @@ public class UiConfiguration {
     return registration;
   }
 
-  @Configuration(proxyBeanMethods = false)
-  @ConditionalOnProperty(name = "gpuq.ui.enabled", havingValue = "true", matchIfMissing = true)
-  static class Page implements WebMvcConfigurer {
+  @Bean
+  FilterRegistrationBean<UiHeaders> uiHeaders(GpuqProperties properties) {
+    FilterRegistrationBean<UiHeaders> registration = new FilterRegistrationBean<>(new UiHeaders());
+    registration.addUrlPatterns("/*");
+    // Before the token filter, so that its 401s carry them too.
+    registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 5);
+    registration.setEnabled(properties.ui().enabled());
+    return registration;
+  }
 
-    @Bean
-    FilterRegistrationBean<UiHeaders> uiHeaders() {
-      FilterRegistrationBean<UiHeaders> registration =
-          new FilterRegistrationBean<>(new UiHeaders());
-      registration.addUrlPatterns("/*");
-      // Before the token filter, so that its 401s carry them too.
-      registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 5);
-      return registration;
-    }
+  @Bean
+  WebMvcConfigurer uiPage(GpuqProperties properties) {
+    boolean enabled = properties.ui().enabled();
+    return new WebMvcConfigurer() {
+      @Override
+      public void addResourceHandlers(ResourceHandlerRegistry registry) {
+        if (enabled) {
+          // Revalidated on each load (ETag/Last-Modified): a new gpuq's page is never mixed with
+          // an old one's modules.
+          registry
+              .addResourceHandler("/ui/**")
+              .addResourceLocations("classpath:/gpuq-ui/")
+              .setCacheControl(CacheControl.noCache());
+        }
+      }
 
-    @Override
-    public void addResourceHandlers(ResourceHandlerRegistry registry) {
-      // Revalidated on each load (ETag/Last-Modified): a new gpuq's page is never mixed with an
-      // old one's modules.
-      registry
-          .addResourceHandler("/ui/**")
-          .addResourceLocations("classpath:/gpuq-ui/")
-          .setCacheControl(CacheControl.noCache());
-    }
-
-    @Override
-    public void addViewControllers(ViewControllerRegistry registry) {
-      registry.addRedirectViewController("/", "/ui/");
-      registry.addRedirectViewController("/ui", "/ui/");
-      registry.addViewController("/ui/").setViewName("forward:/ui/index.html");
-    }
+      @Override
+      public void addViewControllers(ViewControllerRegistry registry) {
+        if (enabled) {
+          registry.addRedirectViewController("/", "/ui/");
+          registry.addRedirectViewController("/ui", "/ui/");
+          registry.addViewController("/ui/").setViewName("forward:/ui/index.html");
+        }
+      }
+    };
   }
 }
