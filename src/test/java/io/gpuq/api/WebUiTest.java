@@ -11,12 +11,15 @@ import io.gpuq.support.Gate;
 import io.gpuq.support.IntegrationTest;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
+import org.openqa.selenium.Dimension;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.NoAlertPresentException;
 import org.openqa.selenium.WebDriver;
@@ -101,6 +104,33 @@ class WebUiTest extends IntegrationTest {
         .ignoreExceptions()
         .until(() -> row(id).getText().contains("team=rl"));
     await().atMost(SOON).ignoreExceptions().until(() -> row(id).getText().contains("RUNNING"));
+
+    // Three runs of 10GiB on two 16GiB GPUs: one of them waits, and the page says why.
+    List<String> big = new ArrayList<>();
+    for (String name : List.of("train-a", "train-b", "train-c")) {
+      big.add(
+          alice.submit(
+              aJob()
+                  .name(name)
+                  .label("team", "rl")
+                  .gpus(1)
+                  .gpuMemory("10GiB")
+                  .shell(gate.shellWait())
+                  .json()));
+    }
+    await()
+        .atMost(SOON)
+        .ignoreExceptions()
+        .until(
+            () ->
+                big.stream()
+                    .anyMatch(
+                        job ->
+                            row(job).getText().contains("QUEUED")
+                                && !row(job)
+                                    .findElement(By.cssSelector("td.reason"))
+                                    .getText()
+                                    .isBlank()));
     browser.screenshot("queue");
     gate.open();
   }
@@ -267,7 +297,9 @@ class WebUiTest extends IntegrationTest {
         .hasSize(1);
     assertThat(page.findElements(By.cssSelector("#sweep-parallel polyline"))).hasSize(3);
     assertThat(page.findElements(By.cssSelector("#sweep-best-chart path.curve"))).hasSize(1);
+    page.manage().window().setSize(new Dimension(1280, 1500));
     browser.screenshot("sweep");
+    page.manage().window().setSize(new Dimension(1280, 900));
 
     page.findElement(By.id("hide-pruned")).click();
 
