@@ -31,7 +31,8 @@ public record GpuqProperties(
     @DefaultValue Retention retention,
     @DefaultValue Backup backup,
     @DefaultValue Sweeps sweeps,
-    @DefaultValue Metrics metrics) {
+    @DefaultValue Metrics metrics,
+    @DefaultValue Ui ui) {
 
   public GpuqProperties {
     nodeLabels = nodeLabels == null ? Map.of() : Map.copyOf(nodeLabels);
@@ -169,6 +170,12 @@ public record GpuqProperties(
    *     deleted, with its directories and log; 0 keeps jobs forever
    * @param interval how often each node looks for jobs to delete
    */
+  /**
+   * @param enabled serve the web page under {@code /ui/} (and redirect {@code /} there); false
+   *     leaves only the API
+   */
+  public record Ui(@DefaultValue("true") boolean enabled) {}
+
   public record Retention(
       @DefaultValue("7d") Duration finished, @DefaultValue("10m") Duration interval) {
 

@@ -24,9 +24,20 @@ public final class TokenAuthenticationFilter extends OncePerRequestFilter {
 
   private final TokenRegistry tokens;
   private final List<String> publicPrefixes;
+  private final boolean publicUi;
 
   public TokenAuthenticationFilter(TokenRegistry tokens, boolean publicActuator) {
+    this(tokens, publicActuator, false);
+  }
+
+  /**
+   * @param publicUi whether the web page's files ({@code GET /ui/...}) and the redirect of {@code
+   *     /} to it need no token: they are the same for everyone and hold no data; the page then
+   *     calls the API with the token its user gives it
+   */
+  public TokenAuthenticationFilter(TokenRegistry tokens, boolean publicActuator, boolean publicUi) {
     this.tokens = tokens;
+    this.publicUi = publicUi;
     this.publicPrefixes =
         publicActuator
             ? List.of(
@@ -42,7 +53,7 @@ public final class TokenAuthenticationFilter extends OncePerRequestFilter {
     if (caller.isPresent()) {
       request.setAttribute(CallerAttribute.NAME, caller.get());
       chain.doFilter(new AuthenticatedRequest(request, caller.get()), response);
-    } else if (isPublic(request.getRequestURI())) {
+    } else if (isPublic(request.getRequestURI()) || isPublicUi(request)) {
       chain.doFilter(request, response);
     } else {
       boolean presented = request.getHeader("Authorization") != null;
@@ -91,6 +102,19 @@ public final class TokenAuthenticationFilter extends OncePerRequestFilter {
     return path.equals("/swagger-ui.html")
         || publicPrefixes.stream()
             .anyMatch(prefix -> path.equals(prefix) || path.startsWith(prefix + "/"));
+  }
+
+  /**
+   * Judged on the servlet path, which Tomcat has decoded and normalised: {@code /ui/../api/...} is
+   * the API, not the page.
+   */
+  private boolean isPublicUi(HttpServletRequest request) {
+    if (!publicUi || !("GET".equals(request.getMethod()) || "HEAD".equals(request.getMethod()))) {
+      return false;
+    }
+    String path =
+        request.getServletPath() + (request.getPathInfo() == null ? "" : request.getPathInfo());
+    return path.equals("/") || path.equals("/ui") || path.startsWith("/ui/");
   }
 
   private static String bearerToken(HttpServletRequest request) {

@@ -51,7 +51,8 @@ public class SecurityConfiguration {
       TokenRegistry tokens, GpuqProperties properties) {
     FilterRegistrationBean<TokenAuthenticationFilter> registration =
         new FilterRegistrationBean<>(
-            new TokenAuthenticationFilter(tokens, properties.auth().publicActuator()));
+            new TokenAuthenticationFilter(
+                tokens, properties.auth().publicActuator(), properties.ui().enabled()));
     registration.addUrlPatterns("/*");
     registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 10);
     return registration;

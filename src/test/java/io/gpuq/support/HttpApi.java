@@ -41,6 +41,15 @@ public final class HttpApi {
     return send(request(path).GET());
   }
 
+  /** A GET with extra headers, given as name, value, name, value... */
+  public Response getWith(String path, String... headers) {
+    HttpRequest.Builder builder = request(path).GET();
+    for (int i = 0; i < headers.length; i += 2) {
+      builder.header(headers[i], headers[i + 1]);
+    }
+    return send(builder);
+  }
+
   public Response post(String path, String json, String... headers) {
     HttpRequest.Builder builder =
         request(path)

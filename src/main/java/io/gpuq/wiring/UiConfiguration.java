@@ -1,0 +1,77 @@
+package io.gpuq.wiring;
+
+import io.gpuq.api.UiHeaders;
+import io.gpuq.config.GpuqProperties;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
+import org.springframework.http.CacheControl;
+import org.springframework.web.filter.ShallowEtagHeaderFilter;
+import org.springframework.web.servlet.config.annotation.ResourceHandlerRegistry;
+import org.springframework.web.servlet.config.annotation.ViewControllerRegistry;
+import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
+
+/**
+ * The web page (docs/ui.md): plain files from the jar under {@code /ui/}, no build step. Its files
+ * are outside Spring Boot's static locations, so that {@code gpuq.ui.enabled=false} leaves nothing
+ * of it. That property is read when the beans run, not by a condition: the jar's bean graph is
+ * fixed at build time (Spring AOT), and a condition would be judged there, with the default.
+ */
+@Configuration(proxyBeanMethods = false)
+public class UiConfiguration {
+
+  /**
+   * Weak ETags on the listings the page polls: an unchanged answer is a 304 with no body, so an
+   * open page that has nothing new to show costs the network nothing and the browser no redraw. On
+   * for every caller of these GETs (curl's {@code If-None-Match} too), page or not.
+   */
+  @Bean
+  FilterRegistrationBean<ShallowEtagHeaderFilter> listingEtags() {
+    ShallowEtagHeaderFilter filter = new ShallowEtagHeaderFilter();
+    filter.setWriteWeakETag(true);
+    FilterRegistrationBean<ShallowEtagHeaderFilter> registration =
+        new FilterRegistrationBean<>(filter);
+    registration.addUrlPatterns(
+        "/api/v1/jobs", "/api/v1/gpus", "/api/v1/sweeps", "/api/v1/sweeps/*");
+    registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 40);
+    return registration;
+  }
+
+  @Bean
+  FilterRegistrationBean<UiHeaders> uiHeaders(GpuqProperties properties) {
+    FilterRegistrationBean<UiHeaders> registration = new FilterRegistrationBean<>(new UiHeaders());
+    registration.addUrlPatterns("/*");
+    // Before the token filter, so that its 401s carry them too.
+    registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 5);
+    registration.setEnabled(properties.ui().enabled());
+    return registration;
+  }
+
+  @Bean
+  WebMvcConfigurer uiPage(GpuqProperties properties) {
+    boolean enabled = properties.ui().enabled();
+    return new WebMvcConfigurer() {
+      @Override
+      public void addResourceHandlers(ResourceHandlerRegistry registry) {
+        if (enabled) {
+          // Revalidated on each load (ETag/Last-Modified): a new gpuq's page is never mixed with
+          // an old one's modules.
+          registry
+              .addResourceHandler("/ui/**")
+              .addResourceLocations("classpath:/gpuq-ui/")
+              .setCacheControl(CacheControl.noCache());
+        }
+      }
+
+      @Override
+      public void addViewControllers(ViewControllerRegistry registry) {
+        if (enabled) {
+          registry.addRedirectViewController("/", "/ui/");
+          registry.addRedirectViewController("/ui", "/ui/");
+          registry.addViewController("/ui/").setViewName("forward:/ui/index.html");
+        }
+      }
+    };
+  }
+}
