@@ -174,24 +174,6 @@ public final class InMemoryJobStore implements JobStore {
   }
 
   @Override
-  public synchronized Map<String, Long> queuedAhead(Collection<String> ids) {
-    Map<String, Long> ahead = new HashMap<>();
-    for (String id : ids) {
-      Job job = jobs.get(id);
-      if (job != null && job.state() == JobState.QUEUED) {
-        boolean gpu = job.gpus() > 0;
-        ahead.put(
-            id,
-            jobs.values().stream()
-                .filter(other -> other.state() == JobState.QUEUED && (other.gpus() > 0) == gpu)
-                .filter(other -> QUEUE_ORDER.compare(other, job) < 0)
-                .count());
-      }
-    }
-    return ahead;
-  }
-
-  @Override
   public synchronized List<ClaimedJob> claim(Map<String, JobPlacement> placements, Instant now) {
     List<ClaimedJob> startable = new ArrayList<>();
     placements.forEach(

@@ -5,10 +5,7 @@ import jakarta.persistence.PersistenceContext;
 import jakarta.persistence.Query;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collection;
-import java.util.Collections;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.springframework.beans.factory.annotation.Value;
@@ -40,36 +37,6 @@ class JobListingImpl implements JobListing {
     List<String> pageIds = more ? ids.subList(0, filter.limit()) : ids;
     List<Job> jobs = pageIds.isEmpty() ? List.of() : jobsWithIds(pageIds);
     return new JobPage(jobs, more ? pageIds.get(pageIds.size() - 1) : null);
-  }
-
-  /**
-   * Both queues numbered in scheduling order (priority, then submission: the order of {@code
-   * jobs_queue}), then the asked-for jobs picked out: one read of the queue for a whole page.
-   */
-  private static final String QUEUED_AHEAD =
-      "select q.id, q.ahead from (select id, row_number() over (partition by case when gpus > 0"
-          + " then 1 else 0 end order by priority desc, id) - 1 as ahead from jobs"
-          + " where state = 'QUEUED') q where q.id in (%s)";
-
-  @Override
-  public Map<String, Long> queuedAhead(Collection<String> ids) {
-    if (ids.isEmpty()) {
-      return Map.of();
-    }
-    List<String> asked = List.copyOf(ids);
-    Query query =
-        timed(
-            entityManager.createNativeQuery(
-                QUEUED_AHEAD.formatted(String.join(", ", Collections.nCopies(asked.size(), "?")))));
-    for (int i = 0; i < asked.size(); i++) {
-      query.setParameter(i + 1, asked.get(i));
-    }
-    Map<String, Long> ahead = new HashMap<>();
-    for (Object row : query.getResultList()) {
-      Object[] columns = (Object[]) row;
-      ahead.put((String) columns[0], ((Number) columns[1]).longValue());
-    }
-    return ahead;
   }
 
   private List<String> pageIds(JobFilter filter) {

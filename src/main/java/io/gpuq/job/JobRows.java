@@ -81,9 +81,7 @@ public final class JobRows {
 
   private static final JobTransition CANCEL = JobTransition.CANCEL;
   private static final TransitionSql CANCEL_SQL = new TransitionSql(CANCEL);
-  private static final String CANCEL_JOB = CANCEL_SQL.updateJob(false);
   private static final String CANCEL_ATTEMPT = CANCEL_SQL.updateAttempt();
-  private static final List<JobState> CANCELLABLE = List.copyOf(CANCEL.sources());
 
   private static final JsonColumns.StringList COMMAND = new JsonColumns.StringList();
   private static final JsonColumns.StringMap MAP = new JsonColumns.StringMap();
@@ -240,77 +238,60 @@ public final class JobRows {
         + String.join(", ", Collections.nCopies(rows, values));
   }
 
-  /** A job a cancel moved, and the state it left. */
-  public record Cancelled(String id, JobState from) {}
-
   /**
    * Cancels the queued and running jobs of {@code where} ({@link JobTransition#CANCEL}), as {@link
-   * JobStore#cancel} does one: a stored fact that the node running a worker acts on. The jobs are
-   * locked first, so that a claim of one of them either came first (it is cancelled as running) or
-   * waits and finds it cancelled.
+   * JobStore#cancel} does one: a stored fact that the node running a worker acts on. One set-based
+   * update for them all, generated from the transition as the entity applies it; then the attempts
+   * it left open (of the jobs that were running, a few however many were queued) are ended one by
+   * one. Row by row, locked first, a 10,000-trial sweep's cancel took 27 s (issue 24).
+   *
+   * <p>A claim of one of the jobs either committed first (the update, waiting for it if need be,
+   * finds the job running and cancels it, and its open attempt is found afterwards) or waits for
+   * this transaction and finds the job cancelled.
    *
    * @param where a condition on {@code jobs} (alias none), e.g. {@code sweep_id = ?}
    * @param arguments its parameters
-   * @return the jobs it cancelled
+   * @return the ids of the jobs that were running, whose workers are to be stopped
    */
-  public static List<Cancelled> cancelWhere(
+  public static List<String> cancelWhere(
       Connection connection, String where, List<Object> arguments, Instant now)
       throws SQLException {
-    List<Cancelled> locked = new ArrayList<>();
+    Change change = Change.end(null, null, Job.CANCEL_MESSAGE, now);
+    try (PreparedStatement update =
+        connection.prepareStatement(CANCEL_SQL.updateJobsWhere(where))) {
+      CANCEL_SQL.bindJobsWhere(update, change, arguments);
+      update.executeUpdate();
+    }
+    List<String> running = new ArrayList<>();
     List<Integer> attempts = new ArrayList<>();
-    String select =
-        "select id, state, attempt from jobs where ("
-            + where
-            + ") and state in ("
-            + String.join(", ", Collections.nCopies(CANCELLABLE.size(), "?"))
-            + ") order by id for update";
-    try (PreparedStatement lock = connection.prepareStatement(select)) {
+    try (PreparedStatement open =
+        connection.prepareStatement(
+            "select j.id, j.attempt from jobs j where ("
+                + where
+                + ") and j.state = ? and exists (select 1 from job_attempts a"
+                + " where a.job_id = j.id and a.attempt = j.attempt and a.outcome is null)"
+                + " order by j.id")) {
       int index = 1;
       for (Object argument : arguments) {
-        lock.setObject(index++, argument);
+        open.setObject(index++, argument);
       }
-      for (JobState state : CANCELLABLE) {
-        lock.setString(index++, state.name());
-      }
-      try (ResultSet row = lock.executeQuery()) {
+      open.setString(index, CANCEL.target().name());
+      try (ResultSet row = open.executeQuery()) {
         while (row.next()) {
-          locked.add(new Cancelled(row.getString("id"), JobState.valueOf(row.getString("state"))));
+          running.add(row.getString("id"));
           attempts.add(row.getInt("attempt"));
         }
       }
     }
-    Change change = Change.end(null, null, Job.CANCEL_MESSAGE, now);
-    List<Cancelled> moved = new ArrayList<>(locked.size());
-    for (int from = 0; from < locked.size(); from += BATCH) {
-      int to = Math.min(locked.size(), from + BATCH);
-      int[] counts;
-      try (PreparedStatement update = connection.prepareStatement(CANCEL_JOB)) {
-        for (int i = from; i < to; i++) {
-          CANCEL_SQL.bindJob(update, 1, change, locked.get(i).id(), null);
-          update.addBatch();
-        }
-        counts = update.executeBatch();
-      }
-      // A running job's attempt is open and ends with it; a queued one has no open attempt.
+    for (int from = 0; from < running.size(); from += BATCH) {
       try (PreparedStatement endAttempt = connection.prepareStatement(CANCEL_ATTEMPT)) {
-        boolean any = false;
-        for (int i = from; i < to; i++) {
-          if (counts[i - from] == 0) {
-            continue;
-          }
-          Cancelled job = locked.get(i);
-          moved.add(job);
-          if (job.from() == JobState.RUNNING) {
-            CANCEL_SQL.bindAttemptUpdate(endAttempt, job.id(), attempts.get(i), change);
-            endAttempt.addBatch();
-            any = true;
-          }
+        for (int i = from; i < Math.min(running.size(), from + BATCH); i++) {
+          CANCEL_SQL.bindAttemptUpdate(endAttempt, running.get(i), attempts.get(i), change);
+          endAttempt.addBatch();
         }
-        if (any) {
-          endAttempt.executeBatch();
-        }
+        endAttempt.executeBatch();
       }
     }
-    return moved;
+    return running;
   }
 }

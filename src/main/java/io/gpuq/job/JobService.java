@@ -121,11 +121,6 @@ public class JobService {
     return store.queueHead(cpuOnlyLimit, gpuLimit);
   }
 
-  /** How many queued jobs come before each of these queued ones ({@link JobStore#queuedAhead}). */
-  public Map<String, Long> queuedAhead(Collection<String> ids) {
-    return store.queuedAhead(ids);
-  }
-
   /** Marks a queued job as started with this placement; empty if it is no longer queued. */
   public Optional<ClaimedJob> markStarted(String id, JobPlacement placement) {
     return markStarted(Map.of(id, placement)).stream().findFirst();

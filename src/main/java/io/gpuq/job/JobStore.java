@@ -38,13 +38,6 @@ public interface JobStore extends AutoCloseable {
   QueueHead queueHead(int cpuOnlyLimit, int gpuLimit);
 
   /**
-   * For each of these jobs that is queued (the others are left out), how many queued jobs of its
-   * kind (CPU-only or GPU) come before it in scheduling order: of higher priority, or of its
-   * priority and submitted earlier. One read for a whole page of a listing.
-   */
-  Map<String, Long> queuedAhead(Collection<String> ids);
-
-  /**
    * Starts those of these jobs that are still queued ({@link JobTransition#START}), each with its
    * placement; jobs no longer queued, or being claimed by another node this very moment, are left
    * out of the answer and left as they were.

@@ -172,18 +172,6 @@ public class JpaJobStore implements JobStore {
   }
 
   @Override
-  public Map<String, Long> queuedAhead(Collection<String> ids) {
-    return tx.execute(status -> jobs.queuedAhead(ids));
-  }
-
-  /**
-   * One transaction for a whole scheduling pass: the jobs still queued and not being claimed by
-   * another node right now ({@code FOR UPDATE SKIP LOCKED}) are started. No job is loaded: a claim
-   * locks and reads only what launching needs, in one statement, and writes what {@link
-   * JobTransition#START} states as two batches. Loading the jobs with their labels and attempts,
-   * and Hibernate's flushing them, cost the scheduler most of a claim's CPU.
-   */
-  @Override
   public List<ClaimedJob> claim(Map<String, JobPlacement> placements, Instant now) {
     if (placements.isEmpty()) {
       return List.of();

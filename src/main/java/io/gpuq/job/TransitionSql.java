@@ -45,6 +45,43 @@ final class TransitionSql {
         + ")";
   }
 
+  /**
+   * {@code update jobs set state = ?, ... where (<where>) and state in (...)}: every job a
+   * condition matches, moved in one statement. The parameters are the state, the transition's
+   * values ({@link #bindJobsWhere}), the condition's, then the source states. Only for a transition
+   * whose job writes do not depend on each job's own values (its attempt number).
+   */
+  String updateJobsWhere(String where) {
+    if (transition.jobWrites().containsValue(Value.NEXT_ATTEMPT)) {
+      throw new IllegalStateException(transition + " writes each job's own attempt number");
+    }
+    List<String> sets = new ArrayList<>();
+    sets.add("state = ?");
+    transition.jobWrites().forEach((field, value) -> sets.add(field.column() + assigned(value)));
+    sets.add("version = version + 1");
+    return "update jobs set "
+        + String.join(", ", sets)
+        + " where ("
+        + where
+        + ") and state in ("
+        + String.join(", ", Collections.nCopies(transition.sources().size(), "?"))
+        + ")";
+  }
+
+  /** Binds {@link #updateJobsWhere}'s parameters from 1. */
+  void bindJobsWhere(PreparedStatement statement, Change change, List<Object> arguments)
+      throws SQLException {
+    int index = 1;
+    statement.setString(index++, transition.target().name());
+    index = bind(statement, index, transition.jobWrites(), change, 0);
+    for (Object argument : arguments) {
+      statement.setObject(index++, argument);
+    }
+    for (JobState source : List.copyOf(transition.sources())) {
+      statement.setString(index++, source.name());
+    }
+  }
+
   /** {@code insert into job_attempts (job_id, attempt, <what opening writes>) values (...)}. */
   String insertAttempt() {
     List<String> columns = new ArrayList<>(List.of("job_id", "attempt"));

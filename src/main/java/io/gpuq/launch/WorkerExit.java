@@ -10,8 +10,8 @@ import java.time.Instant;
  * @param stopReason why gpuq stopped it, or null when it ended by itself
  * @param stopDetail that reason in words with its numbers ("it used 1.3GiB on GPU 0, over ..."), or
  *     null for the reason's plain words
- * @param endedAt when it ended, when that is known better than by the time gpuq learns of it (its
- *     exit file, for a worker that ended while gpuq was down); null for "just now"
+ * @param endedAt when it ended: when its place was freed (for a worker gpuq watched), or when its
+ *     exit file was written (for one that ended while gpuq was down); null for "just now"
  */
 public record WorkerExit(
     String jobId,

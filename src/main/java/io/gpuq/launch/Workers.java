@@ -4,7 +4,9 @@ import io.gpuq.job.JobPlacement;
 import io.gpuq.job.WorkerProcess;
 import io.gpuq.proc.ProcFs;
 import java.io.IOException;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -28,6 +30,7 @@ public final class Workers {
   private final Executor exitExecutor;
   private final Duration killGrace;
   private final ProcFs procFs;
+  private final Clock clock;
   private final Map<String, RunningWorker> live = new ConcurrentHashMap<>();
   private final Map<String, JobPlacement> launching = new ConcurrentHashMap<>();
 
@@ -36,7 +39,9 @@ public final class Workers {
       ProcessTreeStopper stopper,
       Executor exitExecutor,
       Duration killGrace,
-      ProcFs procFs) {
+      ProcFs procFs,
+      Clock clock) {
+    this.clock = clock;
     this.launcher = launcher;
     this.procFs = procFs;
     this.stopper = stopper;
@@ -99,6 +104,11 @@ public final class Workers {
 
   private void exited(RunningWorker worker, Integer exitCode, Consumer<WorkerExit> onExit) {
     stopper.killLeftovers(worker.pid());
+    // Read before the place is freed: the attempt ends then in the record, so that a successor
+    // placed in the freed room (its start read from the same clock afterwards) never starts
+    // before it ended. The end stored later, after its log and metrics are read, came 4-30 ms
+    // after the successor's start.
+    Instant freedAt = clock.instant();
     live.remove(worker.jobId(), worker);
     try {
       onExit.accept(
@@ -109,7 +119,7 @@ public final class Workers {
               exitCode,
               worker.stopReason(),
               worker.stopDetail(),
-              null));
+              freedAt));
     } catch (RuntimeException e) {
       log.error("recording the exit of job {} failed", worker.jobId(), e);
     }

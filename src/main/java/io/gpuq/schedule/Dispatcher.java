@@ -59,6 +59,10 @@ public class Dispatcher {
   private final Map<Integer, Instant> lastStartOnGpu = new ConcurrentHashMap<>();
   private final Set<CompletableFuture<Void>> launches = ConcurrentHashMap.newKeySet();
   private volatile boolean gpuJobsWaiting = true;
+  // How far this pass read each queue, for the reasons of the jobs behind; the GPU queue's stands
+  // until a pass reads it again. Only the scheduling loop's thread writes them.
+  private QueueReasons.Head cpuHead;
+  private QueueReasons.Head gpuHead;
 
   public Dispatcher(
       JobService jobs,
@@ -116,7 +120,8 @@ public class Dispatcher {
       return new DispatchResult(0, 0, null);
     }
     if (queue.isEmpty()) {
-      reasons.record(new QueueReasons.Pass(now, node, freeCpu, waiting, fullSweeps));
+      reasons.record(
+          new QueueReasons.Pass(now, node, freeCpu, waiting, fullSweeps, cpuHead, gpuHead));
       return new DispatchResult(0, 0, null);
     }
     List<PlacementRequest> requests = new ArrayList<>(queue.size());
@@ -129,7 +134,8 @@ public class Dispatcher {
     plan.waits().forEach((id, wait) -> waiting.put(id, WaitWords.of(wait, plan.mostFree(), node)));
     long cpuPlaced = plan.starts().stream().filter(PlacementDecision::isCpuOnly).count();
     reasons.record(
-        new QueueReasons.Pass(now, node, (int) (freeCpu - cpuPlaced), waiting, fullSweeps));
+        new QueueReasons.Pass(
+            now, node, (int) (freeCpu - cpuPlaced), waiting, fullSweeps, cpuHead, gpuHead));
     Map<String, JobPlacement> placements = new LinkedHashMap<>();
     for (PlacementDecision decision : plan.starts()) {
       placements.put(decision.jobId(), placementOf(decision));
@@ -191,11 +197,14 @@ public class Dispatcher {
     QueueHead head = jobs.queueHead(cpuFirst, readGpuQueue ? lookahead : 0);
     if (readGpuQueue) {
       gpuJobsWaiting = !head.gpu().isEmpty();
+      gpuHead = QueueReasons.Head.of(head.gpu(), lookahead);
     }
+    cpuHead = cpuFirst == 0 ? null : QueueReasons.Head.of(head.cpuOnly(), cpuFirst);
     List<QueuedJob> cpu = placeable(head, head.cpuOnly(), waiting, fullSweeps);
     if (cpu.size() < freeSlots && head.cpuOnly().size() == cpuFirst && cpuFirst < lookahead) {
       // Node selectors or sweeps' limits turned some away: read further, up to the lookahead.
       QueueHead wider = jobs.queueHead(lookahead, 0);
+      cpuHead = QueueReasons.Head.of(wider.cpuOnly(), lookahead);
       cpu = placeable(wider, wider.cpuOnly(), waiting, fullSweeps);
     }
     List<QueuedJob> queue = new ArrayList<>(cpu);

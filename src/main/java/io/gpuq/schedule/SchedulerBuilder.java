@@ -169,7 +169,7 @@ public final class SchedulerBuilder {
         new WorkerRecovery(jobs, execution, workers, node),
         new TimeoutDuty(workers, clock),
         new StopUnownedWorkers(jobs, workers, node),
-        new QueuedReasons(lastPass, jobs));
+        new QueuedReasons(lastPass));
   }
 
   /** A node without GPUs: there is nothing to attach workers to. */

@@ -93,13 +93,17 @@ public final class WaitWords {
     return "sweep at maxConcurrent " + maxConcurrent;
   }
 
-  public static String behind(long jobsAhead) {
-    return "behind "
-        + jobsAhead
+  /**
+   * A job behind the {@code read} jobs at the head of its queue that the last pass read (its
+   * lookahead, or as many CPU-only jobs as it had free slots for): not counted further, so that a
+   * reason costs the same however long the queue is.
+   */
+  public static String behindHead(int read) {
+    return "behind the first "
+        + read
         + " queued "
-        + (jobsAhead == 1 ? "job" : "jobs")
-        + " of higher"
-        + " priority or earlier submission";
+        + (read == 1 ? "job" : "jobs")
+        + ", which the last scheduling pass considered";
   }
 
   public static String notSelected(Map<String, String> nodeSelector, String node) {

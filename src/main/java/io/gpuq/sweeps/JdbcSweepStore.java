@@ -361,9 +361,9 @@ public class JdbcSweepStore implements SweepStore {
             throw new SweepConflictException(
                 "sweep " + sweepId + " has already finished: every trial has ended");
           }
-          List<JobRows.Cancelled> cancelled =
+          List<String> running =
               jdbc.execute(
-                  (ConnectionCallback<List<JobRows.Cancelled>>)
+                  (ConnectionCallback<List<String>>)
                       connection ->
                           JobRows.cancelWhere(connection, "sweep_id = ?", List.of(sweepId), now));
           jdbc.update(
@@ -372,10 +372,7 @@ public class JdbcSweepStore implements SweepStore {
               at(now),
               at(now),
               sweepId);
-          return cancelled.stream()
-              .filter(job -> job.from() == JobState.RUNNING)
-              .map(JobRows.Cancelled::id)
-              .toList();
+          return running;
         });
   }
 

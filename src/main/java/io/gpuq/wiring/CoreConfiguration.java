@@ -118,7 +118,8 @@ public class CoreConfiguration {
         new ProcessTreeStopper(workerTimer),
         workerExitExecutor,
         properties.worker().killGrace(),
-        procFs);
+        procFs,
+        clock);
   }
 
   /**

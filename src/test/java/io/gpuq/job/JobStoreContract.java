@@ -1061,25 +1061,6 @@ abstract class JobStoreContract {
   }
 
   @Test
-  void counts_the_queued_jobs_of_each_ones_queue_ahead_of_it_in_scheduling_order_at_once() {
-    Job urgent = aQueuedJob().onAGpu().priority(5).at(T0.plusSeconds(30)).in(store());
-    Job first = aQueuedJob().onAGpu().at(T0).in(store());
-    Job second = aQueuedJob().onAGpu().at(T0.plusSeconds(10)).in(store());
-    Job cpuOnly = aQueuedJob().at(T0.plusSeconds(20)).in(store());
-    Job running = aRunningJob().on("node-1").in(store());
-
-    assertThat(
-            store()
-                .queuedAhead(
-                    List.of(urgent.id(), first.id(), second.id(), cpuOnly.id(), running.id())))
-        .containsOnly(
-            Map.entry(urgent.id(), 0L),
-            Map.entry(first.id(), 1L),
-            Map.entry(second.id(), 2L),
-            Map.entry(cpuOnly.id(), 0L));
-  }
-
-  @Test
   void nan_and_infinite_values_are_kept_as_null() {
     Job job = aRunningJob().on("node-1").in(store());
     Map<String, Double> diverged = new java.util.LinkedHashMap<>();

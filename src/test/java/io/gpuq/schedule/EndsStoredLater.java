@@ -100,11 +100,6 @@ final class EndsStoredLater implements JobStore {
   }
 
   @Override
-  public Map<String, Long> queuedAhead(Collection<String> ids) {
-    return store.queuedAhead(ids);
-  }
-
-  @Override
   public List<ClaimedJob> claim(Map<String, JobPlacement> placements, Instant now) {
     return store.claim(placements, now);
   }

@@ -38,7 +38,8 @@ public final class LocalWorkers implements AutoCloseable {
             new ProcessTreeStopper(timer),
             Runnable::run,
             Duration.ofSeconds(5),
-            new ProcFs(Path.of("/proc")));
+            new ProcFs(Path.of("/proc")),
+            clock);
   }
 
   public Workers workers() {

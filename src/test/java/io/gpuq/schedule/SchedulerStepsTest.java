@@ -153,6 +153,41 @@ class SchedulerStepsTest {
   }
 
   @Test
+  @DisplayName(
+      "a job beyond the pass's lookahead is told what the pass read, not counted in the store again")
+  void a_job_beyond_the_lookahead_is_told_what_the_last_pass_read() {
+    // Eight jobs of lookahead, twelve jobs for another pool: the pass reads eight and starts none.
+    List<Job> queued = new ArrayList<>();
+    for (int n = 0; n < 12; n++) {
+      queued.add(
+          aQueuedJob()
+              .spec(s -> s.command("/bin/true").nodeSelector(java.util.Map.of("pool", "other")))
+              .in(store));
+    }
+    Job urgentBehind =
+        aQueuedJob()
+            .priority(-1)
+            .spec(s -> s.command("/bin/true").nodeSelector(java.util.Map.of("pool", "other")))
+            .in(store);
+
+    scheduler.dispatcher().dispatch(false);
+
+    assertThat(scheduler.queuedReasons().of(state(queued.get(7))))
+        .isEqualTo("node node-1 does not match nodeSelector {pool=other}");
+    String behindTheHead =
+        "behind the first 8 queued jobs, which the last scheduling pass considered";
+    assertThat(scheduler.queuedReasons().of(state(queued.get(8)))).isEqualTo(behindTheHead);
+    assertThat(scheduler.queuedReasons().of(state(urgentBehind))).isEqualTo(behindTheHead);
+
+    // The jobs ahead leave the queue after the pass: a reason is what that pass saw, read from
+    // its record alone, and is not counted again in the queue per job read.
+    queued.subList(0, 5).forEach(job -> store.cancel(job.id(), clock.instant()));
+    assertThat(scheduler.queuedReasons().of(List.of(state(queued.get(11)), state(queued.get(0)))))
+        .containsEntry(queued.get(11).id(), behindTheHead)
+        .containsEntry(queued.get(0).id(), null);
+  }
+
+  @Test
   void a_launched_worker_is_watched_and_its_end_recorded_with_its_exit_code() {
     Job succeeds = aQueuedJob().spec(s -> s.command("/bin/true")).in(store);
     Job fails = aQueuedJob().spec(s -> s.command("/bin/sh", "-c", "exit 3")).in(store);

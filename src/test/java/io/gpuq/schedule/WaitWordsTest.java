@@ -114,8 +114,8 @@ class WaitWordsTest {
   @Test
   void sweeps_and_jobs_beyond_the_lookahead_have_words_of_their_own() {
     assertThat(WaitWords.sweepFull(16)).isEqualTo("sweep at maxConcurrent 16");
-    assertThat(WaitWords.behind(230))
-        .isEqualTo("behind 230 queued jobs of higher priority or earlier submission");
+    assertThat(WaitWords.behindHead(1000))
+        .isEqualTo("behind the first 1000 queued jobs, which the last scheduling pass considered");
     assertThat(WaitWords.notSelected(Map.of("pool", "a100"), "a"))
         .isEqualTo("node a does not match nodeSelector {pool=a100}");
   }

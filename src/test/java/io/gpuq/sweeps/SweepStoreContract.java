@@ -442,6 +442,35 @@ abstract class SweepStoreContract {
   }
 
   @Test
+  void a_cancel_of_a_large_sweep_cancels_every_queued_trial_and_names_only_the_running_ones() {
+    Sweep sweep = aGridSweep().withTrials(1_200).in(sweeps);
+    List<String> running = List.of(start(sweep, 7), start(sweep, 600), start(sweep, 1_199));
+
+    List<String> stopped = sweeps.cancel(sweep.id(), LATER);
+
+    assertThat(stopped).containsExactlyInAnyOrderElementsOf(running);
+    assertThat(
+            jdbc.queryForObject(
+                "select count(*) from jobs where sweep_id = ? and state = 'CANCELLED'"
+                    + " and finished_at is not null",
+                Long.class,
+                sweep.id()))
+        .isEqualTo(1_200L);
+    assertThat(
+            jdbc.queryForObject(
+                "select count(*) from job_attempts a join jobs j on j.id = a.job_id"
+                    + " where j.sweep_id = ? and a.outcome = 'CANCELLED' and a.finished_at is not"
+                    + " null",
+                Long.class,
+                sweep.id()))
+        .as("only the running trials had an attempt, each ended")
+        .isEqualTo(3L);
+    for (String id : running) {
+      assertThat(jobs.standingOf(id, 1, "node-1")).isEqualTo(AttemptStanding.CANCELLED);
+    }
+  }
+
+  @Test
   void a_cancelled_trial_is_stored_as_the_job_stores_cancel_stores_a_job() {
     Sweep sweep = aGridSweep().withTrials(1).in(sweeps);
     String trial = start(sweep, 0);
