@@ -1335,12 +1335,33 @@ def terminal_width():
     return DEFAULT_WIDTH
 
 
+def _url_first(argv):
+    """--url is gpuq's own option, but people type it after the command too (`gpuq queue --url
+    U`): move it to the front, never from the job's own argv after `--`."""
+    front, rest, i = [], [], 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--":
+            rest.extend(argv[i:])
+            break
+        if a == "--url" and i + 1 < len(argv):
+            front += argv[i:i + 2]
+            i += 2
+            continue
+        if a.startswith("--url="):
+            front.append(a)
+        else:
+            rest.append(a)
+        i += 1
+    return front + rest
+
+
 def main(argv=None):
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="replace")
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(_url_first(sys.argv[1:] if argv is None else list(argv)))
     if args.cmd == "completion":
         return cmd_completion(parser, args)
     try:

@@ -332,6 +332,14 @@ class CommandLineTest(unittest.TestCase):
             declared = re.search(r'^version = "([^"]+)"', f.read(), re.M).group(1)
         self.assertEqual(gpuq.__version__, declared)
 
+    def test_url_may_follow_the_command_but_never_comes_from_the_jobs_own_argv(self):
+        self.assertEqual(gpuq_cli._url_first(["queue", "--url", "http://a:1", "-a"]),
+                         ["--url", "http://a:1", "queue", "-a"])
+        self.assertEqual(gpuq_cli._url_first(["gpus", "--url=http://a:1"]),
+                         ["--url=http://a:1", "gpus"])
+        job = ["submit", "--gpus", "0", "--", "curl", "--url", "http://x"]
+        self.assertEqual(gpuq_cli._url_first(job), job)
+
     def test_every_command_has_help(self):
         parser = gpuq_cli.build_parser()
         for argv in (["submit"], ["run"], ["queue"], ["ls"], ["show"], ["logs"], ["cancel"],
