@@ -1,7 +1,10 @@
 package io.gpuq.wiring;
 
+import io.gpuq.api.JobListingCache;
 import io.gpuq.api.UiHeaders;
 import io.gpuq.config.GpuqProperties;
+import java.time.Clock;
+import java.time.Duration;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -35,6 +38,23 @@ public class UiConfiguration {
     registration.addUrlPatterns(
         "/api/v1/jobs", "/api/v1/gpus", "/api/v1/sweeps", "/api/v1/sweeps/*");
     registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 40);
+    return registration;
+  }
+
+  /**
+   * Inside the ETag filter: a refresh of the job listing within a second of the same caller's same
+   * query is answered from that answer's bytes, which the ETag filter hashes (304 when unchanged),
+   * instead of being built again (docs/ui.md, "What a refresh costs"). It sees every write to jobs
+   * and sweeps through this node's API, to forget its answers then. 128 answers of at most 512 KiB
+   * (a default page of 100 jobs is well under) bound its memory to 64 MiB.
+   */
+  @Bean
+  FilterRegistrationBean<JobListingCache> jobListingCache(Clock clock) {
+    FilterRegistrationBean<JobListingCache> registration =
+        new FilterRegistrationBean<>(new JobListingCache(clock, Duration.ofSeconds(1), 512 * 1024));
+    registration.addUrlPatterns(
+        "/api/v1/jobs", "/api/v1/jobs/*", "/api/v1/sweeps", "/api/v1/sweeps/*");
+    registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 41);
     return registration;
   }
 

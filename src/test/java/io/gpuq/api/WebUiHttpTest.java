@@ -1,6 +1,8 @@
 package io.gpuq.api;
 
+import static io.gpuq.support.JobJson.aJob;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.gpuq.support.HttpApi;
 import io.gpuq.support.IntegrationTest;
@@ -12,12 +14,14 @@ import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import tools.jackson.databind.JsonNode;
 
 /** The web page's files and headers over plain HTTP, as any client (or attacker) sees them. */
 @DisplayName("The web page over plain HTTP")
@@ -122,6 +126,64 @@ class WebUiHttpTest extends IntegrationTest {
     }
     String other = admin.getWith("/api/v1/jobs?limit=5", "If-None-Match", "W/\"stale\"").body();
     assertThat(other).startsWith("{\"items\"");
+  }
+
+  @Test
+  @DisplayName(
+      "a submit and a cancel through the API change the listing's ETag at once, a state change"
+          + " by the scheduler within a second: a refreshing page never keeps stale jobs")
+  void every_change_changes_the_listing_etag() {
+    String path = "/api/v1/jobs?label=suite:etag-changes";
+    String empty = admin.get(path).headers().firstValue("ETag").orElseThrow();
+    // Unchanged, whether the answer was kept (asked within its second) or built again.
+    assertThat(admin.getWith(path, "If-None-Match", empty).status()).isEqualTo(304);
+
+    String quick = alice.submit(aJob().label("suite", "etag-changes").json());
+    HttpApi.Response submitted = admin.getWith(path, "If-None-Match", empty);
+    assertThat(submitted.status()).isEqualTo(200);
+    assertThat(submitted.body()).contains(quick);
+
+    // The scheduler's moves go through no request: the kept answer lasts at most a second.
+    await().atMost(Duration.ofSeconds(30)).until(() -> alice.state(quick).equals("SUCCEEDED"));
+    await()
+        .atMost(Duration.ofSeconds(2))
+        .until(() -> stateIn(admin.get(path), quick).equals("SUCCEEDED"));
+
+    String slow = alice.submit(aJob().command("sleep", "30").label("suite", "etag-changes").json());
+    HttpApi.Response before = admin.get(path);
+    assertThat(before.body()).contains(slow);
+    assertThat(alice.post("/api/v1/jobs/" + slow + "/cancel").status()).isEqualTo(200);
+    HttpApi.Response cancelled =
+        admin.getWith(path, "If-None-Match", before.headers().firstValue("ETag").orElseThrow());
+    assertThat(cancelled.status()).isEqualTo(200);
+    assertThat(stateIn(cancelled, slow)).isEqualTo("CANCELLED");
+  }
+
+  @Test
+  @DisplayName("a listing kept for one caller is never another's answer, nor its ETag a 304")
+  void a_kept_listing_is_never_another_callers() {
+    String path = "/api/v1/jobs?label=suite:etag-callers";
+    String alices =
+        alice.submit(aJob().command("sleep", "30").label("suite", "etag-callers").json());
+    HttpApi.Response hers = alice.get(path);
+    assertThat(hers.body()).contains(alices);
+
+    // Within the second her answer is kept, the same query with Bob's token and her ETag.
+    HttpApi.Response his =
+        bob.getWith(path, "If-None-Match", hers.headers().firstValue("ETag").orElseThrow());
+    assertThat(his.status()).isEqualTo(200);
+    assertThat(his.body()).doesNotContain(alices).startsWith("{\"items\":[]");
+    assertThat(admin.get(path).body()).contains(alices);
+    alice.post("/api/v1/jobs/" + alices + "/cancel");
+  }
+
+  private static String stateIn(HttpApi.Response listing, String id) {
+    for (JsonNode job : listing.json().get("items")) {
+      if (job.get("id").asString().equals(id)) {
+        return job.get("state").asString();
+      }
+    }
+    return "absent";
   }
 
   @Test
