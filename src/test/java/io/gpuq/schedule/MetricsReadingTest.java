@@ -20,6 +20,7 @@ import io.gpuq.job.SweepMetric;
 import io.gpuq.job.SweepTrial;
 import io.gpuq.launch.JobFiles;
 import io.gpuq.launch.StopReason;
+import io.gpuq.support.SettableClock;
 import io.gpuq.sweep.Asha;
 import io.gpuq.sweep.EarlyStopping;
 import io.gpuq.sweep.MedianStopping;
@@ -29,10 +30,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -59,7 +58,7 @@ class MetricsReadingTest {
 
   @TempDir Path dataDir;
   private final InMemoryJobStore store = new InMemoryJobStore();
-  private final SettableClock clock = new SettableClock();
+  private final SettableClock clock = new SettableClock(T0);
   private JobFiles files;
   private LocalWorkers local;
 
@@ -123,7 +122,7 @@ class MetricsReadingTest {
 
     reading.runOnce();
     Instant firstPoll = clock.instant();
-    clock.advanceSeconds(5);
+    clock.advance(Duration.ofSeconds(5));
     append(id, "ss\": 0.7}\nnot json\n");
     reading.runOnce();
 
@@ -334,7 +333,7 @@ class MetricsReadingTest {
     append(second, "{\"step\": 1, \"loss\": 0.2}\n");
     MetricsReading reading = gpuqOnNode1();
     reading.runOnce();
-    clock.advanceSeconds(5);
+    clock.advance(Duration.ofSeconds(5));
     String behind =
         aRunningJob().trialOf(new SweepTrial("sweep-4", 2, "{}")).on("node-1").in(store).id();
     String ahead =
@@ -601,28 +600,5 @@ class MetricsReadingTest {
     }
 
     assertThat(steps(id)).as("each line stored once").containsExactly(0L, 1L);
-  }
-
-  static final class SettableClock extends Clock {
-    private Instant now = T0;
-
-    void advanceSeconds(long seconds) {
-      now = now.plusSeconds(seconds);
-    }
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
   }
 }

@@ -9,12 +9,13 @@ import io.gpuq.gpu.GpuBackendException;
 import io.gpuq.gpu.GpuDevice;
 import io.gpuq.gpu.GpuProcessUsage;
 import io.gpuq.gpu.GpuSample;
-import io.gpuq.gpu.emulated.WrittenProcFixture.SettableClock;
 import io.gpuq.proc.ProcFs;
 import io.gpuq.proc.ProcStat;
 import io.gpuq.proc.SpawnedProcess;
+import io.gpuq.support.SettableClock;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -133,7 +134,7 @@ class EmulatedGpuBackendTest {
   @DisplayName(
       "utilization is the CPU time a worker used since the previous sample, per second of clock")
   void utilizationFromCpuTime() {
-    SettableClock clock = new SettableClock();
+    SettableClock clock = new SettableClock(Instant.parse("2026-01-01T00:00:00Z"));
     try (EmulatedGpuBackend backend =
             EmulatedGpuBackend.create(2, 16 * GIB, "Emulated GPU", procFs, clock);
         SpawnedProcess busy = SpawnedProcess.start("python3", "-c", "while True: pass");
@@ -147,7 +148,7 @@ class EmulatedGpuBackendTest {
       await()
           .atMost(Duration.ofSeconds(60))
           .until(() -> procFs.ticksToSeconds(cpuTicks(busy.pid()) - ticksAtFirstSample) >= 0.5);
-      clock.advanceMillis(1000);
+      clock.advance(Duration.ofMillis(1000));
 
       List<GpuSample> samples = backend.sample();
 
@@ -207,7 +208,7 @@ class EmulatedGpuBackendTest {
 
         process(100, 1, 5000, 1000, 30); // +20 ticks
         process(101, 100, 5100, 1000, 40); // +40 ticks: 0.6 s of CPU in all
-        clock.advanceMillis(2000);
+        clock.advance(Duration.ofMillis(2000));
         List<GpuSample> samples = backend.sample();
 
         // 0.6 CPU-seconds in 2 s = 0.3 cores, over 2 GPUs = 0.15 each.
@@ -228,11 +229,11 @@ class EmulatedGpuBackendTest {
         backend.sample();
 
         process(101, 100, 5100, 0, 400); // 4 cores busy for a second
-        clock.advanceMillis(1000);
+        clock.advance(Duration.ofMillis(1000));
         assertThat(backend.sample().get(0).utilization()).isEqualTo(1.0);
 
         remove(101);
-        clock.advanceMillis(1000);
+        clock.advance(Duration.ofMillis(1000));
         assertThat(backend.sample().get(0).utilization()).isZero();
       }
     }

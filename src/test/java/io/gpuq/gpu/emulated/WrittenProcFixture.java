@@ -2,13 +2,11 @@ package io.gpuq.gpu.emulated;
 
 import io.gpuq.proc.KernelConstants;
 import io.gpuq.proc.ProcFs;
+import io.gpuq.support.SettableClock;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.Comparator;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,7 +21,7 @@ abstract class WrittenProcFixture {
 
   @TempDir Path procRoot;
 
-  final SettableClock clock = new SettableClock();
+  final SettableClock clock = new SettableClock(Instant.parse("2026-01-01T00:00:00Z"));
 
   EmulatedGpuBackend backend(int gpus) {
     return EmulatedGpuBackend.create(
@@ -65,29 +63,6 @@ abstract class WrittenProcFixture {
       for (Path path : files.sorted(Comparator.reverseOrder()).toList()) {
         Files.delete(path);
       }
-    }
-  }
-
-  static final class SettableClock extends Clock {
-    private Instant now = Instant.parse("2026-01-01T00:00:00Z");
-
-    void advanceMillis(long millis) {
-      now = now.plusMillis(millis);
-    }
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
     }
   }
 }
