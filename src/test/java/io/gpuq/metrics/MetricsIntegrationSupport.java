@@ -129,7 +129,13 @@ abstract class MetricsIntegrationSupport extends IntegrationTest {
   String aSweepWithABestValue() {
     SweepRows sweeps = new SweepRows(dataSource);
     String sweep = sweeps.sweep(null, "minimize");
-    Job trial = aSucceededJob().trialOf(new SweepTrial(sweep, 0, "{}")).in(store);
+    // A selector no node matches keeps the context's own scheduler from claiming the trial in the
+    // moment between its submission and the builder's claim.
+    Job trial =
+        aSucceededJob()
+            .spec(s -> s.nodeSelector(Map.of("pool", "none-of-the-test-nodes")))
+            .trialOf(new SweepTrial(sweep, 0, "{}"))
+            .in(store);
     sweeps.best(trial.id(), 0.25);
     return sweep;
   }
