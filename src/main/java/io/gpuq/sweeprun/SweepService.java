@@ -1,4 +1,4 @@
-package io.gpuq.sweeps;
+package io.gpuq.sweeprun;
 
 import io.gpuq.job.Caller;
 import io.gpuq.job.FieldError;

@@ -1,4 +1,4 @@
-package io.gpuq.sweeps;
+package io.gpuq.sweeprun;
 
 import io.gpuq.duty.PeriodicDuty;
 import io.gpuq.sweep.SweepStore;
