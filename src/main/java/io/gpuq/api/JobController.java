@@ -18,6 +18,7 @@ import io.gpuq.job.SubmitAdmission;
 import io.gpuq.launch.StopReason;
 import io.gpuq.launch.Workers;
 import io.gpuq.schedule.QueuedReasons;
+import io.gpuq.schedule.Scheduler;
 import io.gpuq.schedule.SchedulingLoop;
 import io.gpuq.schedule.WaitWords;
 import io.gpuq.text.UserText;
@@ -72,17 +73,16 @@ public class JobController {
       JobService jobs,
       JobRequestValidator validator,
       SubmitAdmission admission,
-      SchedulingLoop scheduler,
+      Scheduler scheduler,
       Workers workers,
       JobLogs logs,
-      StorageGuard storage,
-      QueuedReasons queuedReasons) {
+      StorageGuard storage) {
     this.storage = storage;
-    this.queuedReasons = queuedReasons;
+    this.queuedReasons = scheduler.queuedReasons();
     this.jobs = jobs;
     this.validator = validator;
     this.admission = admission;
-    this.scheduler = scheduler;
+    this.scheduler = scheduler.loop();
     this.workers = workers;
     this.logs = logs;
   }

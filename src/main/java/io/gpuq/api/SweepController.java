@@ -8,6 +8,7 @@ import io.gpuq.job.Job;
 import io.gpuq.job.JobState;
 import io.gpuq.launch.StopReason;
 import io.gpuq.launch.Workers;
+import io.gpuq.schedule.Scheduler;
 import io.gpuq.schedule.SchedulingLoop;
 import io.gpuq.sweep.BestScope;
 import io.gpuq.sweep.SweepStore.TrialPage;
@@ -59,9 +60,9 @@ public class SweepController {
   private final StorageGuard storage;
 
   public SweepController(
-      SweepService sweeps, SchedulingLoop scheduler, Workers workers, StorageGuard storage) {
+      SweepService sweeps, Scheduler scheduler, Workers workers, StorageGuard storage) {
     this.sweeps = sweeps;
-    this.scheduler = scheduler;
+    this.scheduler = scheduler.loop();
     this.workers = workers;
     this.storage = storage;
   }

@@ -1,26 +1,20 @@
 package io.gpuq.wiring;
 
 import io.gpuq.config.GpuqProperties;
-import io.gpuq.duty.PeriodicDuty;
 import io.gpuq.job.JobRequestValidator;
 import io.gpuq.job.SubmitAdmission;
-import io.gpuq.sweeprun.SweepCompletionDuty;
 import io.gpuq.sweeprun.SweepService;
 import io.gpuq.sweeps.JdbcSweepStore;
 import java.security.SecureRandom;
 import java.time.Clock;
-import java.time.Duration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionTemplate;
 
-/** Sweeps: their store, their service, and the duty that stamps a done sweep's end. */
+/** Sweeps: their store and their service (CompositionConfiguration runs their completion). */
 @Configuration(proxyBeanMethods = false)
 public class SweepConfiguration {
-
-  /** Often enough that a done sweep shows its end (and starts ageing) within seconds. */
-  private static final Duration COMPLETION_INTERVAL = Duration.ofSeconds(5);
 
   @Bean
   JdbcSweepStore sweepStore(JdbcTemplate jdbc, TransactionTemplate tx) {
@@ -42,10 +36,5 @@ public class SweepConfiguration {
         random::nextLong,
         clock,
         properties.sweeps().maxUnfinishedPerOwner());
-  }
-
-  @Bean
-  PeriodicDuty sweepCompletionDuty(JdbcSweepStore sweeps, Clock clock) {
-    return new SweepCompletionDuty(sweeps, clock, COMPLETION_INTERVAL);
   }
 }
