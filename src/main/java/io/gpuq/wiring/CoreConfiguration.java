@@ -11,8 +11,10 @@ import io.gpuq.isolation.Account;
 import io.gpuq.isolation.Isolation;
 import io.gpuq.job.ClaimedJob;
 import io.gpuq.job.JobPlacement;
+import io.gpuq.job.JobRequestValidator;
 import io.gpuq.job.JobService;
 import io.gpuq.job.JobStore;
+import io.gpuq.job.SubmitAdmission;
 import io.gpuq.launch.JobFiles;
 import io.gpuq.launch.ProcessTreeStopper;
 import io.gpuq.launch.WorkerLauncher;
@@ -30,6 +32,7 @@ import io.gpuq.placement.Headroom;
 import io.gpuq.placement.PlacementPolicy;
 import io.gpuq.placement.Placer;
 import io.gpuq.proc.ProcFs;
+import io.gpuq.schedule.JobCommands;
 import io.gpuq.schedule.MetricsReading;
 import io.gpuq.schedule.PlacementAdmission;
 import io.gpuq.schedule.Scheduler;
@@ -200,6 +203,18 @@ public class CoreConfiguration {
   @Bean(destroyMethod = "shutdown")
   ExecutorService jobStarter() {
     return Executors.newFixedThreadPool(4, daemon("gpuq-starter"));
+  }
+
+  /** Submit and cancel, each one call for the web layer (and a sweep's trials). */
+  @Bean
+  JobCommands jobCommands(
+      JobService jobs,
+      JobRequestValidator validator,
+      SubmitAdmission admission,
+      StorageGuard storage,
+      Workers workers,
+      Scheduler scheduler) {
+    return new JobCommands(jobs, validator, admission, storage, workers, scheduler.loop());
   }
 
   @Bean

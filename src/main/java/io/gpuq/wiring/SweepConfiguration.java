@@ -1,8 +1,10 @@
 package io.gpuq.wiring;
 
 import io.gpuq.config.GpuqProperties;
+import io.gpuq.fs.StorageGuard;
 import io.gpuq.job.JobRequestValidator;
 import io.gpuq.job.SubmitAdmission;
+import io.gpuq.schedule.JobCommands;
 import io.gpuq.sweeprun.SweepService;
 import io.gpuq.sweeps.JdbcSweepStore;
 import java.security.SecureRandom;
@@ -26,6 +28,8 @@ public class SweepConfiguration {
       JdbcSweepStore sweeps,
       JobRequestValidator validator,
       SubmitAdmission admission,
+      StorageGuard storage,
+      JobCommands jobCommands,
       Clock clock,
       GpuqProperties properties) {
     SecureRandom random = new SecureRandom();
@@ -33,6 +37,8 @@ public class SweepConfiguration {
         sweeps,
         validator,
         admission,
+        storage,
+        jobCommands,
         random::nextLong,
         clock,
         properties.sweeps().maxUnfinishedPerOwner());
