@@ -23,8 +23,9 @@ import org.springframework.context.SmartLifecycle;
  *   <li>the periodic duties ({@link CompositionConfiguration} lists them with their intervals).
  * </ol>
  *
- * Steps 3 to 5 are this lifecycle, phase {@value #PHASE}. Stop is the reverse: the duties, the loop
- * (which waits for the launches under way), the recovery, then the web server's graceful shutdown.
+ * <p>Steps 3 to 5 are this lifecycle, phase {@value #PHASE}. Stop is the reverse: the duties, the
+ * loop (which waits for the launches under way), the recovery, then the web server's graceful
+ * shutdown.
  */
 public final class NodeComposition implements SmartLifecycle {
 
