@@ -1,6 +1,5 @@
 package io.gpuq.api;
 
-import io.gpuq.fs.StorageGuard;
 import io.gpuq.job.Caller;
 import io.gpuq.job.FieldError;
 import io.gpuq.job.InvalidJobRequestException;
@@ -9,16 +8,12 @@ import io.gpuq.job.JobAccessDeniedException;
 import io.gpuq.job.JobNotFoundException;
 import io.gpuq.job.JobPage;
 import io.gpuq.job.JobRequest;
-import io.gpuq.job.JobRequestValidator;
 import io.gpuq.job.JobService;
-import io.gpuq.job.JobSpec;
 import io.gpuq.job.JobState;
-import io.gpuq.job.Submission;
-import io.gpuq.job.SubmitAdmission;
-import io.gpuq.launch.StopReason;
-import io.gpuq.launch.Workers;
+import io.gpuq.schedule.JobCommands;
+import io.gpuq.schedule.JobCommands.Submitted;
 import io.gpuq.schedule.QueuedReasons;
-import io.gpuq.schedule.SchedulingLoop;
+import io.gpuq.schedule.Scheduler;
 import io.gpuq.schedule.WaitWords;
 import io.gpuq.text.UserText;
 import io.swagger.v3.oas.annotations.Operation;
@@ -59,31 +54,15 @@ public class JobController {
   private static final int MAX_LABEL_FILTERS = 64;
 
   private final JobService jobs;
-  private final JobRequestValidator validator;
-  private final SubmitAdmission admission;
-  private final SchedulingLoop scheduler;
-  private final Workers workers;
+  private final JobCommands commands;
   private final JobLogs logs;
-  private final StorageGuard storage;
 
   private final QueuedReasons queuedReasons;
 
-  public JobController(
-      JobService jobs,
-      JobRequestValidator validator,
-      SubmitAdmission admission,
-      SchedulingLoop scheduler,
-      Workers workers,
-      JobLogs logs,
-      StorageGuard storage,
-      QueuedReasons queuedReasons) {
-    this.storage = storage;
-    this.queuedReasons = queuedReasons;
+  public JobController(JobService jobs, JobCommands commands, JobLogs logs, Scheduler scheduler) {
+    this.queuedReasons = scheduler.queuedReasons();
     this.jobs = jobs;
-    this.validator = validator;
-    this.admission = admission;
-    this.scheduler = scheduler;
-    this.workers = workers;
+    this.commands = commands;
     this.logs = logs;
   }
 
@@ -110,19 +89,11 @@ public class JobController {
           String idempotencyKey,
       @RequestBody JobRequest request) {
     IdempotencyKeys.check(idempotencyKey);
-    JobSpec spec = validator.validate(request);
-    // Before anything reads the database, which a full disk may have closed.
-    storage.requireRoom();
-    admission.check(spec);
-    Submission submission = jobs.submit(caller, spec, idempotencyKey);
-    JobView view = view(caller, submission.job());
-    if (!submission.created()) {
+    Submitted<JobView> submitted =
+        commands.submit(caller, request, idempotencyKey, job -> view(caller, job));
+    JobView view = submitted.answer();
+    if (!submitted.created()) {
       return ResponseEntity.ok(view);
-    }
-    if (spec.gpus() > 0) {
-      scheduler.wakeUpForGpus();
-    } else {
-      scheduler.wakeUp();
     }
     return ResponseEntity.created(URI.create("/api/v1/jobs/" + view.id())).body(view);
   }
@@ -182,9 +153,7 @@ public class JobController {
   public JobView cancel(
       @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
       @PathVariable String id) {
-    Job job = jobs.cancel(caller, id, running -> workers.stop(running.id(), StopReason.CANCELLED));
-    scheduler.wakeUp();
-    return view(caller, job);
+    return view(caller, commands.cancel(caller, id));
   }
 
   @GetMapping(value = "/{id}/logs", produces = MediaType.TEXT_PLAIN_VALUE)

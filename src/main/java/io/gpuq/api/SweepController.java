@@ -1,23 +1,18 @@
 package io.gpuq.api;
 
-import io.gpuq.fs.StorageGuard;
 import io.gpuq.job.Caller;
 import io.gpuq.job.FieldError;
 import io.gpuq.job.InvalidJobRequestException;
 import io.gpuq.job.Job;
 import io.gpuq.job.JobState;
-import io.gpuq.launch.StopReason;
-import io.gpuq.launch.Workers;
-import io.gpuq.schedule.SchedulingLoop;
 import io.gpuq.sweep.BestScope;
 import io.gpuq.sweep.SweepStore.TrialPage;
 import io.gpuq.sweep.TrialCursor;
 import io.gpuq.sweep.TrialOrder;
 import io.gpuq.sweep.TrialQuery;
-import io.gpuq.sweeps.SweepCreation;
-import io.gpuq.sweeps.SweepService;
-import io.gpuq.sweeps.SweepService.SweepCancellation;
-import io.gpuq.sweeps.SweepService.SweepSummaries;
+import io.gpuq.sweeprun.SweepCreation;
+import io.gpuq.sweeprun.SweepService;
+import io.gpuq.sweeprun.SweepService.SweepSummaries;
 import io.gpuq.text.UserText;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
@@ -54,16 +49,9 @@ public class SweepController {
   public record NewTrialBody(Map<String, Object> parameters) {}
 
   private final SweepService sweeps;
-  private final SchedulingLoop scheduler;
-  private final Workers workers;
-  private final StorageGuard storage;
 
-  public SweepController(
-      SweepService sweeps, SchedulingLoop scheduler, Workers workers, StorageGuard storage) {
+  public SweepController(SweepService sweeps) {
     this.sweeps = sweeps;
-    this.scheduler = scheduler;
-    this.workers = workers;
-    this.storage = storage;
   }
 
   @PostMapping(consumes = MediaType.APPLICATION_JSON_VALUE)
@@ -100,14 +88,11 @@ public class SweepController {
     if (body == null) {
       throw new InvalidJobRequestException("", "a JSON object describing the sweep is required");
     }
-    // Before anything reads the database, which a full disk may have closed.
-    storage.requireRoom();
     SweepCreation creation = sweeps.create(caller, body.template(), body.sweep(), idempotencyKey);
     SweepView view = SweepView.of(creation.sweep());
     if (!creation.created()) {
       return ResponseEntity.ok(view);
     }
-    wakeUp(creation.gpuTrials());
     return ResponseEntity.created(URI.create("/api/v1/sweeps/" + view.id())).body(view);
   }
 
@@ -247,9 +232,7 @@ public class SweepController {
       @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
       @PathVariable String id,
       @RequestBody NewTrialBody body) {
-    storage.requireRoom();
     Job trial = sweeps.addTrial(caller, id, body == null ? null : body.parameters());
-    wakeUp(trial.gpus() > 0);
     return ResponseEntity.created(URI.create("/api/v1/jobs/" + trial.id())).body(JobView.of(trial));
   }
 
@@ -274,18 +257,6 @@ public class SweepController {
   public SweepView cancel(
       @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
       @PathVariable String id) {
-    SweepCancellation cancellation = sweeps.cancel(caller, id);
-    // Workers on this node stop at once; other nodes' stop at their next heartbeat.
-    cancellation.runningTrials().forEach(job -> workers.stop(job, StopReason.CANCELLED));
-    scheduler.wakeUp();
-    return SweepView.of(cancellation.sweep());
-  }
-
-  private void wakeUp(boolean forGpus) {
-    if (forGpus) {
-      scheduler.wakeUpForGpus();
-    } else {
-      scheduler.wakeUp();
-    }
+    return SweepView.of(sweeps.cancel(caller, id).sweep());
   }
 }

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.annotation.JsonRawValue;
 import io.gpuq.job.JobState;
 import io.gpuq.sweep.BestTrial;
 import io.gpuq.sweep.Sweep;
-import io.gpuq.sweeps.SweepSummary;
+import io.gpuq.sweeprun.SweepSummary;
 import io.swagger.v3.oas.annotations.media.Schema;
 import java.time.Instant;
 import java.util.LinkedHashMap;

@@ -1,6 +1,6 @@
 package io.gpuq.backup;
 
-import io.gpuq.duty.PeriodicDuty;
+import io.gpuq.duty.FixedDelayDuty;
 import io.gpuq.fs.StorageGuard;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,30 +16,19 @@ import org.slf4j.LoggerFactory;
  * while the data directory is short of space: a backup must never be what fills the disk under the
  * database.
  */
-public final class BackupDuty implements PeriodicDuty {
+public final class BackupDuty extends FixedDelayDuty {
 
   private static final Logger log = LoggerFactory.getLogger(BackupDuty.class);
 
   private final DatabaseBackups backups;
   private final StorageGuard storage;
-  private final Duration interval;
   private final Clock clock;
 
   public BackupDuty(DatabaseBackups backups, StorageGuard storage, Duration interval, Clock clock) {
+    super("database backup", interval);
     this.backups = backups;
     this.storage = storage;
-    this.interval = interval;
     this.clock = clock;
-  }
-
-  @Override
-  public String name() {
-    return "database backup";
-  }
-
-  @Override
-  public Duration interval() {
-    return interval;
   }
 
   @Override

@@ -7,10 +7,12 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.context.SmartLifecycle;
 
-/** Runs every {@link PeriodicDuty} on its own fixed delay; a failing run is logged, not fatal. */
-public class PeriodicDuties implements SmartLifecycle {
+/**
+ * Runs every {@link PeriodicDuty} on its own fixed delay; a failing run is logged, not fatal.
+ * Started and stopped by whoever composes the node, in its order.
+ */
+public class PeriodicDuties {
 
   private static final Logger log = LoggerFactory.getLogger(PeriodicDuties.class);
 
@@ -21,7 +23,14 @@ public class PeriodicDuties implements SmartLifecycle {
     this.duties = List.copyOf(duties);
   }
 
-  @Override
+  /** The duty of this name. */
+  public PeriodicDuty duty(String name) {
+    return duties.stream()
+        .filter(duty -> duty.name().equals(name))
+        .findFirst()
+        .orElseThrow(() -> new IllegalArgumentException("no duty " + name));
+  }
+
   public void start() {
     executor =
         Executors.newScheduledThreadPool(
@@ -51,14 +60,12 @@ public class PeriodicDuties implements SmartLifecycle {
     }
   }
 
-  @Override
   public void stop() {
     if (executor != null) {
       executor.shutdownNow();
     }
   }
 
-  @Override
   public boolean isRunning() {
     return executor != null && !executor.isShutdown();
   }

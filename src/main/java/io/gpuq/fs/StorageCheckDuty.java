@@ -1,6 +1,6 @@
 package io.gpuq.fs;
 
-import io.gpuq.duty.PeriodicDuty;
+import io.gpuq.duty.FixedDelayDuty;
 import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -9,28 +9,17 @@ import org.slf4j.LoggerFactory;
  * Measures the data directory's free space on a fixed delay, for readiness and the gauge, and says
  * when it falls below the minimum and when it is back.
  */
-public final class StorageCheckDuty implements PeriodicDuty {
+public final class StorageCheckDuty extends FixedDelayDuty {
 
   private static final Logger log = LoggerFactory.getLogger(StorageCheckDuty.class);
 
   private final StorageGuard guard;
-  private final Duration interval;
   private boolean wasLow;
   private boolean failing;
 
   public StorageCheckDuty(StorageGuard guard, Duration interval) {
+    super("storage-check", interval);
     this.guard = guard;
-    this.interval = interval;
-  }
-
-  @Override
-  public String name() {
-    return "storage-check";
-  }
-
-  @Override
-  public Duration interval() {
-    return interval;
   }
 
   @Override

@@ -1,34 +1,23 @@
 package io.gpuq.gpu;
 
-import io.gpuq.duty.PeriodicDuty;
+import io.gpuq.duty.FixedDelayDuty;
 import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /** Polls the GPUs on a fixed delay; a failing poll is logged and counted, never fatal. */
-public final class GpuPollDuty implements PeriodicDuty {
+public final class GpuPollDuty extends FixedDelayDuty {
 
   private static final Logger log = LoggerFactory.getLogger(GpuPollDuty.class);
 
   private final GpuPoller poller;
-  private final Duration interval;
   private final Runnable onFailure;
   private int consecutiveFailures;
 
   public GpuPollDuty(GpuPoller poller, Duration interval, Runnable onFailure) {
+    super("gpu-poll", interval);
     this.poller = poller;
-    this.interval = interval;
     this.onFailure = onFailure;
-  }
-
-  @Override
-  public String name() {
-    return "gpu-poll";
-  }
-
-  @Override
-  public Duration interval() {
-    return interval;
   }
 
   @Override

@@ -1,6 +1,6 @@
 package io.gpuq.node;
 
-import io.gpuq.duty.PeriodicDuty;
+import io.gpuq.duty.FixedDelayDuty;
 import io.gpuq.job.JobService;
 import java.time.Duration;
 import java.util.Collection;
@@ -12,14 +12,13 @@ import org.slf4j.LoggerFactory;
  * Declares the running jobs of silent nodes LOST, which requeues those with attempts left so that a
  * live node runs them. Every node reaps; the store's guarded writes let only one win.
  */
-public final class DeadNodeReaper implements PeriodicDuty {
+public final class DeadNodeReaper extends FixedDelayDuty {
 
   private static final Logger log = LoggerFactory.getLogger(DeadNodeReaper.class);
 
   private final Supplier<Collection<String>> silentNodes;
   private final JobService jobs;
   private final Runnable requeued;
-  private final Duration interval;
 
   /**
    * @param silentNodes the nodes that stopped heartbeating
@@ -30,20 +29,10 @@ public final class DeadNodeReaper implements PeriodicDuty {
       JobService jobs,
       Runnable requeued,
       Duration interval) {
+    super("dead-node-reaper", interval);
     this.silentNodes = silentNodes;
     this.jobs = jobs;
     this.requeued = requeued;
-    this.interval = interval;
-  }
-
-  @Override
-  public String name() {
-    return "dead-node-reaper";
-  }
-
-  @Override
-  public Duration interval() {
-    return interval;
   }
 
   @Override

@@ -1,6 +1,6 @@
 package io.gpuq.node;
 
-import io.gpuq.duty.PeriodicDuty;
+import io.gpuq.duty.FixedDelayDuty;
 import java.time.Duration;
 
 /**
@@ -10,26 +10,15 @@ import java.time.Duration;
  * long enough for the other nodes to declare this one dead, its jobs were requeued and may run
  * elsewhere, so the stale workers here are stopped rather than left to run twice.
  */
-public final class HeartbeatDuty implements PeriodicDuty {
+public final class HeartbeatDuty extends FixedDelayDuty {
 
   private final NodeRegistry registry;
   private final Runnable stopUnownedWorkers;
-  private final Duration interval;
 
   public HeartbeatDuty(NodeRegistry registry, Runnable stopUnownedWorkers, Duration interval) {
+    super("heartbeat", interval);
     this.registry = registry;
     this.stopUnownedWorkers = stopUnownedWorkers;
-    this.interval = interval;
-  }
-
-  @Override
-  public String name() {
-    return "heartbeat";
-  }
-
-  @Override
-  public Duration interval() {
-    return interval;
   }
 
   @Override

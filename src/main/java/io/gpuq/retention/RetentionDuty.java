@@ -1,6 +1,6 @@
 package io.gpuq.retention;
 
-import io.gpuq.duty.PeriodicDuty;
+import io.gpuq.duty.FixedDelayDuty;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * <p>An idempotency key goes with its job (or sweep): after retention, the same key creates a new
  * one.
  */
-public final class RetentionDuty implements PeriodicDuty {
+public final class RetentionDuty extends FixedDelayDuty {
 
   static final int BATCH = 500;
 
@@ -37,7 +37,6 @@ public final class RetentionDuty implements PeriodicDuty {
   private final FinishedJobRows rows;
   private final JobDirectories directories;
   private final Duration retention;
-  private final Duration interval;
   private final Clock clock;
 
   /**
@@ -49,21 +48,11 @@ public final class RetentionDuty implements PeriodicDuty {
       Duration retention,
       Duration interval,
       Clock clock) {
+    super("retention", interval);
     this.rows = rows;
     this.directories = directories;
     this.retention = retention;
-    this.interval = interval;
     this.clock = clock;
-  }
-
-  @Override
-  public String name() {
-    return "retention";
-  }
-
-  @Override
-  public Duration interval() {
-    return interval;
   }
 
   @Override

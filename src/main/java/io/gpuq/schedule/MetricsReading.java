@@ -1,6 +1,6 @@
 package io.gpuq.schedule;
 
-import io.gpuq.duty.PeriodicDuty;
+import io.gpuq.duty.FixedDelayDuty;
 import io.gpuq.fs.NotARegularFileException;
 import io.gpuq.job.JobStore;
 import io.gpuq.job.MetricsCaps;
@@ -43,7 +43,7 @@ import org.slf4j.LoggerFactory;
  * {@link #BATCH} at a time, each job's read is capped per poll and stored in a transaction of its
  * own, and a job's end, recorded meanwhile, waits for no other job's read.
  */
-public final class MetricsReading implements PeriodicDuty {
+public final class MetricsReading extends FixedDelayDuty {
 
   private static final Logger log = LoggerFactory.getLogger(MetricsReading.class);
 
@@ -60,7 +60,6 @@ public final class MetricsReading implements PeriodicDuty {
   private final TrialPruning pruning;
   private final Clock clock;
   private final String node;
-  private final Duration interval;
   // Jobs whose unreadable file was reported once already: a poll each second must not log each.
   private final Set<String> warned = ConcurrentHashMap.newKeySet();
   // Jobs readBeforeEnd read since the poll loaded its batch: the poll's copy of them is stale, and
@@ -79,23 +78,13 @@ public final class MetricsReading implements PeriodicDuty {
       Clock clock,
       String node,
       Duration interval) {
+    super("reported-metrics", interval);
     this.store = store;
     this.files = files;
     this.reader = reader;
     this.pruning = pruning;
     this.clock = clock;
     this.node = node;
-    this.interval = interval;
-  }
-
-  @Override
-  public String name() {
-    return "reported-metrics";
-  }
-
-  @Override
-  public Duration interval() {
-    return interval;
   }
 
   @Override

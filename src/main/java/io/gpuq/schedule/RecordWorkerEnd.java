@@ -21,7 +21,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,17 +43,10 @@ public final class RecordWorkerEnd {
   private final int logTailBytes;
   private final GpuBackend gpus;
   private final GpuInventory inventory;
-  private final Consumer<JobPlacement> onCapacityFreed;
-  private final Consumer<JobPlacement> onEndStored;
-  private final Consumer<String> beforeEndRecorded;
+  private final WorkerEndListener listener;
 
   /**
-   * @param onCapacityFreed told, with the placement it held, when a worker's place becomes free,
-   *     and again once the end of an attempt that left its job queued for a retry is stored
-   * @param onEndStored told, with the placement it held, once the end of an attempt that left the
-   *     job finished is stored
-   * @param beforeEndRecorded told a job's id when its worker has ended, before the end is recorded:
-   *     what must be read from the worker's files first (its reported metrics)
+   * @param listener told each step: the place freed, the end stored, and before the end is recorded
    */
   public RecordWorkerEnd(
       JobService jobs,
@@ -64,9 +56,7 @@ public final class RecordWorkerEnd {
       int logTailBytes,
       GpuBackend gpus,
       GpuInventory inventory,
-      Consumer<JobPlacement> onCapacityFreed,
-      Consumer<JobPlacement> onEndStored,
-      Consumer<String> beforeEndRecorded) {
+      WorkerEndListener listener) {
     this.jobs = jobs;
     this.workers = workers;
     this.files = files;
@@ -74,9 +64,7 @@ public final class RecordWorkerEnd {
     this.logTailBytes = logTailBytes;
     this.gpus = gpus;
     this.inventory = inventory;
-    this.onCapacityFreed = onCapacityFreed;
-    this.onEndStored = onEndStored;
-    this.beforeEndRecorded = beforeEndRecorded;
+    this.listener = listener;
   }
 
   /** The worker of an attempt that held {@code placement} ended: records how. */
@@ -84,13 +72,13 @@ public final class RecordWorkerEnd {
     // The worker's capacity is free already (it no longer counts as live): the next job may
     // start while this one's end is written. A retried job is queued only once that is done,
     // hence a second wake-up for it.
-    onCapacityFreed.accept(placement);
+    listener.capacityFreed(placement);
     gpus.detach(exit.pid());
     AttemptOutcome outcome = classify(exit, placement);
     if (exit.stopReason() != null) {
       noteStop(exit);
     }
-    beforeEndRecorded.accept(exit.jobId());
+    listener.beforeEndRecorded(exit.jobId());
     recordEnd(exit, outcome, placement, FIRST_RECORD_RETRY);
   }
 
@@ -120,9 +108,9 @@ public final class RecordWorkerEnd {
               } else if (failure != null) {
                 log.error("recording the end of job {} failed", exit.jobId(), failure);
               } else if (state == JobState.QUEUED) {
-                onCapacityFreed.accept(placement);
+                listener.capacityFreed(placement);
               } else {
-                onEndStored.accept(placement);
+                listener.endStored(placement);
               }
             });
   }

@@ -127,6 +127,7 @@ public final class SchedulerBuilder {
   public Scheduler build() {
     Wakeups wakeups = new Wakeups();
     QueueReasons lastPass = new QueueReasons();
+    Consumer<String> beforeEnd = beforeEndRecorded;
     RecordWorkerEnd recordEnd =
         new RecordWorkerEnd(
             jobs,
@@ -136,13 +137,24 @@ public final class SchedulerBuilder {
             logTailBytes,
             gpus,
             inventory,
-            wakeups::capacityFreed,
-            placement -> {
-              if (lastPass.heldBackTrials()) {
+            new WorkerEndListener() {
+              @Override
+              public void capacityFreed(JobPlacement placement) {
                 wakeups.capacityFreed(placement);
               }
-            },
-            beforeEndRecorded);
+
+              @Override
+              public void endStored(JobPlacement placement) {
+                if (lastPass.heldBackTrials()) {
+                  wakeups.capacityFreed(placement);
+                }
+              }
+
+              @Override
+              public void beforeEndRecorded(String jobId) {
+                beforeEnd.accept(jobId);
+              }
+            });
     JobExecution execution =
         new JobExecution(jobs, workers, setup, gpus, procFs, wakeups::capacityFreed, recordEnd);
     Dispatcher dispatcher =

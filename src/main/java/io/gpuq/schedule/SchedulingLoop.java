@@ -4,7 +4,6 @@ import io.gpuq.startup.OutOfMemoryExit;
 import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.context.SmartLifecycle;
 
 /**
  * The scheduling duty: one thread that runs a dispatch pass whenever something may have freed or
@@ -12,7 +11,7 @@ import org.springframework.context.SmartLifecycle;
  * lost jobs to another node is followed by another at once, and a safety-net wake-up covers changes
  * no event announced (such as another node's submissions).
  */
-public class SchedulingLoop implements SmartLifecycle {
+public class SchedulingLoop {
 
   private static final Logger log = LoggerFactory.getLogger(SchedulingLoop.class);
 
@@ -38,7 +37,6 @@ public class SchedulingLoop implements SmartLifecycle {
     wakeups.wakeUp();
   }
 
-  @Override
   public void start() {
     running = true;
     thread = new Thread(this::loop, "gpuq-scheduler");
@@ -46,7 +44,6 @@ public class SchedulingLoop implements SmartLifecycle {
     thread.start();
   }
 
-  @Override
   public void stop() {
     running = false;
     if (thread != null) {
@@ -60,15 +57,8 @@ public class SchedulingLoop implements SmartLifecycle {
     dispatcher.awaitLaunches(Duration.ofSeconds(5));
   }
 
-  @Override
   public boolean isRunning() {
     return running;
-  }
-
-  /** Starts after the web server so that a pass never races the application's own start-up. */
-  @Override
-  public int getPhase() {
-    return Integer.MAX_VALUE - 100;
   }
 
   private void loop() {

@@ -1,6 +1,6 @@
 package io.gpuq.schedule;
 
-import io.gpuq.duty.PeriodicDuty;
+import io.gpuq.duty.FixedDelayDuty;
 import io.gpuq.launch.RunningWorker;
 import io.gpuq.launch.StopReason;
 import io.gpuq.launch.Workers;
@@ -9,24 +9,15 @@ import java.time.Duration;
 import java.time.Instant;
 
 /** Stops workers that ran past their job's timeout; their jobs then fail with TIMEOUT. */
-public class TimeoutDuty implements PeriodicDuty {
+public class TimeoutDuty extends FixedDelayDuty {
 
   private final Workers workers;
   private final Clock clock;
 
   public TimeoutDuty(Workers workers, Clock clock) {
+    super("timeouts", Duration.ofMillis(200));
     this.workers = workers;
     this.clock = clock;
-  }
-
-  @Override
-  public String name() {
-    return "timeouts";
-  }
-
-  @Override
-  public Duration interval() {
-    return Duration.ofMillis(200);
   }
 
   @Override

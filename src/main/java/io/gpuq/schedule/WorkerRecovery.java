@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.context.SmartLifecycle;
 
 /**
  * At start-up, before the scheduler claims anything, takes back the jobs an earlier gpuq on this
@@ -20,7 +19,7 @@ import org.springframework.context.SmartLifecycle;
  * meanwhile (declared lost and given away; cancelled; pruned) are stopped first, the store's ending
  * kept.
  */
-public class WorkerRecovery implements SmartLifecycle {
+public class WorkerRecovery {
 
   private static final Logger log = LoggerFactory.getLogger(WorkerRecovery.class);
 
@@ -45,7 +44,6 @@ public class WorkerRecovery implements SmartLifecycle {
     this.node = node;
   }
 
-  @Override
   public void start() {
     stopStaleWorkers();
     stopWorkersOfStoppedAttempts();
@@ -118,19 +116,11 @@ public class WorkerRecovery implements SmartLifecycle {
     }
   }
 
-  @Override
   public void stop() {
     running = false;
   }
 
-  @Override
   public boolean isRunning() {
     return running;
-  }
-
-  /** Before the scheduling loop, which must not place work on capacity that is still taken. */
-  @Override
-  public int getPhase() {
-    return Integer.MAX_VALUE - 200;
   }
 }

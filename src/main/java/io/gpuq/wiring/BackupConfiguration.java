@@ -3,7 +3,6 @@ package io.gpuq.wiring;
 import io.gpuq.backup.BackupDuty;
 import io.gpuq.backup.DatabaseBackups;
 import io.gpuq.config.GpuqProperties;
-import io.gpuq.duty.PeriodicDuty;
 import io.gpuq.fs.DataDirectory;
 import io.gpuq.fs.StorageGuard;
 import java.time.Clock;
@@ -26,7 +25,7 @@ public class BackupConfiguration {
    * bean graph is fixed at build time (AOT), the database at start.
    */
   @Bean
-  PeriodicDuty databaseBackupDuty(
+  BackupDuty databaseBackupDuty(
       DataSource dataSource,
       GpuqProperties properties,
       StorageGuard storage,

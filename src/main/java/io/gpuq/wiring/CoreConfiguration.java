@@ -1,8 +1,6 @@
 package io.gpuq.wiring;
 
 import io.gpuq.config.GpuqProperties;
-import io.gpuq.duty.PeriodicDuties;
-import io.gpuq.duty.PeriodicDuty;
 import io.gpuq.fs.StorageGuard;
 import io.gpuq.gpu.GpuBackend;
 import io.gpuq.gpu.GpuInventory;
@@ -13,8 +11,10 @@ import io.gpuq.isolation.Account;
 import io.gpuq.isolation.Isolation;
 import io.gpuq.job.ClaimedJob;
 import io.gpuq.job.JobPlacement;
+import io.gpuq.job.JobRequestValidator;
 import io.gpuq.job.JobService;
 import io.gpuq.job.JobStore;
+import io.gpuq.job.SubmitAdmission;
 import io.gpuq.launch.JobFiles;
 import io.gpuq.launch.ProcessTreeStopper;
 import io.gpuq.launch.WorkerLauncher;
@@ -32,17 +32,11 @@ import io.gpuq.placement.Headroom;
 import io.gpuq.placement.PlacementPolicy;
 import io.gpuq.placement.Placer;
 import io.gpuq.proc.ProcFs;
-import io.gpuq.schedule.Dispatcher;
-import io.gpuq.schedule.JobExecution;
+import io.gpuq.schedule.JobCommands;
 import io.gpuq.schedule.MetricsReading;
 import io.gpuq.schedule.PlacementAdmission;
-import io.gpuq.schedule.QueuedReasons;
 import io.gpuq.schedule.Scheduler;
 import io.gpuq.schedule.SchedulerBuilder;
-import io.gpuq.schedule.SchedulingLoop;
-import io.gpuq.schedule.StopUnownedWorkers;
-import io.gpuq.schedule.TimeoutDuty;
-import io.gpuq.schedule.WorkerRecovery;
 import io.gpuq.text.MemorySize;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -123,8 +117,8 @@ public class CoreConfiguration {
   }
 
   /**
-   * The scheduler's steps, wired by its own composition root; the beans below only expose them (to
-   * the web layer, the metrics, the lifecycle).
+   * The scheduler's steps, wired by its own composition root; whoever needs one of them takes it
+   * from here (NodeComposition runs its loop, recovery and duties).
    */
   @Bean
   Scheduler scheduler(
@@ -157,41 +151,6 @@ public class CoreConfiguration {
         .safetyNet(properties.scheduler().safetyNetInterval())
         .beforeEndRecorded(metricsReading::readBeforeEnd)
         .build();
-  }
-
-  @Bean
-  QueuedReasons queuedReasons(Scheduler scheduler) {
-    return scheduler.queuedReasons();
-  }
-
-  @Bean
-  JobExecution jobExecution(Scheduler scheduler) {
-    return scheduler.execution();
-  }
-
-  @Bean
-  Dispatcher dispatcher(Scheduler scheduler) {
-    return scheduler.dispatcher();
-  }
-
-  @Bean
-  SchedulingLoop schedulingLoop(Scheduler scheduler) {
-    return scheduler.loop();
-  }
-
-  @Bean
-  WorkerRecovery workerRecovery(Scheduler scheduler) {
-    return scheduler.recovery();
-  }
-
-  @Bean
-  TimeoutDuty timeoutDuty(Scheduler scheduler) {
-    return scheduler.timeouts();
-  }
-
-  @Bean
-  StopUnownedWorkers stopUnownedWorkers(Scheduler scheduler) {
-    return scheduler.stopUnowned();
   }
 
   /** The Python hook is in the data directory by now: its preparation installs it. */
@@ -246,15 +205,22 @@ public class CoreConfiguration {
     return Executors.newFixedThreadPool(4, daemon("gpuq-starter"));
   }
 
+  /** Submit and cancel, each one call for the web layer (and a sweep's trials). */
   @Bean
-  PlacementAdmission placementAdmission(
-      Placer placer, Dispatcher dispatcher, Clock clock, NodeRegistry nodes) {
-    return new PlacementAdmission(placer, dispatcher::capacities, clock, nodes);
+  JobCommands jobCommands(
+      JobService jobs,
+      JobRequestValidator validator,
+      SubmitAdmission admission,
+      StorageGuard storage,
+      Workers workers,
+      Scheduler scheduler) {
+    return new JobCommands(jobs, validator, admission, storage, workers, scheduler.loop());
   }
 
   @Bean
-  PeriodicDuties periodicDuties(List<PeriodicDuty> duties) {
-    return new PeriodicDuties(duties);
+  PlacementAdmission placementAdmission(
+      Placer placer, Scheduler scheduler, Clock clock, NodeRegistry nodes) {
+    return new PlacementAdmission(placer, scheduler.dispatcher()::capacities, clock, nodes);
   }
 
   private static java.util.concurrent.ThreadFactory daemon(String name) {

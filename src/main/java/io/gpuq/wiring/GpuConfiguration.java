@@ -1,13 +1,11 @@
 package io.gpuq.wiring;
 
 import io.gpuq.config.GpuqProperties;
-import io.gpuq.duty.PeriodicDuty;
 import io.gpuq.gpu.GpuBackend;
 import io.gpuq.gpu.GpuBackendException;
 import io.gpuq.gpu.GpuBackendSettings;
 import io.gpuq.gpu.GpuBackends;
 import io.gpuq.gpu.GpuInventory;
-import io.gpuq.gpu.GpuPollDuty;
 import io.gpuq.gpu.GpuPoller;
 import io.gpuq.gpu.SelectedBackend;
 import io.gpuq.guard.BudgetGuard;
@@ -15,7 +13,6 @@ import io.gpuq.guard.PeakRecorder;
 import io.gpuq.job.JobService;
 import io.gpuq.launch.Workers;
 import io.gpuq.metrics.GpuMetrics;
-import io.gpuq.metrics.GpuPollMetrics;
 import io.gpuq.metrics.GuardActionCounter;
 import io.gpuq.proc.ProcFs;
 import io.gpuq.startup.StartRefusedException;
@@ -135,12 +132,6 @@ public class GpuConfiguration {
   @Bean
   PeakRecorder peakRecorder(JobService jobs) {
     return new PeakRecorder(jobs::observeGpuMemory);
-  }
-
-  @Bean
-  PeriodicDuty gpuPollDuty(GpuPoller poller, GpuqProperties properties, GpuPollMetrics metrics) {
-    return metrics.timed(
-        new GpuPollDuty(poller, properties.gpu().pollInterval(), metrics::pollFailed));
   }
 
   @Bean

@@ -13,9 +13,9 @@ import org.springframework.core.task.SimpleAsyncTaskExecutor;
  * <p>Until it is done, the entity manager factory is a proxy whose first use waits for it; the
  * repositories are created on first use too ({@code spring.data.jpa.repositories.bootstrap-mode:
  * deferred}), so that merely wiring them does not wait. The first real use is this node's first
- * heartbeat ({@code NodeMembership}), before the web server starts and before the recovery and the
- * scheduler, so nothing is served or scheduled before Hibernate is up, and a Hibernate that fails
- * still fails the start-up.
+ * heartbeat ({@code NodeComposition}'s first step), before the web server starts and before the
+ * recovery and the scheduler, so nothing is served or scheduled before Hibernate is up, and a
+ * Hibernate that fails still fails the start-up.
  */
 @Configuration(proxyBeanMethods = false)
 public class JpaBootstrapConfiguration {

@@ -3,24 +3,21 @@ package io.gpuq.wiring;
 import io.gpuq.config.GpuqProperties;
 import io.gpuq.gpu.GpuInventory;
 import io.gpuq.gpu.GpuPoller;
-import io.gpuq.job.JobService;
 import io.gpuq.launch.Workers;
-import io.gpuq.node.DeadNodeReaper;
-import io.gpuq.node.HeartbeatDuty;
 import io.gpuq.node.LocalGpus;
 import io.gpuq.node.NodeIdentity;
-import io.gpuq.node.NodeMembership;
 import io.gpuq.node.NodeRegistry;
 import io.gpuq.node.NodeRepository;
-import io.gpuq.schedule.SchedulingLoop;
-import io.gpuq.schedule.StopUnownedWorkers;
 import java.time.Clock;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Lazy;
 import org.springframework.transaction.support.TransactionTemplate;
 
-/** Several gpuq nodes on one database: registration, heartbeats, reaping the silent. */
+/**
+ * Several gpuq nodes on one database: registration; CompositionConfiguration runs the heartbeats
+ * and the reaping of the silent.
+ */
 @Configuration(proxyBeanMethods = false)
 public class NodeConfiguration {
 
@@ -49,27 +46,5 @@ public class NodeConfiguration {
         properties.cluster().nodeTimeout(),
         localGpus,
         inventory);
-  }
-
-  @Bean
-  NodeMembership nodeMembership(NodeRegistry registry) {
-    return new NodeMembership(registry);
-  }
-
-  @Bean
-  HeartbeatDuty heartbeatDuty(
-      NodeRegistry registry, StopUnownedWorkers stopUnowned, GpuqProperties properties) {
-    return new HeartbeatDuty(
-        registry, stopUnowned::runOnce, properties.cluster().heartbeatInterval());
-  }
-
-  @Bean
-  DeadNodeReaper deadNodeReaper(
-      NodeRegistry registry, JobService jobs, SchedulingLoop scheduler, GpuqProperties properties) {
-    return new DeadNodeReaper(
-        registry::silentNodes,
-        jobs,
-        scheduler::wakeUpForGpus,
-        properties.cluster().heartbeatInterval());
   }
 }

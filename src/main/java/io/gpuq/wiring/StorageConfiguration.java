@@ -1,8 +1,6 @@
 package io.gpuq.wiring;
 
 import io.gpuq.config.GpuqProperties;
-import io.gpuq.duty.PeriodicDuty;
-import io.gpuq.fs.StorageCheckDuty;
 import io.gpuq.fs.StorageGuard;
 import io.gpuq.startup.StartRefusedException;
 import io.gpuq.text.MemorySize;
@@ -34,11 +32,6 @@ public class StorageConfiguration {
           "give a size such as 1GiB or 500MiB, or 0 to turn the check off",
           e);
     }
-  }
-
-  @Bean
-  PeriodicDuty storageCheckDuty(StorageGuard guard, GpuqProperties properties) {
-    return new StorageCheckDuty(guard, properties.storage().checkInterval());
   }
 
   /**

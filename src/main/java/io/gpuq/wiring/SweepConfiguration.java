@@ -1,26 +1,22 @@
 package io.gpuq.wiring;
 
 import io.gpuq.config.GpuqProperties;
-import io.gpuq.duty.PeriodicDuty;
+import io.gpuq.fs.StorageGuard;
 import io.gpuq.job.JobRequestValidator;
 import io.gpuq.job.SubmitAdmission;
+import io.gpuq.schedule.JobCommands;
+import io.gpuq.sweeprun.SweepService;
 import io.gpuq.sweeps.JdbcSweepStore;
-import io.gpuq.sweeps.SweepCompletionDuty;
-import io.gpuq.sweeps.SweepService;
 import java.security.SecureRandom;
 import java.time.Clock;
-import java.time.Duration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionTemplate;
 
-/** Sweeps: their store, their service, and the duty that stamps a done sweep's end. */
+/** Sweeps: their store and their service (CompositionConfiguration runs their completion). */
 @Configuration(proxyBeanMethods = false)
 public class SweepConfiguration {
-
-  /** Often enough that a done sweep shows its end (and starts ageing) within seconds. */
-  private static final Duration COMPLETION_INTERVAL = Duration.ofSeconds(5);
 
   @Bean
   JdbcSweepStore sweepStore(JdbcTemplate jdbc, TransactionTemplate tx) {
@@ -32,6 +28,8 @@ public class SweepConfiguration {
       JdbcSweepStore sweeps,
       JobRequestValidator validator,
       SubmitAdmission admission,
+      StorageGuard storage,
+      JobCommands jobCommands,
       Clock clock,
       GpuqProperties properties) {
     SecureRandom random = new SecureRandom();
@@ -39,13 +37,10 @@ public class SweepConfiguration {
         sweeps,
         validator,
         admission,
+        storage,
+        jobCommands,
         random::nextLong,
         clock,
         properties.sweeps().maxUnfinishedPerOwner());
-  }
-
-  @Bean
-  PeriodicDuty sweepCompletionDuty(JdbcSweepStore sweeps, Clock clock) {
-    return new SweepCompletionDuty(sweeps, clock, COMPLETION_INTERVAL);
   }
 }

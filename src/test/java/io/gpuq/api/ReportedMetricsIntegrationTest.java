@@ -9,7 +9,7 @@ import io.gpuq.job.JobSpecs;
 import io.gpuq.job.JobStore;
 import io.gpuq.job.NewJob;
 import io.gpuq.job.SweepTrial;
-import io.gpuq.schedule.SchedulingLoop;
+import io.gpuq.schedule.Scheduler;
 import io.gpuq.support.IntegrationTest;
 import java.time.Clock;
 import java.time.Duration;
@@ -27,7 +27,7 @@ class ReportedMetricsIntegrationTest extends IntegrationTest {
 
   @Autowired JobStore store;
   @Autowired JdbcTemplate jdbc;
-  @Autowired SchedulingLoop scheduler;
+  @Autowired Scheduler scheduler;
   @Autowired Clock clock;
 
   /** A python3 run that reports each of {@code lines} as it is, one line at a time. */
@@ -276,7 +276,7 @@ class ReportedMetricsIntegrationTest extends IntegrationTest {
             null,
             new SweepTrial(sweepId, number, "{}"),
             clock.instant()));
-    scheduler.wakeUp();
+    scheduler.loop().wakeUp();
     return id;
   }
 }

@@ -20,7 +20,7 @@ import com.tngtech.archunit.library.Architectures.LayeredArchitecture;
  *       sweep};
  *   <li>configuration input: {@code config} ({@code GpuqProperties}, which names domain types);
  *   <li>services: {@code schedule}, {@code node}, {@code metrics}, {@code retention}, {@code
- *       sweeps}, {@code backup};
+ *       sweeprun}, {@code backup} (and {@code sweeps}, until its store moves to {@code storage});
  *   <li>edges: {@code api}, {@code security};
  *   <li>wiring: {@code wiring} (every {@code @Configuration}) and the application class.
  * </ol>
@@ -67,7 +67,8 @@ final class Layering {
         .layer(CONFIGURATION)
         .definedBy(in(root, "config"))
         .layer(SERVICES)
-        .definedBy(in(root, "schedule", "node", "metrics", "retention", "sweeps", "backup"))
+        .definedBy(
+            in(root, "schedule", "node", "metrics", "retention", "sweeps", "sweeprun", "backup"))
         .layer(EDGES)
         .definedBy(in(root, "api", "security"))
         .layer(WIRING)

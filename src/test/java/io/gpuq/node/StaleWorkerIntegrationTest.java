@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.gpuq.job.JobService;
 import io.gpuq.support.IntegrationTest;
+import io.gpuq.wiring.NodeComposition;
 import java.time.Duration;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -15,7 +16,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 class StaleWorkerIntegrationTest extends IntegrationTest {
 
   @Autowired JobService jobs;
-  @Autowired HeartbeatDuty heartbeat;
+  @Autowired NodeComposition composition;
 
   @Test
   void the_next_heartbeat_stops_a_worker_whose_job_no_longer_belongs_here() {
@@ -27,7 +28,7 @@ class StaleWorkerIntegrationTest extends IntegrationTest {
     jobs.declareLostOn("test-node", "node test-node stopped heartbeating");
     assertThat(ProcessHandle.of(pid)).isPresent();
 
-    heartbeat.runOnce();
+    composition.duty("heartbeat").runOnce();
 
     await()
         .atMost(Duration.ofSeconds(10))

@@ -73,9 +73,20 @@ class JobExecutionTest {
             OomRecognizer.DEFAULT_TAIL_BYTES,
             gpus,
             new GpuInventory("emulated", List.of(), Optional.empty()),
-            placement -> heard.add("capacity freed by an exit"),
-            placement -> heard.add("end stored"),
-            jobId -> {});
+            new WorkerEndListener() {
+              @Override
+              public void capacityFreed(JobPlacement placement) {
+                heard.add("capacity freed by an exit");
+              }
+
+              @Override
+              public void endStored(JobPlacement placement) {
+                heard.add("end stored");
+              }
+
+              @Override
+              public void beforeEndRecorded(String jobId) {}
+            });
     return new JobExecution(
         jobs,
         local.workers(),

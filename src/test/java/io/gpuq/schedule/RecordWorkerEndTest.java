@@ -73,11 +73,22 @@ class RecordWorkerEndTest {
         OomRecognizer.DEFAULT_TAIL_BYTES,
         new EmulatedGpuBackend(List.of(), new ProcFs(Path.of("/proc")), clock),
         new GpuInventory("emulated", List.of(), Optional.empty()),
-        placement -> heard.add("capacity freed (" + stateAt(placement) + ")"),
-        placement -> heard.add("end stored (" + stateAt(placement) + ")"),
-        jobId -> {
-          heard.add("before the end is recorded (" + stored(current).state() + ")");
-          beforeEnd.accept(jobId);
+        new WorkerEndListener() {
+          @Override
+          public void capacityFreed(JobPlacement placement) {
+            heard.add("capacity freed (" + stateAt(placement) + ")");
+          }
+
+          @Override
+          public void endStored(JobPlacement placement) {
+            heard.add("end stored (" + stateAt(placement) + ")");
+          }
+
+          @Override
+          public void beforeEndRecorded(String jobId) {
+            heard.add("before the end is recorded (" + stored(current).state() + ")");
+            beforeEnd.accept(jobId);
+          }
         });
   }
 

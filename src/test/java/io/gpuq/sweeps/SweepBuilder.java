@@ -24,7 +24,7 @@ import java.util.function.UnaryOperator;
  * aGridSweep().withTrials(6).in(store)}. Trial {@code n} has the parameters {@code {"x":n}} and a
  * job from {@link JobSpecs#aSpec()}.
  */
-final class SweepBuilder {
+public final class SweepBuilder {
 
   private static final JobIds IDS = new JobIds(Clock.systemUTC());
 
@@ -40,7 +40,7 @@ final class SweepBuilder {
     return new SweepBuilder();
   }
 
-  static SweepBuilder anExternalSweep() {
+  public static SweepBuilder anExternalSweep() {
     SweepBuilder sweep = new SweepBuilder();
     sweep.method = "external";
     sweep.trials = 0;
@@ -83,7 +83,7 @@ final class SweepBuilder {
   }
 
   /** The sweep's row, with a new id. */
-  Sweep sweep() {
+  public Sweep sweep() {
     return new Sweep(
         IDS.next(),
         owner,

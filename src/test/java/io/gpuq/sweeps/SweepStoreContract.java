@@ -26,6 +26,7 @@ import io.gpuq.sweep.SweepStore;
 import io.gpuq.sweep.TrialOrder;
 import io.gpuq.sweep.TrialQuery;
 import io.gpuq.sweep.TrialRow;
+import io.gpuq.sweeprun.SweepCompletionDuty;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,4 +1,4 @@
-package io.gpuq.sweeps;
+package io.gpuq.sweeprun;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import io.gpuq.job.JobRequest;

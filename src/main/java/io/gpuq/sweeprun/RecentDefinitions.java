@@ -1,4 +1,4 @@
-package io.gpuq.sweeps;
+package io.gpuq.sweeprun;
 
 import io.gpuq.sweep.Sweep;
 import io.gpuq.sweep.SweepDefinition;

@@ -1,4 +1,4 @@
-package io.gpuq.sweeps;
+package io.gpuq.sweeprun;
 
 import io.gpuq.job.JobState;
 import io.gpuq.sweep.BestTrial;

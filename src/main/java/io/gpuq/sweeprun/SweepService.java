@@ -1,5 +1,6 @@
-package io.gpuq.sweeps;
+package io.gpuq.sweeprun;
 
+import io.gpuq.fs.StorageGuard;
 import io.gpuq.job.Caller;
 import io.gpuq.job.FieldError;
 import io.gpuq.job.InvalidJobRequestException;
@@ -12,6 +13,7 @@ import io.gpuq.job.JobState;
 import io.gpuq.job.NewJob;
 import io.gpuq.job.SubmitAdmission;
 import io.gpuq.job.SweepTrial;
+import io.gpuq.schedule.JobCommands;
 import io.gpuq.sweep.BestScope;
 import io.gpuq.sweep.BestTrial;
 import io.gpuq.sweep.ExternalTrials;
@@ -56,6 +58,8 @@ public class SweepService {
           sweep -> SweepDefinitions.definitionOf(sweep.definitionJson(), sweep.seed()));
   private final JobRequestValidator jobValidator;
   private final SubmitAdmission admission;
+  private final StorageGuard storage;
+  private final JobCommands jobCommands;
   private final LongSupplier seeds;
   private final Clock clock;
   private final JobIds ids;
@@ -64,16 +68,9 @@ public class SweepService {
   /** The default of {@code gpuq.sweeps.max-unfinished-per-owner}. */
   public static final int DEFAULT_MAX_UNFINISHED_PER_OWNER = 100;
 
-  public SweepService(
-      SweepStore sweeps,
-      JobRequestValidator jobValidator,
-      SubmitAdmission admission,
-      LongSupplier seeds,
-      Clock clock) {
-    this(sweeps, jobValidator, admission, seeds, clock, DEFAULT_MAX_UNFINISHED_PER_OWNER);
-  }
-
   /**
+   * @param storage checked for room before a sweep or a trial is stored
+   * @param jobCommands told of the trials queued and of the running trials cancelled
    * @param seeds draws the seed of a random sweep that names none
    * @param maxUnfinishedPerOwner how many unfinished sweeps one owner may have: each adds series to
    *     the public metrics
@@ -82,6 +79,8 @@ public class SweepService {
       SweepStore sweeps,
       JobRequestValidator jobValidator,
       SubmitAdmission admission,
+      StorageGuard storage,
+      JobCommands jobCommands,
       LongSupplier seeds,
       Clock clock,
       int maxUnfinishedPerOwner) {
@@ -92,6 +91,8 @@ public class SweepService {
     this.sweeps = sweeps;
     this.jobValidator = jobValidator;
     this.admission = admission;
+    this.storage = storage;
+    this.jobCommands = jobCommands;
     this.seeds = seeds;
     this.clock = clock;
     this.ids = new JobIds(clock);
@@ -108,6 +109,17 @@ public class SweepService {
    *     allowed already; nothing is stored
    */
   public SweepCreation create(
+      Caller caller, JobRequest template, SweepRequest request, String idempotencyKey) {
+    // Before anything reads the database, which a full disk may have closed.
+    storage.requireRoom();
+    SweepCreation creation = created(caller, template, request, idempotencyKey);
+    if (creation.created()) {
+      jobCommands.queued(creation.gpuTrials());
+    }
+    return creation;
+  }
+
+  private SweepCreation created(
       Caller caller, JobRequest template, SweepRequest request, String idempotencyKey) {
     String definitionJson = SweepDefinitions.toJson(template, request);
     if (idempotencyKey != null) {
@@ -318,6 +330,13 @@ public class SweepService {
    * @return the trial's job, queued
    */
   public Job addTrial(Caller caller, String sweepId, Map<String, Object> parameters) {
+    storage.requireRoom();
+    Job trial = added(caller, sweepId, parameters);
+    jobCommands.queued(trial.gpus() > 0);
+    return trial;
+  }
+
+  private Job added(Caller caller, String sweepId, Map<String, Object> parameters) {
     Sweep sweep = accessible(caller, sweepId);
     if (!sweep.isExternal()) {
       // Said before the definition is rebuilt; the store says it again under the row's lock.
@@ -354,15 +373,20 @@ public class SweepService {
   }
 
   /**
-   * Cancels the sweep and its queued and running trials, as a job's cancel does (a stored fact).
+   * Cancels the sweep and its queued and running trials, as a job's cancel does: stored, then the
+   * running trials' workers stopped.
    *
-   * @return the sweep, and the trials that were running, whose workers are to be stopped
+   * @return the sweep, and the trials that were running
    */
   public SweepCancellation cancel(Caller caller, String id) {
     accessible(caller, id);
     List<String> running = sweeps.cancel(id, clock.instant());
     // Its rights were checked above: only the cancelled row is read again.
-    return new SweepCancellation(summaryOf(sweeps.find(id).orElseThrow()), running);
+    SweepCancellation cancellation =
+        new SweepCancellation(summaryOf(sweeps.find(id).orElseThrow()), running);
+    // Workers on this node stop at once; other nodes' stop at their next heartbeat.
+    jobCommands.cancelled(running);
+    return cancellation;
   }
 
   /** A cancelled sweep, and the trials that were running when it was cancelled. */

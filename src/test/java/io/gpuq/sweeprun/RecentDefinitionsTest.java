@@ -1,4 +1,4 @@
-package io.gpuq.sweeps;
+package io.gpuq.sweeprun;
 
 import static io.gpuq.sweeps.SweepBuilder.anExternalSweep;
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1,6 +1,6 @@
-package io.gpuq.sweeps;
+package io.gpuq.sweeprun;
 
-import io.gpuq.duty.PeriodicDuty;
+import io.gpuq.duty.FixedDelayDuty;
 import io.gpuq.sweep.SweepStore;
 import java.time.Clock;
 import java.time.Duration;
@@ -12,28 +12,17 @@ import org.slf4j.LoggerFactory;
  * ages a sweep's trials from that stamp. A view of a done sweep stamps it too; this is for the
  * sweeps nobody looks at.
  */
-public final class SweepCompletionDuty implements PeriodicDuty {
+public final class SweepCompletionDuty extends FixedDelayDuty {
 
   private static final Logger log = LoggerFactory.getLogger(SweepCompletionDuty.class);
 
   private final SweepStore sweeps;
   private final Clock clock;
-  private final Duration interval;
 
   public SweepCompletionDuty(SweepStore sweeps, Clock clock, Duration interval) {
+    super("sweep-completion", interval);
     this.sweeps = sweeps;
     this.clock = clock;
-    this.interval = interval;
-  }
-
-  @Override
-  public String name() {
-    return "sweep-completion";
-  }
-
-  @Override
-  public Duration interval() {
-    return interval;
   }
 
   @Override

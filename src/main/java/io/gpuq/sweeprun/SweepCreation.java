@@ -1,4 +1,4 @@
-package io.gpuq.sweeps;
+package io.gpuq.sweeprun;
 
 /**
  * What a create request came to.

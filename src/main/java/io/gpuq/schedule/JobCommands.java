@@ -1,0 +1,98 @@
+package io.gpuq.schedule;
+
+import io.gpuq.fs.StorageGuard;
+import io.gpuq.job.Caller;
+import io.gpuq.job.Job;
+import io.gpuq.job.JobRequest;
+import io.gpuq.job.JobRequestValidator;
+import io.gpuq.job.JobService;
+import io.gpuq.job.JobSpec;
+import io.gpuq.job.Submission;
+import io.gpuq.job.SubmitAdmission;
+import io.gpuq.launch.StopReason;
+import io.gpuq.launch.Workers;
+import java.util.Collection;
+import java.util.function.Function;
+
+/**
+ * What a caller asks of gpuq about its jobs, each one call: submit one (validated, room checked,
+ * admitted, stored, the loop woken) and cancel one (stored, its worker here stopped, the loop
+ * woken). A sweep's trials are queued and cancelled through it too. The web layer only maps HTTP
+ * onto these.
+ */
+public final class JobCommands {
+
+  private final JobService jobs;
+  private final JobRequestValidator validator;
+  private final SubmitAdmission admission;
+  private final StorageGuard storage;
+  private final Workers workers;
+  private final SchedulingLoop loop;
+
+  public JobCommands(
+      JobService jobs,
+      JobRequestValidator validator,
+      SubmitAdmission admission,
+      StorageGuard storage,
+      Workers workers,
+      SchedulingLoop loop) {
+    this.jobs = jobs;
+    this.validator = validator;
+    this.admission = admission;
+    this.storage = storage;
+    this.workers = workers;
+    this.loop = loop;
+  }
+
+  /** A submission's answer, read from the job as stored, and whether this call created the job. */
+  public record Submitted<A>(A answer, boolean created) {}
+
+  /**
+   * Submits a job, unless this caller already submitted one with the same idempotency key: then
+   * that one is answered and nothing is created.
+   *
+   * @param answer what the caller is answered, read from the stored job before the loop is woken
+   *     (so that the loop has not taken it yet)
+   */
+  public <A> Submitted<A> submit(
+      Caller caller, JobRequest request, String idempotencyKey, Function<Job, A> answer) {
+    JobSpec spec = validator.validate(request);
+    // Before anything reads the database, which a full disk may have closed.
+    storage.requireRoom();
+    admission.check(spec);
+    Submission submission = jobs.submit(caller, spec, idempotencyKey);
+    A answered = answer.apply(submission.job());
+    if (submission.created()) {
+      queued(spec.gpus() > 0);
+    }
+    return new Submitted<>(answered, submission.created());
+  }
+
+  /**
+   * Cancels a job: a queued one at once, a running one's worker (on this node) stopped; other nodes
+   * stop theirs at their next heartbeat.
+   */
+  public Job cancel(Caller caller, String id) {
+    Job job = jobs.cancel(caller, id, running -> workers.stop(running.id(), StopReason.CANCELLED));
+    loop.wakeUp();
+    return job;
+  }
+
+  /** Jobs were queued (a sweep's trials): wakes the loop, for the GPUs if one needs them. */
+  public void queued(boolean forGpus) {
+    if (forGpus) {
+      loop.wakeUpForGpus();
+    } else {
+      loop.wakeUp();
+    }
+  }
+
+  /**
+   * These jobs, running when the store cancelled them (a sweep's trials), stop: their workers on
+   * this node at once, other nodes' at their next heartbeat.
+   */
+  public void cancelled(Collection<String> running) {
+    running.forEach(job -> workers.stop(job, StopReason.CANCELLED));
+    loop.wakeUp();
+  }
+}

@@ -1,0 +1,103 @@
+package io.gpuq.wiring;
+
+import io.gpuq.backup.BackupDuty;
+import io.gpuq.config.GpuqProperties;
+import io.gpuq.fs.DataDirectory;
+import io.gpuq.fs.StorageCheckDuty;
+import io.gpuq.fs.StorageGuard;
+import io.gpuq.gpu.GpuPollDuty;
+import io.gpuq.gpu.GpuPoller;
+import io.gpuq.job.JobService;
+import io.gpuq.metrics.GpuPollMetrics;
+import io.gpuq.metrics.JobHostMetrics;
+import io.gpuq.metrics.SweepMetrics;
+import io.gpuq.node.DeadNodeReaper;
+import io.gpuq.node.HeartbeatDuty;
+import io.gpuq.node.NodeRegistry;
+import io.gpuq.retention.FinishedJobRows;
+import io.gpuq.retention.JobDirectories;
+import io.gpuq.retention.RetentionDuty;
+import io.gpuq.schedule.MetricsReading;
+import io.gpuq.schedule.Scheduler;
+import io.gpuq.sweep.SweepStore;
+import io.gpuq.sweeprun.SweepCompletionDuty;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The node's one composition ({@link NodeComposition}): the scheduler's loop and recovery (built by
+ * {@code SchedulerBuilder} in {@link CoreConfiguration}), and every periodic duty with its
+ * interval.
+ */
+@Configuration(proxyBeanMethods = false)
+public class CompositionConfiguration {
+
+  /** Often enough that a done sweep shows its end (and starts ageing) within seconds. */
+  static final Duration SWEEP_COMPLETION_INTERVAL = Duration.ofSeconds(5);
+
+  /**
+   * The duties, each on its own fixed delay (zero turns one off). The three that are also something
+   * else are beans of their own: the reading of reported metrics (which the scheduler calls before
+   * it records an attempt's end), the job and sweep meters (MetricsConfiguration); the backup duty
+   * decides its interval from the database (BackupConfiguration).
+   */
+  @Bean
+  NodeComposition nodeComposition(
+      Scheduler scheduler,
+      NodeRegistry nodes,
+      JobService jobs,
+      GpuPoller poller,
+      GpuPollMetrics pollMetrics,
+      StorageGuard storage,
+      MetricsReading metricsReading,
+      JobHostMetrics jobHostMetrics,
+      SweepMetrics sweepMetrics,
+      SweepStore sweeps,
+      FinishedJobRows finishedJobs,
+      BackupDuty backup,
+      GpuqProperties properties,
+      Clock clock) {
+    Duration heartbeat = properties.cluster().heartbeatInterval();
+    GpuqProperties.Retention retention = properties.retention();
+    return new NodeComposition(
+        nodes::beat,
+        scheduler.recovery(),
+        scheduler.loop(),
+        List.of(
+            // every 200 ms
+            scheduler.timeouts(),
+            // gpuq.gpu.poll-interval; timed and counted by the poll's meters
+            pollMetrics.timed(
+                new GpuPollDuty(poller, properties.gpu().pollInterval(), pollMetrics::pollFailed)),
+            // gpuq.gpu.poll-interval
+            metricsReading,
+            jobHostMetrics,
+            sweepMetrics,
+            // gpuq.cluster.heartbeat-interval: beat, then stop the workers this node no longer owns
+            new HeartbeatDuty(nodes, scheduler.stopUnowned()::runOnce, heartbeat),
+            new DeadNodeReaper(
+                nodes::silentNodes, jobs, scheduler.loop()::wakeUpForGpus, heartbeat),
+            // gpuq.storage.check-interval
+            new StorageCheckDuty(storage, properties.storage().checkInterval()),
+            new SweepCompletionDuty(sweeps, clock, SWEEP_COMPLETION_INTERVAL),
+            // gpuq.retention.interval
+            new RetentionDuty(
+                finishedJobs,
+                new JobDirectories(new DataDirectory(properties.dataDir())),
+                retention.finished(),
+                retention.interval(),
+                clock),
+            // gpuq.backup.interval; off on PostgreSQL
+            backup));
+  }
+
+  /** The composition's first step, the node's first heartbeat, before the web server starts. */
+  @Bean
+  SmartLifecycle nodeMembership(NodeComposition composition) {
+    return composition.membership();
+  }
+}
