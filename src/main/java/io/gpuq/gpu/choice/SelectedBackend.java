@@ -1,5 +1,6 @@
-package io.gpuq.gpu;
+package io.gpuq.gpu.choice;
 
+import io.gpuq.gpu.GpuBackend;
 import java.util.Objects;
 import java.util.Optional;
 

@@ -1,5 +1,8 @@
-package io.gpuq.gpu;
+package io.gpuq.gpu.choice;
 
+import io.gpuq.gpu.GpuBackend;
+import io.gpuq.gpu.GpuBackendException;
+import io.gpuq.gpu.GpuBackendSettings;
 import io.gpuq.gpu.emulated.EmulatedGpuBackend;
 import io.gpuq.gpu.nvml.NvmlGpuBackend;
 import java.util.Optional;

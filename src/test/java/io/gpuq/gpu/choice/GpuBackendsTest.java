@@ -1,8 +1,12 @@
-package io.gpuq.gpu;
+package io.gpuq.gpu.choice;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.gpuq.gpu.GpuBackend;
+import io.gpuq.gpu.GpuBackendException;
+import io.gpuq.gpu.GpuBackendSettings;
+import io.gpuq.gpu.GpuDevice;
 import io.gpuq.gpu.nvml.FakeNvml;
 import io.gpuq.gpu.nvml.FakeNvml.Scenario;
 import org.junit.jupiter.api.DisplayName;
