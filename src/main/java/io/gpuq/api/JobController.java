@@ -19,7 +19,6 @@ import io.gpuq.launch.StopReason;
 import io.gpuq.launch.Workers;
 import io.gpuq.schedule.QueuedReasons;
 import io.gpuq.schedule.SchedulingLoop;
-import io.gpuq.schedule.WaitWords;
 import io.gpuq.text.UserText;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
@@ -282,9 +281,9 @@ public class JobController {
     if (caller.isAdmin()) {
       return reason;
     }
-    return WaitWords.jobNamedIn(reason)
+    return QueuedReasons.jobNamedIn(reason)
         .filter(id -> !own.computeIfAbsent(id, named -> isOwn(caller, named)))
-        .map(id -> WaitWords.withoutJobId(reason))
+        .map(id -> QueuedReasons.withoutJobId(reason))
         .orElse(reason);
   }
 

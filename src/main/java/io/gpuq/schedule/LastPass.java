@@ -10,7 +10,7 @@ import java.util.Optional;
  * What this node's last scheduling pass saw of the queued jobs it looked at, replaced each pass and
  * never written to the database: a job view's {@code queuedReason} is computed from it when read.
  */
-public final class QueueReasons {
+public final class LastPass {
 
   /**
    * One pass's findings.

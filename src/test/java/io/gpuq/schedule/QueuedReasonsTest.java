@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 
 /** A queued job's reason, in words, from what a placement pass decided. */
 @DisplayName("Why a queued job waits, in words")
-class WaitWordsTest {
+class QueuedReasonsTest {
 
   private static Map<String, String> reasons(
       Placer placer, List<GpuCapacity> gpus, int cpuSlots, RequestBuilder... requests) {
@@ -29,7 +29,7 @@ class WaitWordsTest {
     return plan.waits().asMap().entrySet().stream()
         .collect(
             java.util.stream.Collectors.toMap(
-                Map.Entry::getKey, e -> WaitWords.of(e.getValue(), plan.mostFree(), "a")));
+                Map.Entry::getKey, e -> QueuedReasons.forWait(e.getValue(), plan.mostFree(), "a")));
   }
 
   @Test
@@ -113,28 +113,29 @@ class WaitWordsTest {
 
   @Test
   void sweeps_and_jobs_beyond_the_lookahead_have_words_of_their_own() {
-    assertThat(WaitWords.sweepFull(16)).isEqualTo("sweep at maxConcurrent 16");
-    assertThat(WaitWords.behindHead(1000))
+    assertThat(QueuedReasons.sweepFull(16)).isEqualTo("sweep at maxConcurrent 16");
+    assertThat(QueuedReasons.behindHead(1000))
         .isEqualTo("behind the first 1000 queued jobs, which the last scheduling pass considered");
-    assertThat(WaitWords.notSelected(Map.of("pool", "a100"), "a"))
+    assertThat(QueuedReasons.notSelected(Map.of("pool", "a100"), "a"))
         .isEqualTo("node a does not match nodeSelector {pool=a100}");
   }
 
   @Test
   void a_reservation_names_its_job_which_can_be_told_and_left_out_for_another_owner() {
-    String reason = WaitWords.of(new io.gpuq.placement.Wait.ReservedFor("01JD5Q8Z6Y3M"), null, "a");
+    String reason =
+        QueuedReasons.forWait(new io.gpuq.placement.Wait.ReservedFor("01JD5Q8Z6Y3M"), null, "a");
 
-    assertThat(WaitWords.jobNamedIn(reason)).contains("01JD5Q8Z6Y3M");
-    assertThat(WaitWords.withoutJobId(reason))
+    assertThat(QueuedReasons.jobNamedIn(reason)).contains("01JD5Q8Z6Y3M");
+    assertThat(QueuedReasons.withoutJobId(reason))
         .isEqualTo("a GPU is reserved for another owner's job, which has waited longest");
   }
 
   @Test
   void other_reasons_name_no_job_and_stay_as_they_are() {
-    String reason = WaitWords.noCpuSlot("a");
+    String reason = QueuedReasons.noCpuSlot("a");
 
-    assertThat(WaitWords.jobNamedIn(reason)).isEmpty();
-    assertThat(WaitWords.withoutJobId(reason)).isEqualTo(reason);
-    assertThat(WaitWords.jobNamedIn(null)).isEmpty();
+    assertThat(QueuedReasons.jobNamedIn(reason)).isEmpty();
+    assertThat(QueuedReasons.withoutJobId(reason)).isEqualTo(reason);
+    assertThat(QueuedReasons.jobNamedIn(null)).isEmpty();
   }
 }
