@@ -19,8 +19,8 @@ import com.tngtech.archunit.library.Architectures.LayeredArchitecture;
  *   <li>domain: {@code job}, {@code gpu}, {@code isolation}, {@code launch}, {@code guard}, {@code
  *       sweep};
  *   <li>configuration input: {@code config} ({@code GpuqProperties}, which names domain types);
- *   <li>services: {@code schedule}, {@code node}, {@code metrics}, {@code retention}, {@code
- *       sweeps}, {@code backup};
+ *   <li>services: {@code schedule}, {@code node}, {@code meters}, {@code metrics}, {@code
+ *       retention}, {@code sweeps}, {@code backup};
  *   <li>edges: {@code api}, {@code security};
  *   <li>wiring: {@code wiring} (every {@code @Configuration}) and the application class.
  * </ol>
@@ -71,7 +71,8 @@ final class Layering {
         .layer(CONFIGURATION)
         .definedBy(in(root, "config"))
         .layer(SERVICES)
-        .definedBy(in(root, "schedule", "node", "metrics", "retention", "sweeps", "backup"))
+        .definedBy(
+            in(root, "schedule", "node", "meters", "metrics", "retention", "sweeps", "backup"))
         .layer(EDGES)
         .definedBy(in(root, "api", "security"))
         .layer(WIRING)

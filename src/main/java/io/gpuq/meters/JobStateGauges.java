@@ -1,4 +1,4 @@
-package io.gpuq.metrics;
+package io.gpuq.meters;
 
 import io.gpuq.job.JobState;
 import io.micrometer.core.instrument.Gauge;
@@ -34,9 +34,9 @@ public final class JobStateGauges {
     this.clock = clock;
     this.maxAge = maxAge;
     for (JobState state : JobState.values()) {
-      Gauge.builder(MetricNames.JOBS, () -> count(state))
+      Gauge.builder(MeterNames.JOBS, () -> count(state))
           .description("Jobs per state")
-          .tag(MetricNames.STATE, state.name())
+          .tag(MeterNames.STATE, state.name())
           .register(registry);
     }
   }

@@ -1,7 +1,8 @@
-package io.gpuq.metrics;
+package io.gpuq.meters;
 
 import io.gpuq.duty.PeriodicDuty;
 import io.gpuq.job.JobState;
+import io.gpuq.metrics.SweepFigures;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import java.time.Duration;
@@ -15,7 +16,7 @@ import java.util.function.Supplier;
  * few grouped queries, never one per sweep), so that a scrape costs no query. A sweep's series go
  * when it finishes, a job's when it stops running.
  */
-public final class SweepMetrics implements PeriodicDuty {
+public final class SweepMeters implements PeriodicDuty {
 
   private final Supplier<SweepFigures> figures;
   private final Duration interval;
@@ -24,7 +25,7 @@ public final class SweepMetrics implements PeriodicDuty {
   private final LiveGauges info;
   private final boolean jobNames;
 
-  public SweepMetrics(MeterRegistry registry, Supplier<SweepFigures> figures, Duration interval) {
+  public SweepMeters(MeterRegistry registry, Supplier<SweepFigures> figures, Duration interval) {
     this(registry, figures, interval, false);
   }
 
@@ -34,23 +35,23 @@ public final class SweepMetrics implements PeriodicDuty {
    *     operator opts in; the label stays, so that queries and the contract's label set hold either
    *     way
    */
-  public SweepMetrics(
+  public SweepMeters(
       MeterRegistry registry, Supplier<SweepFigures> figures, Duration interval, boolean jobNames) {
     this.jobNames = jobNames;
     this.figures = figures;
     this.interval = interval;
     this.trials =
-        new LiveGauges(registry, MetricNames.SWEEP_TRIALS, null, "Trials per state of a sweep");
+        new LiveGauges(registry, MeterNames.SWEEP_TRIALS, null, "Trials per state of a sweep");
     this.best =
         new LiveGauges(
             registry,
-            MetricNames.SWEEP_BEST_VALUE,
+            MeterNames.SWEEP_BEST_VALUE,
             null,
             "The final value of the sweep's best completed trial, by its goal");
     this.info =
         new LiveGauges(
             registry,
-            MetricNames.JOB_INFO,
+            MeterNames.JOB_INFO,
             null,
             "1 for each job running on this node: join per-job series on job_id");
   }
@@ -75,26 +76,26 @@ public final class SweepMetrics implements PeriodicDuty {
               // Every state, 0 included, so that a panel's lines do not break off.
               for (JobState state : JobState.values()) {
                 trialSeries.put(
-                    Tags.of(MetricNames.SWEEP, sweep, MetricNames.STATE, state.name()),
+                    Tags.of(MeterNames.SWEEP, sweep, MeterNames.STATE, state.name()),
                     perState.getOrDefault(state, 0L));
               }
             });
     trials.update(trialSeries);
     Map<Tags, Double> bestSeries = new HashMap<>();
-    now.best().forEach((sweep, value) -> bestSeries.put(Tags.of(MetricNames.SWEEP, sweep), value));
+    now.best().forEach((sweep, value) -> bestSeries.put(Tags.of(MeterNames.SWEEP, sweep), value));
     best.update(bestSeries);
     Map<Tags, Integer> infoSeries = new HashMap<>();
     for (SweepFigures.RunningJob job : now.running()) {
       infoSeries.put(
           Tags.of(
-              MetricNames.JOB_ID,
+              MeterNames.JOB_ID,
               job.jobId(),
-              MetricNames.NAME,
+              MeterNames.NAME,
               jobNames ? job.name() : "",
-              MetricNames.OWNER,
+              MeterNames.OWNER,
               job.owner(),
-              MetricNames.SWEEP,
-              job.sweep() == null ? MetricNames.NO_SWEEP : job.sweep()),
+              MeterNames.SWEEP,
+              job.sweep() == null ? MeterNames.NO_SWEEP : job.sweep()),
           1);
     }
     info.update(infoSeries);

@@ -1,11 +1,11 @@
-package io.gpuq.metrics;
+package io.gpuq.meters;
 
-import static io.gpuq.metrics.MetricNames.BYTES;
-import static io.gpuq.metrics.MetricNames.GPU;
-import static io.gpuq.metrics.MetricNames.JOB_ID;
-import static io.gpuq.metrics.MetricNames.NODE;
-import static io.gpuq.metrics.MetricNames.PID;
-import static io.gpuq.metrics.MetricNames.UUID;
+import static io.gpuq.meters.MeterNames.BYTES;
+import static io.gpuq.meters.MeterNames.GPU;
+import static io.gpuq.meters.MeterNames.JOB_ID;
+import static io.gpuq.meters.MeterNames.NODE;
+import static io.gpuq.meters.MeterNames.PID;
+import static io.gpuq.meters.MeterNames.UUID;
 
 import io.gpuq.gpu.GpuDevice;
 import io.gpuq.gpu.GpuInventory;
@@ -51,20 +51,20 @@ public final class GpuMetrics implements JobLifecycleListener {
     this.processUsed =
         new LiveGauges(
             registry,
-            MetricNames.PROCESS_GPU_MEMORY_USED,
+            MeterNames.PROCESS_GPU_MEMORY_USED,
             BYTES,
             "GPU memory used by one process on one GPU; job_id is empty for processes gpuq did"
                 + " not start");
     this.jobUsed =
         new LiveGauges(
             registry,
-            MetricNames.JOB_GPU_MEMORY_USED,
+            MeterNames.JOB_GPU_MEMORY_USED,
             BYTES,
             "GPU memory used by a running job's process tree on one of its GPUs");
     this.jobBudget =
         new LiveGauges(
             registry,
-            MetricNames.JOB_GPU_MEMORY_BUDGET,
+            MeterNames.JOB_GPU_MEMORY_BUDGET,
             BYTES,
             "GPU memory budget of a running job on each of its GPUs");
   }
@@ -73,28 +73,27 @@ public final class GpuMetrics implements JobLifecycleListener {
     Tags tags = Tags.of(NODE, node, GPU, Integer.toString(device.index()), UUID, device.uuid());
     long total = device.memoryTotalBytes();
     int index = device.index();
-    Gauge.builder(MetricNames.GPU_MEMORY_TOTAL, () -> total)
+    Gauge.builder(MeterNames.GPU_MEMORY_TOTAL, () -> total)
         .baseUnit(BYTES)
         .description("Memory of the GPU")
         .tags(tags)
         .register(registry);
     Gauge.builder(
-            MetricNames.GPU_MEMORY_USED,
+            MeterNames.GPU_MEMORY_USED,
             () -> fromLatestSample(index, sample -> sample.memoryUsedBytes()))
         .baseUnit(BYTES)
         .description("Memory in use on the GPU by all processes, as of the latest poll")
         .tags(tags)
         .register(registry);
     Gauge.builder(
-            MetricNames.GPU_MEMORY_RESERVED,
+            MeterNames.GPU_MEMORY_RESERVED,
             () -> workers.reservedBytesByGpu().getOrDefault(index, 0L))
         .baseUnit(BYTES)
         .description("Sum of the budgets of the jobs placed on the GPU")
         .tags(tags)
         .register(registry);
-    Gauge.builder(
-            MetricNames.GPU_UTILIZATION, () -> fromLatestSample(index, GpuSample::utilization))
-        .baseUnit(MetricNames.RATIO)
+    Gauge.builder(MeterNames.GPU_UTILIZATION, () -> fromLatestSample(index, GpuSample::utilization))
+        .baseUnit(MeterNames.RATIO)
         .description("Share of the latest sampling period the GPU was busy, 0..1")
         .tags(tags)
         .register(registry);
@@ -133,7 +132,7 @@ public final class GpuMetrics implements JobLifecycleListener {
                 PID,
                 Long.toString(process.pid()),
                 JOB_ID,
-                job == null ? MetricNames.NO_JOB : job),
+                job == null ? MeterNames.NO_JOB : job),
             process.memoryUsedBytes());
       }
     }

@@ -1,11 +1,11 @@
-package io.gpuq.metrics;
+package io.gpuq.meters;
 
 /**
  * The Micrometer names of gpuq's meters and their label keys. The Prometheus names (API.md,
  * docs/metrics.md) follow from Micrometer's naming convention: dots become underscores, a base unit
  * is appended ({@code bytes}, {@code seconds}) and counters end in {@code _total}.
  */
-public final class MetricNames {
+public final class MeterNames {
 
   public static final String GPU_MEMORY_TOTAL = "gpuq.gpu.memory.total";
   public static final String GPU_MEMORY_USED = "gpuq.gpu.memory.used";
@@ -58,5 +58,5 @@ public final class MetricNames {
   /** The {@code sweep} of a job that is no sweep's trial: empty, as {@link #NO_JOB}. */
   public static final String NO_SWEEP = "";
 
-  private MetricNames() {}
+  private MeterNames() {}
 }

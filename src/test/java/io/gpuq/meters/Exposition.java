@@ -1,4 +1,4 @@
-package io.gpuq.metrics;
+package io.gpuq.meters;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

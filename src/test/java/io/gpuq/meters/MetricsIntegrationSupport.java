@@ -1,4 +1,4 @@
-package io.gpuq.metrics;
+package io.gpuq.meters;
 
 import static io.gpuq.job.JobBuilder.aSucceededJob;
 import static io.gpuq.support.JobJson.aJob;

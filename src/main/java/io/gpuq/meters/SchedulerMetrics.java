@@ -1,8 +1,8 @@
-package io.gpuq.metrics;
+package io.gpuq.meters;
 
-import static io.gpuq.metrics.MetricNames.NODE;
-import static io.gpuq.metrics.MetricNames.OUTCOME;
-import static io.gpuq.metrics.MetricNames.REASON;
+import static io.gpuq.meters.MeterNames.NODE;
+import static io.gpuq.meters.MeterNames.OUTCOME;
+import static io.gpuq.meters.MeterNames.REASON;
 
 import io.gpuq.job.AttemptOutcome;
 import io.gpuq.job.FailureReason;
@@ -57,13 +57,13 @@ public final class SchedulerMetrics implements JobLifecycleListener {
     this.registry = registry;
     this.node = node;
     this.queueWait =
-        Timer.builder(MetricNames.JOB_QUEUE_WAIT)
+        Timer.builder(MeterNames.JOB_QUEUE_WAIT)
             .description("Time an attempt waited in the queue before it started")
             .serviceLevelObjectives(WAIT_BUCKETS)
             .tag(NODE, node)
             .register(registry);
     this.submitToStart =
-        Timer.builder(MetricNames.JOB_SUBMIT_TO_START)
+        Timer.builder(MeterNames.JOB_SUBMIT_TO_START)
             .description("Time from a job's submission to the start of its first attempt")
             .serviceLevelObjectives(WAIT_BUCKETS)
             .tag(NODE, node)
@@ -79,7 +79,7 @@ public final class SchedulerMetrics implements JobLifecycleListener {
   }
 
   private Counter finished(String outcome, String reason) {
-    return Counter.builder(MetricNames.JOB_ATTEMPTS_FINISHED)
+    return Counter.builder(MeterNames.JOB_ATTEMPTS_FINISHED)
         .description(
             "Attempts that ended, by what became of the job (SUCCEEDED, FAILED, CANCELLED,"
                 + " PRUNED, or RETRIED when it was queued again) and why the attempt failed")

@@ -1,7 +1,7 @@
-package io.gpuq.metrics;
+package io.gpuq.meters;
 
-import static io.gpuq.metrics.MetricNames.JOB_ID;
-import static io.gpuq.metrics.MetricNames.NODE;
+import static io.gpuq.meters.MeterNames.JOB_ID;
+import static io.gpuq.meters.MeterNames.NODE;
 
 import io.gpuq.duty.PeriodicDuty;
 import io.gpuq.job.AttemptOutcome;
@@ -65,14 +65,14 @@ public final class JobHostMetrics implements PeriodicDuty, JobLifecycleListener 
     this.resident =
         new LiveGauges(
             registry,
-            MetricNames.JOB_RESIDENT_MEMORY,
-            MetricNames.BYTES,
+            MeterNames.JOB_RESIDENT_MEMORY,
+            MeterNames.BYTES,
             "Resident host memory of a running job's process tree");
     this.cores =
         new LiveGauges(
             registry,
-            MetricNames.JOB_CPU_USAGE,
-            MetricNames.RATIO,
+            MeterNames.JOB_CPU_USAGE,
+            MeterNames.RATIO,
             "CPU cores a running job's process tree used since the previous reading");
   }
 
@@ -119,8 +119,8 @@ public final class JobHostMetrics implements PeriodicDuty, JobLifecycleListener 
         j -> {
           CpuCounter counter = new CpuCounter();
           counter.meter =
-              FunctionCounter.builder(MetricNames.JOB_CPU_TIME, counter, c -> c.seconds)
-                  .baseUnit(MetricNames.SECONDS)
+              FunctionCounter.builder(MeterNames.JOB_CPU_TIME, counter, c -> c.seconds)
+                  .baseUnit(MeterNames.SECONDS)
                   .description("CPU time of a running job's process tree since it started")
                   .tags(tags)
                   .register(registry);

@@ -1,4 +1,4 @@
-package io.gpuq.metrics;
+package io.gpuq.meters;
 
 import java.util.Set;
 import java.util.TreeSet;

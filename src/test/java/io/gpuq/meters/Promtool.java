@@ -1,4 +1,4 @@
-package io.gpuq.metrics;
+package io.gpuq.meters;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -1,4 +1,4 @@
-package io.gpuq.metrics;
+package io.gpuq.meters;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;

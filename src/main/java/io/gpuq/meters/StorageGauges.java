@@ -1,4 +1,4 @@
-package io.gpuq.metrics;
+package io.gpuq.meters;
 
 import io.gpuq.fs.StorageGuard;
 import io.micrometer.core.instrument.Gauge;
@@ -11,17 +11,17 @@ import io.micrometer.core.instrument.MeterRegistry;
 public final class StorageGauges {
 
   public StorageGauges(MeterRegistry registry, String node, StorageGuard guard) {
-    Gauge.builder(MetricNames.STORAGE_FREE, () -> guard.last().freeBytes())
+    Gauge.builder(MeterNames.STORAGE_FREE, () -> guard.last().freeBytes())
         .description(
             "Usable space on the data directory's file system; below"
                 + " gpuq_storage_min_free_bytes gpuq is not ready and refuses submissions")
-        .baseUnit(MetricNames.BYTES)
-        .tag(MetricNames.NODE, node)
+        .baseUnit(MeterNames.BYTES)
+        .tag(MeterNames.NODE, node)
         .register(registry);
-    Gauge.builder(MetricNames.STORAGE_MIN_FREE, guard::minFreeBytes)
+    Gauge.builder(MeterNames.STORAGE_MIN_FREE, guard::minFreeBytes)
         .description("gpuq.storage.min-free: the least free space gpuq takes new jobs with")
-        .baseUnit(MetricNames.BYTES)
-        .tag(MetricNames.NODE, node)
+        .baseUnit(MeterNames.BYTES)
+        .tag(MeterNames.NODE, node)
         .register(registry);
   }
 }

@@ -1,4 +1,4 @@
-package io.gpuq.metrics;
+package io.gpuq.meters;
 
 import io.gpuq.proc.KernelConstants;
 import io.gpuq.proc.ProcStat;

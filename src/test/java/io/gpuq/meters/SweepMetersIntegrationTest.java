@@ -1,4 +1,4 @@
-package io.gpuq.metrics;
+package io.gpuq.meters;
 
 import static io.gpuq.job.JobBuilder.aFailedJob;
 import static io.gpuq.job.JobBuilder.aQueuedJob;
@@ -15,7 +15,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 @DisplayName("/actuator/prometheus shows each unfinished sweep and each running job's identity")
-class SweepMetricsIntegrationTest extends MetricsIntegrationSupport {
+class SweepMetersIntegrationTest extends MetricsIntegrationSupport {
 
   @Test
   void a_sweep_shows_its_trials_per_state_and_its_best_value_by_its_goal_until_it_finishes() {

@@ -1,4 +1,4 @@
-package io.gpuq.metrics;
+package io.gpuq.meters;
 
 import io.gpuq.guard.BudgetGuard;
 import io.micrometer.core.instrument.Counter;
@@ -16,11 +16,11 @@ public final class GuardActionCounter implements Consumer<BudgetGuard.Action> {
     for (BudgetGuard.Policy policy : BudgetGuard.Policy.values()) {
       counters.put(
           policy,
-          Counter.builder(MetricNames.GUARD_ACTIONS)
+          Counter.builder(MeterNames.GUARD_ACTIONS)
               .description(
                   "Jobs the budget guard acted on for using more GPU memory than their budget:"
                       + " stopped (policy STOP) or reported (policy WARN)")
-              .tags(MetricNames.NODE, node, MetricNames.POLICY, policy.name())
+              .tags(MeterNames.NODE, node, MeterNames.POLICY, policy.name())
               .register(registry));
     }
   }

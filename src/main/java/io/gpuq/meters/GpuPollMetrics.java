@@ -1,4 +1,4 @@
-package io.gpuq.metrics;
+package io.gpuq.meters;
 
 import io.gpuq.duty.PeriodicDuty;
 import io.micrometer.core.instrument.Counter;
@@ -29,17 +29,17 @@ public final class GpuPollMetrics {
 
   public GpuPollMetrics(MeterRegistry registry, String node) {
     this.duration =
-        Timer.builder(MetricNames.GPU_POLL_DURATION)
+        Timer.builder(MeterNames.GPU_POLL_DURATION)
             .description(
                 "Time of one GPU poll: reading the backend, attributing processes to jobs and"
                     + " informing the poll's listeners (budget guard, peak recorder, metrics)")
             .serviceLevelObjectives(POLL_BUCKETS)
-            .tag(MetricNames.NODE, node)
+            .tag(MeterNames.NODE, node)
             .register(registry);
     this.errors =
-        Counter.builder(MetricNames.GPU_POLL_ERRORS)
+        Counter.builder(MeterNames.GPU_POLL_ERRORS)
             .description("GPU polls that failed because the backend could not be read")
-            .tag(MetricNames.NODE, node)
+            .tag(MeterNames.NODE, node)
             .register(registry);
   }
 

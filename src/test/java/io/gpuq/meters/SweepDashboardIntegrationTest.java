@@ -1,4 +1,4 @@
-package io.gpuq.metrics;
+package io.gpuq.meters;
 
 import static io.gpuq.job.JobBuilder.aQueuedJob;
 import static org.assertj.core.api.Assertions.assertThat;
