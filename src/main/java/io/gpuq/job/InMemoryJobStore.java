@@ -1,5 +1,13 @@
 package io.gpuq.job;
 
+import io.gpuq.reported.MetricsCaps;
+import io.gpuq.reported.MetricsCursor;
+import io.gpuq.reported.MetricsJson;
+import io.gpuq.reported.MetricsPage;
+import io.gpuq.reported.MetricsUpdate;
+import io.gpuq.reported.ReportedPoint;
+import io.gpuq.reported.ReportingJob;
+import io.gpuq.reported.SweepMetric;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;

@@ -2,10 +2,10 @@ package io.gpuq.schedule;
 
 import io.gpuq.job.JobState;
 import io.gpuq.job.JobStore;
-import io.gpuq.job.SweepMetric;
 import io.gpuq.job.TrialSeries;
 import io.gpuq.launch.StopReason;
 import io.gpuq.launch.Workers;
+import io.gpuq.reported.SweepMetric;
 import io.gpuq.sweep.EarlyStopping;
 import io.gpuq.sweep.Goal;
 import io.gpuq.sweep.Intermediate;

@@ -16,8 +16,8 @@ import com.tngtech.archunit.library.Architectures.LayeredArchitecture;
  * <ol>
  *   <li>foundation: {@code duty}, {@code proc}, {@code fs}, {@code placement}, {@code text}, {@code
  *       startup}: values and utilities that know nothing of jobs;
- *   <li>domain: {@code job}, {@code gpu}, {@code isolation}, {@code launch}, {@code guard}, {@code
- *       sweep};
+ *   <li>domain: {@code job}, {@code reported}, {@code gpu}, {@code isolation}, {@code launch},
+ *       {@code guard}, {@code sweep};
  *   <li>configuration input: {@code config} ({@code GpuqProperties}, which names domain types);
  *   <li>services: {@code schedule}, {@code node}, {@code meters}, {@code metrics}, {@code
  *       retention}, {@code sweeps}, {@code backup};
@@ -67,7 +67,7 @@ final class Layering {
         .layer(FOUNDATION)
         .definedBy(in(root, "duty", "proc", "fs", "placement", "text", "startup"))
         .layer(DOMAIN)
-        .definedBy(in(root, "job", "gpu", "isolation", "launch", "guard", "sweep"))
+        .definedBy(in(root, "job", "reported", "gpu", "isolation", "launch", "guard", "sweep"))
         .layer(CONFIGURATION)
         .definedBy(in(root, "config"))
         .layer(SERVICES)

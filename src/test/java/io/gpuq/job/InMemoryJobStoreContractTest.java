@@ -1,5 +1,6 @@
 package io.gpuq.job;
 
+import io.gpuq.reported.SweepMetric;
 import org.junit.jupiter.api.DisplayName;
 
 /** The contract on the store the scheduler's unit tests use. */

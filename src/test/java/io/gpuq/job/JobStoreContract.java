@@ -15,6 +15,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.gpuq.job.Caller.Role;
 import io.gpuq.placement.PlacedGpu;
+import io.gpuq.reported.MetricsCaps;
+import io.gpuq.reported.MetricsCursor;
+import io.gpuq.reported.MetricsPage;
+import io.gpuq.reported.MetricsUpdate;
+import io.gpuq.reported.ReportedMetrics;
+import io.gpuq.reported.ReportedPoint;
+import io.gpuq.reported.ReportingJob;
+import io.gpuq.reported.SweepMetric;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

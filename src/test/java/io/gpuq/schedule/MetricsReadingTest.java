@@ -13,13 +13,13 @@ import io.gpuq.job.InMemoryJobStore;
 import io.gpuq.job.Job;
 import io.gpuq.job.JobPlacement;
 import io.gpuq.job.JobState;
-import io.gpuq.job.MetricsCaps;
-import io.gpuq.job.ReportedMetrics;
-import io.gpuq.job.ReportedPoint;
-import io.gpuq.job.SweepMetric;
 import io.gpuq.job.SweepTrial;
 import io.gpuq.launch.JobFiles;
 import io.gpuq.launch.StopReason;
+import io.gpuq.reported.MetricsCaps;
+import io.gpuq.reported.ReportedMetrics;
+import io.gpuq.reported.ReportedPoint;
+import io.gpuq.reported.SweepMetric;
 import io.gpuq.support.SettableClock;
 import io.gpuq.sweep.Asha;
 import io.gpuq.sweep.EarlyStopping;
@@ -376,7 +376,7 @@ class MetricsReadingTest {
     return line.append("}\n").toString();
   }
 
-  private io.gpuq.job.MetricsPage page(String jobId) {
+  private io.gpuq.reported.MetricsPage page(String jobId) {
     return store.metricsPage(jobId, -1, 100_000, Long.MAX_VALUE);
   }
 
@@ -527,7 +527,7 @@ class MetricsReadingTest {
             new Class<?>[] {io.gpuq.job.JobStore.class},
             (proxy, method, args) -> {
               if (method.getName().equals("recordMetrics")
-                  && ((io.gpuq.job.MetricsUpdate) args[0]).jobId().equals(jobId)) {
+                  && ((io.gpuq.reported.MetricsUpdate) args[0]).jobId().equals(jobId)) {
                 storing.countDown();
                 assertThat(release.await(60, TimeUnit.SECONDS)).isTrue();
               }

@@ -1,4 +1,4 @@
-package io.gpuq.job;
+package io.gpuq.reported;
 
 /**
  * What a trial's sweep says about its metrics, as stored with the sweep: the metric that ranks its

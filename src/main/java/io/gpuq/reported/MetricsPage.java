@@ -1,4 +1,4 @@
-package io.gpuq.job;
+package io.gpuq.reported;
 
 import java.util.List;
 

@@ -1,4 +1,4 @@
-package io.gpuq.job;
+package io.gpuq.reported;
 
 /**
  * How far gpuq has read a job's metrics file and what it kept of it, kept with the job so that a

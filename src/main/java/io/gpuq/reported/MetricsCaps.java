@@ -1,4 +1,4 @@
-package io.gpuq.job;
+package io.gpuq.reported;
 
 /**
  * What one job's reported metrics may cost gpuq, whatever its run writes (docs/api.md, "Metrics
