@@ -7,7 +7,7 @@ import io.gpuq.reported.MetricsPage;
 import io.gpuq.reported.MetricsUpdate;
 import io.gpuq.reported.ReportedPoint;
 import io.gpuq.reported.ReportingJob;
-import io.gpuq.reported.SweepMetric;
+import io.gpuq.reported.SweepObjective;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -36,7 +36,7 @@ public final class InMemoryJobStore implements JobStore {
       Comparator.comparingInt(Job::priority).reversed().thenComparing(Job::id);
 
   private final Map<String, Job> jobs = new HashMap<>();
-  private final Map<String, SweepMetric> sweeps = new HashMap<>();
+  private final Map<String, SweepObjective> sweeps = new HashMap<>();
   private final Map<String, List<StoredPoint>> metrics = new HashMap<>();
 
   /** A point as a database store keeps it: its place in the job's series and in its attempt. */
@@ -60,7 +60,7 @@ public final class InMemoryJobStore implements JobStore {
    * Stores a sweep's metric and rule, as the sweeps table holds them for a database store; its
    * trials read them from here.
    */
-  public synchronized void defineSweep(SweepMetric sweep) {
+  public synchronized void defineSweep(SweepObjective sweep) {
     sweeps.put(sweep.sweepId(), sweep);
   }
 
@@ -328,12 +328,12 @@ public final class InMemoryJobStore implements JobStore {
           && job.state() != JobState.QUEUED
           && !state.done()
           && (afterId == null || job.id().compareTo(afterId) > 0)) {
-        SweepMetric sweep =
+        SweepObjective sweep =
             job.sweepTrial()
                 .map(
                     t ->
                         sweeps.getOrDefault(
-                            t.sweepId(), new SweepMetric(t.sweepId(), null, null, null)))
+                            t.sweepId(), new SweepObjective(t.sweepId(), null, null, null)))
                 .orElse(null);
         boolean newAttempt = state.attempt() != job.attempt();
         reporting.add(
@@ -386,7 +386,7 @@ public final class InMemoryJobStore implements JobStore {
             MetricsJson.finiteOrNull(update.metricBest()),
             update.done()));
     String metricName =
-        job.sweepTrial().map(t -> sweeps.get(t.sweepId())).map(SweepMetric::name).orElse(null);
+        job.sweepTrial().map(t -> sweeps.get(t.sweepId())).map(SweepObjective::name).orElse(null);
     job.recordMetrics(
         update.latest().isEmpty() ? null : MetricsJson.writeValues(update.latest()),
         update.step(),

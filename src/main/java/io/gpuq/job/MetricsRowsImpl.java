@@ -7,7 +7,7 @@ import io.gpuq.reported.MetricsPage;
 import io.gpuq.reported.MetricsUpdate;
 import io.gpuq.reported.ReportedPoint;
 import io.gpuq.reported.ReportingJob;
-import io.gpuq.reported.SweepMetric;
+import io.gpuq.reported.SweepObjective;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import java.sql.Connection;
@@ -146,7 +146,7 @@ class MetricsRowsImpl implements MetricsRows {
         newAttempt ? null : row.getObject("metric_best", Double.class),
         sweepId == null
             ? null
-            : new SweepMetric(
+            : new SweepObjective(
                 sweepId,
                 row.getString("metric_name"),
                 row.getString("metric_goal"),

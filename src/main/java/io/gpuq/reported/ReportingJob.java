@@ -30,7 +30,7 @@ public record ReportingJob(
     Map<String, Double> latest,
     Double value,
     Double best,
-    SweepMetric sweep) {
+    SweepObjective sweep) {
 
   public ReportingJob {
     latest = Collections.unmodifiableMap(new LinkedHashMap<>(latest));

@@ -9,7 +9,7 @@ import io.gpuq.reported.MetricsCursor;
 import io.gpuq.reported.MetricsUpdate;
 import io.gpuq.reported.ReportedPoint;
 import io.gpuq.reported.ReportingJob;
-import io.gpuq.reported.SweepMetric;
+import io.gpuq.reported.SweepObjective;
 import io.gpuq.sweep.Goal;
 import io.gpuq.sweep.MetricPoint;
 import io.gpuq.sweep.MetricsFileReader;
@@ -100,7 +100,7 @@ public final class MetricsReading implements PeriodicDuty {
 
   @Override
   public void runOnce() {
-    Map<String, SweepMetric> sweepsWithNews = new LinkedHashMap<>();
+    Map<String, SweepObjective> sweepsWithNews = new LinkedHashMap<>();
     String after = null;
     List<ReportingJob> batch;
     do {
@@ -178,7 +178,7 @@ public final class MetricsReading implements PeriodicDuty {
     notifyAll();
   }
 
-  private static boolean stopsEarly(SweepMetric sweep) {
+  private static boolean stopsEarly(SweepObjective sweep) {
     return sweep != null && sweep.hasMetric() && sweep.earlyStopping() != null;
   }
 
@@ -287,7 +287,7 @@ public final class MetricsReading implements PeriodicDuty {
     Progress(ReportingJob job, Instant at) {
       this.job = job;
       this.at = at;
-      SweepMetric sweep = job.sweep();
+      SweepObjective sweep = job.sweep();
       boolean ranked = sweep != null && sweep.hasMetric();
       this.metric = ranked ? sweep.name() : null;
       this.goal = ranked ? Goal.of(sweep.goal()) : null;

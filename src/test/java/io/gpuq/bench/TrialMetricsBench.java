@@ -15,7 +15,7 @@ import io.gpuq.placement.MemoryDemand;
 import io.gpuq.reported.MetricsCursor;
 import io.gpuq.reported.MetricsUpdate;
 import io.gpuq.reported.ReportedPoint;
-import io.gpuq.reported.SweepMetric;
+import io.gpuq.reported.SweepObjective;
 import io.gpuq.schedule.TrialPruning;
 import io.gpuq.support.PostgresDatabase;
 import io.gpuq.support.PostgresSupport;
@@ -118,8 +118,9 @@ public final class TrialMetricsBench {
           "%s: seeded %,d trials x %,d points in %.1f s%n",
           database, trials, points, (System.nanoTime() - seedStart) / 1e9);
       TrialPruning pruning = context.getBean(TrialPruning.class);
-      SweepMetric sweep =
-          new SweepMetric(sweepId, "loss", "minimize", "{\"type\":\"median\",\"startupTrials\":5}");
+      SweepObjective sweep =
+          new SweepObjective(
+              sweepId, "loss", "minimize", "{\"type\":\"median\",\"startupTrials\":5}");
       double[] judge = new double[rounds];
       double[] reporting = new double[rounds];
       double[] series = new double[rounds];

@@ -22,7 +22,7 @@ import io.gpuq.reported.MetricsUpdate;
 import io.gpuq.reported.ReportedMetrics;
 import io.gpuq.reported.ReportedPoint;
 import io.gpuq.reported.ReportingJob;
-import io.gpuq.reported.SweepMetric;
+import io.gpuq.reported.SweepObjective;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -70,7 +70,7 @@ abstract class JobStoreContract {
   /**
    * Stores a sweep with this metric and rule, as the sweeps table (or the in-memory store) has it.
    */
-  abstract void defineSweep(SweepMetric sweep);
+  abstract void defineSweep(SweepObjective sweep);
 
   /** The job use cases over that store, with a clock fixed at {@link JobBuilder#T0}. */
   JobService service() {
@@ -869,7 +869,7 @@ abstract class JobStoreContract {
   @Test
   void a_retried_trials_series_holds_only_its_current_attempts_values() {
     String sweepId = "01SWEEP" + System.nanoTime() % 1_000_000_000L;
-    defineSweep(new SweepMetric(sweepId, "val_loss", "minimize", null));
+    defineSweep(new SweepObjective(sweepId, "val_loss", "minimize", null));
     Job trial =
         aRunningJob()
             .spec(s -> s.attempts(3))
@@ -1111,7 +1111,8 @@ abstract class JobStoreContract {
   @Test
   void a_trial_reports_with_its_sweeps_metric_and_rule_and_shows_its_best_value() {
     String sweepId = "01SWEEP" + System.nanoTime() % 1_000_000_000L;
-    SweepMetric sweep = new SweepMetric(sweepId, "val_loss", "minimize", "{\"type\":\"median\"}");
+    SweepObjective sweep =
+        new SweepObjective(sweepId, "val_loss", "minimize", "{\"type\":\"median\"}");
     defineSweep(sweep);
     Job trial = aRunningJob().trialOf(new SweepTrial(sweepId, 0, "{}")).on("node-1").in(store());
 
@@ -1139,7 +1140,7 @@ abstract class JobStoreContract {
   @Test
   void a_sweeps_series_has_every_trial_in_any_state_with_its_metric_in_read_order() {
     String sweepId = "01SWEEP" + System.nanoTime() % 1_000_000_000L;
-    defineSweep(new SweepMetric(sweepId, "val_loss", "minimize", null));
+    defineSweep(new SweepObjective(sweepId, "val_loss", "minimize", null));
     Job done = aSucceededJob().trialOf(new SweepTrial(sweepId, 0, "{}")).on("node-1").in(store());
     Job running = aRunningJob().trialOf(new SweepTrial(sweepId, 1, "{}")).on("node-2").in(store());
     Job queued = aQueuedJob().trialOf(new SweepTrial(sweepId, 2, "{}")).in(store());
