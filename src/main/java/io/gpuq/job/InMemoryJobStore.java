@@ -1,10 +1,10 @@
 package io.gpuq.job;
 
 import io.gpuq.reported.MetricsCaps;
-import io.gpuq.reported.MetricsCursor;
 import io.gpuq.reported.MetricsJson;
 import io.gpuq.reported.MetricsPage;
 import io.gpuq.reported.MetricsUpdate;
+import io.gpuq.reported.ReadingState;
 import io.gpuq.reported.ReportedPoint;
 import io.gpuq.reported.ReportingJob;
 import io.gpuq.reported.SweepObjective;
@@ -47,13 +47,13 @@ public final class InMemoryJobStore implements JobStore {
   /** Where reading a job's metrics stands: the columns a database store keeps on the job. */
   private record MetricsState(
       int attempt,
-      MetricsCursor cursor,
+      ReadingState cursor,
       Map<String, Double> latest,
       Double value,
       Double best,
       boolean done) {
     static final MetricsState NONE =
-        new MetricsState(1, MetricsCursor.START, Map.of(), null, null, false);
+        new MetricsState(1, ReadingState.START, Map.of(), null, null, false);
   }
 
   /**
@@ -342,7 +342,7 @@ public final class InMemoryJobStore implements JobStore {
                 job.attempt(),
                 newAttempt,
                 job.state().isTerminal(),
-                newAttempt ? MetricsCursor.START : state.cursor(),
+                newAttempt ? ReadingState.START : state.cursor(),
                 newAttempt ? Map.of() : state.latest(),
                 newAttempt ? null : state.value(),
                 newAttempt ? null : state.best(),
@@ -428,7 +428,7 @@ public final class InMemoryJobStore implements JobStore {
     if (job == null || state.attempt() != job.attempt()) {
       return new MetricsPage(page, nextAfter, 0, 0, false);
     }
-    MetricsCursor cursor = state.cursor();
+    ReadingState cursor = state.cursor();
     return new MetricsPage(
         page, nextAfter, cursor.skippedLines(), cursor.skippedValues(), cursor.cut());
   }

@@ -26,7 +26,7 @@ public record ReportingJob(
     int attempt,
     boolean newAttempt,
     boolean ended,
-    MetricsCursor cursor,
+    ReadingState cursor,
     Map<String, Double> latest,
     Double value,
     Double best,

@@ -5,8 +5,8 @@ import io.gpuq.fs.NotARegularFileException;
 import io.gpuq.job.JobStore;
 import io.gpuq.launch.JobFiles;
 import io.gpuq.reported.MetricsCaps;
-import io.gpuq.reported.MetricsCursor;
 import io.gpuq.reported.MetricsUpdate;
+import io.gpuq.reported.ReadingState;
 import io.gpuq.reported.ReportedPoint;
 import io.gpuq.reported.ReportingJob;
 import io.gpuq.reported.SweepObjective;
@@ -190,7 +190,7 @@ public final class MetricsReading implements PeriodicDuty {
    */
   private boolean readOn(ReportingJob job) {
     Path file = files.metricsFile(job.jobId());
-    MetricsCursor cursor = job.cursor();
+    ReadingState cursor = job.cursor();
     MetricsPosition position =
         new MetricsPosition(cursor.offset(), cursor.lastStep(), cursor.skippingLine());
     // Where reading stood when it first read on after the job's end: it reads a bounded amount
@@ -231,7 +231,7 @@ public final class MetricsReading implements PeriodicDuty {
       }
       return false;
     }
-    MetricsCursor next = progress.cursor(position, endOffset, cut);
+    ReadingState next = progress.cursor(position, endOffset, cut);
     boolean done = job.ended() && !more;
     // A new attempt is stored even with nothing read: the job stops showing the earlier attempt's.
     if (next.equals(cursor) && progress.points.isEmpty() && !done && !job.newAttempt()) {
@@ -295,7 +295,7 @@ public final class MetricsReading implements PeriodicDuty {
       job.latest().keySet().forEach(name -> names.put(name, name));
       this.value = job.value();
       this.best = job.best();
-      MetricsCursor cursor = job.cursor();
+      ReadingState cursor = job.cursor();
       this.skippedLines = cursor.skippedLines();
       this.skippedValues = cursor.skippedValues();
       this.count = cursor.points();
@@ -354,8 +354,8 @@ public final class MetricsReading implements PeriodicDuty {
       }
     }
 
-    MetricsCursor cursor(MetricsPosition position, long endOffset, boolean cut) {
-      return new MetricsCursor(
+    ReadingState cursor(MetricsPosition position, long endOffset, boolean cut) {
+      return new ReadingState(
           position.offset(),
           position.lastStep(),
           position.skippingLine(),
@@ -367,7 +367,7 @@ public final class MetricsReading implements PeriodicDuty {
           cut);
     }
 
-    MetricsUpdate update(MetricsCursor next, boolean done) {
+    MetricsUpdate update(ReadingState next, boolean done) {
       return new MetricsUpdate(
           job.jobId(), job.attempt(), points, indexes, thin, next, latest, step, value, best, done);
     }

@@ -12,8 +12,8 @@ import io.gpuq.job.JobStore;
 import io.gpuq.job.NewJob;
 import io.gpuq.job.SweepTrial;
 import io.gpuq.placement.MemoryDemand;
-import io.gpuq.reported.MetricsCursor;
 import io.gpuq.reported.MetricsUpdate;
+import io.gpuq.reported.ReadingState;
 import io.gpuq.reported.ReportedPoint;
 import io.gpuq.reported.SweepObjective;
 import io.gpuq.schedule.TrialPruning;
@@ -190,7 +190,7 @@ public final class TrialMetricsBench {
               id,
               1,
               reported,
-              new MetricsCursor(points * 30L, points, false, 0),
+              new ReadingState(points * 30L, points, false, 0),
               Map.of("loss", offset + 1.0 / points),
               (long) points,
               offset + 1.0 / points,

@@ -2,12 +2,14 @@ package io.gpuq.reported;
 
 /**
  * How far gpuq has read a job's metrics file and what it kept of it, kept with the job so that a
- * restarted gpuq reads on from there: the offset of the first byte not consumed, the step of the
- * last point (for lines without one), whether it is inside an over-long line it is skipping, and
- * how many lines it has skipped as garbage so far; then the caps' state ({@link MetricsCaps}): how
- * many points this attempt reported (kept or not, each point's index), every how many points past
- * the first it keeps now, how many values it skipped for a name past the cap, where reading stood
- * when it first read the file of the ended job, and whether it stopped before that file's end.
+ * restarted gpuq reads on from there: the file reader's position ({@code sweep.MetricsPosition},
+ * which is all one read needs) and what is counted across reads. The offset of the first byte not
+ * consumed, the step of the last point (for lines without one), whether it is inside an over-long
+ * line it is skipping, and how many lines it has skipped as garbage so far; then the caps' state
+ * ({@link MetricsCaps}): how many points this attempt reported (kept or not, each point's index),
+ * every how many points past the first it keeps now, how many values it skipped for a name past the
+ * cap, where reading stood when it first read the file of the ended job, and whether it stopped
+ * before that file's end.
  *
  * @param points the points this attempt's file has reported so far: the next point's index
  * @param stride past {@link MetricsCaps#FIRST_POINTS}, a point is kept when its index is on this
@@ -17,7 +19,7 @@ package io.gpuq.reported;
  * @param cut whether reading stopped, {@link MetricsCaps#MAX_BYTES_AFTER_END} after the job's end,
  *     before the end of its file
  */
-public record MetricsCursor(
+public record ReadingState(
     long offset,
     long lastStep,
     boolean skippingLine,
@@ -29,16 +31,16 @@ public record MetricsCursor(
     boolean cut) {
 
   /** A file not read yet. */
-  public static final MetricsCursor START = new MetricsCursor(0, -1, false, 0);
+  public static final ReadingState START = new ReadingState(0, -1, false, 0);
 
-  public MetricsCursor {
+  public ReadingState {
     if (stride < 1) {
       throw new IllegalArgumentException("a stride is 1 or more, not " + stride);
     }
   }
 
   /** Where reading stands in a file of which nothing was kept past the caps' start. */
-  public MetricsCursor(long offset, long lastStep, boolean skippingLine, long skippedLines) {
+  public ReadingState(long offset, long lastStep, boolean skippingLine, long skippedLines) {
     this(offset, lastStep, skippingLine, skippedLines, 0, 1, 0, -1, false);
   }
 }
