@@ -1,4 +1,4 @@
-package io.gpuq.sweep;
+package io.gpuq.reported;
 
 import io.gpuq.fs.SafeFiles;
 import java.io.IOException;

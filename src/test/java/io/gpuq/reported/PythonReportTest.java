@@ -1,4 +1,4 @@
-package io.gpuq.sweep;
+package io.gpuq.reported;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.entry;

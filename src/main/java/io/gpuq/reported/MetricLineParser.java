@@ -1,5 +1,6 @@
-package io.gpuq.sweep;
+package io.gpuq.reported;
 
+import io.gpuq.text.JsonNumbers;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -75,7 +76,7 @@ final class MetricLineParser {
             return Optional.empty();
           }
           step = parser.getLongValue();
-          if (step < 0 || step > SweepLimits.MAX_SAFE_INTEGER) {
+          if (step < 0 || step > JsonNumbers.MAX_SAFE_INTEGER) {
             return Optional.empty();
           }
         } else if ((value == JsonToken.VALUE_NUMBER_INT || value == JsonToken.VALUE_NUMBER_FLOAT)
@@ -90,7 +91,7 @@ final class MetricLineParser {
         return Optional.empty();
       }
       if (step == null) {
-        if (lastStep >= SweepLimits.MAX_SAFE_INTEGER) {
+        if (lastStep >= JsonNumbers.MAX_SAFE_INTEGER) {
           return Optional.empty();
         }
         step = lastStep + 1;

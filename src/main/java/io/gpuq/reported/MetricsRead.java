@@ -1,4 +1,4 @@
-package io.gpuq.sweep;
+package io.gpuq.reported;
 
 import java.util.List;
 

@@ -1,10 +1,11 @@
-package io.gpuq.sweep;
+package io.gpuq.reported;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.gpuq.fs.NotARegularFileException;
+import io.gpuq.sweep.SweepLimits;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

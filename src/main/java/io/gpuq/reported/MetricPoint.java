@@ -1,4 +1,4 @@
-package io.gpuq.sweep;
+package io.gpuq.reported;
 
 import java.util.Collections;
 import java.util.LinkedHashMap;

@@ -1,23 +1,24 @@
-package io.gpuq.sweep;
+package io.gpuq.reported;
 
 import io.gpuq.text.UserText;
 
 /** A metric's name: a key of a metrics-file line other than {@code step}. */
-final class MetricNames {
+public final class MetricNames {
+
+  /** The longest name, in characters. */
+  public static final int MAX_LENGTH = 128;
 
   static final String STEP = "step";
 
-  static final String RULE =
-      "a metric name is 1 to "
-          + SweepLimits.MAX_METRIC_NAME_LENGTH
-          + " printable characters, and not \"step\"";
+  public static final String RULE =
+      "a metric name is 1 to " + MAX_LENGTH + " printable characters, and not \"step\"";
 
   private MetricNames() {}
 
-  static boolean isValid(String name) {
+  public static boolean isValid(String name) {
     return name != null
         && !name.isEmpty()
-        && name.length() <= SweepLimits.MAX_METRIC_NAME_LENGTH
+        && name.length() <= MAX_LENGTH
         && !name.equals(STEP)
         && !UserText.hasControlCharacter(name)
         && !UserText.hasLoneSurrogate(name);

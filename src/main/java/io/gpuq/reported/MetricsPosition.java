@@ -1,4 +1,4 @@
-package io.gpuq.sweep;
+package io.gpuq.reported;
 
 /**
  * How far a metrics file has been read: the offset of the first byte not yet consumed, the step of
