@@ -2,14 +2,14 @@ package io.gpuq.reported;
 
 /**
  * How far gpuq has read a job's metrics file and what it kept of it, kept with the job so that a
- * restarted gpuq reads on from there: the file reader's position ({@code sweep.MetricsPosition},
- * which is all one read needs) and what is counted across reads. The offset of the first byte not
- * consumed, the step of the last point (for lines without one), whether it is inside an over-long
- * line it is skipping, and how many lines it has skipped as garbage so far; then the caps' state
- * ({@link MetricsCaps}): how many points this attempt reported (kept or not, each point's index),
- * every how many points past the first it keeps now, how many values it skipped for a name past the
- * cap, where reading stood when it first read the file of the ended job, and whether it stopped
- * before that file's end.
+ * restarted gpuq reads on from there: the file reader's position ({@link #position()}, which is all
+ * one read needs) and what is counted across reads. The offset of the first byte not consumed, the
+ * step of the last point (for lines without one), whether it is inside an over-long line it is
+ * skipping, and how many lines it has skipped as garbage so far; then the caps' state ({@link
+ * MetricsCaps}): how many points this attempt reported (kept or not, each point's index), every how
+ * many points past the first it keeps now, how many values it skipped for a name past the cap,
+ * where reading stood when it first read the file of the ended job, and whether it stopped before
+ * that file's end.
  *
  * @param points the points this attempt's file has reported so far: the next point's index
  * @param stride past {@link MetricsCaps#FIRST_POINTS}, a point is kept when its index is on this
@@ -37,6 +37,11 @@ public record ReadingState(
     if (stride < 1) {
       throw new IllegalArgumentException("a stride is 1 or more, not " + stride);
     }
+  }
+
+  /** Where the file reader reads on from: the part of this state that one read needs. */
+  public MetricsPosition position() {
+    return new MetricsPosition(offset, lastStep, skippingLine);
   }
 
   /** Where reading stands in a file of which nothing was kept past the caps' start. */

@@ -191,8 +191,7 @@ public final class MetricsReading implements PeriodicDuty {
   private boolean readOn(ReportingJob job) {
     Path file = files.metricsFile(job.jobId());
     ReadingState cursor = job.cursor();
-    MetricsPosition position =
-        new MetricsPosition(cursor.offset(), cursor.lastStep(), cursor.skippingLine());
+    MetricsPosition position = cursor.position();
     // Where reading stood when it first read on after the job's end: it reads a bounded amount
     // more, so that a huge (or sparse) file left behind is not read for hours.
     long endOffset = job.ended() && cursor.endOffset() < 0 ? cursor.offset() : cursor.endOffset();
