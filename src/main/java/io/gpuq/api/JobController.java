@@ -14,7 +14,6 @@ import io.gpuq.schedule.JobCommands;
 import io.gpuq.schedule.JobCommands.Submitted;
 import io.gpuq.schedule.QueuedReasons;
 import io.gpuq.schedule.Scheduler;
-import io.gpuq.schedule.WaitWords;
 import io.gpuq.text.UserText;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
@@ -251,9 +250,9 @@ public class JobController {
     if (caller.isAdmin()) {
       return reason;
     }
-    return WaitWords.jobNamedIn(reason)
+    return QueuedReasons.jobNamedIn(reason)
         .filter(id -> !own.computeIfAbsent(id, named -> isOwn(caller, named)))
-        .map(id -> WaitWords.withoutJobId(reason))
+        .map(id -> QueuedReasons.withoutJobId(reason))
         .orElse(reason);
   }
 

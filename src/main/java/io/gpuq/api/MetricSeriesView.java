@@ -1,7 +1,7 @@
 package io.gpuq.api;
 
-import io.gpuq.job.MetricsPage;
-import io.gpuq.job.ReportedPoint;
+import io.gpuq.reported.MetricsPage;
+import io.gpuq.reported.ReportedPoint;
 import io.swagger.v3.oas.annotations.media.Schema;
 import java.time.Instant;
 import java.util.List;

@@ -1,5 +1,13 @@
 package io.gpuq.job;
 
+import io.gpuq.reported.MetricsCaps;
+import io.gpuq.reported.MetricsJson;
+import io.gpuq.reported.MetricsPage;
+import io.gpuq.reported.MetricsUpdate;
+import io.gpuq.reported.ReadingState;
+import io.gpuq.reported.ReportedPoint;
+import io.gpuq.reported.ReportingJob;
+import io.gpuq.reported.SweepObjective;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -28,7 +36,7 @@ public final class InMemoryJobStore implements JobStore {
       Comparator.comparingInt(Job::priority).reversed().thenComparing(Job::id);
 
   private final Map<String, Job> jobs = new HashMap<>();
-  private final Map<String, SweepMetric> sweeps = new HashMap<>();
+  private final Map<String, SweepObjective> sweeps = new HashMap<>();
   private final Map<String, List<StoredPoint>> metrics = new HashMap<>();
 
   /** A point as a database store keeps it: its place in the job's series and in its attempt. */
@@ -39,20 +47,20 @@ public final class InMemoryJobStore implements JobStore {
   /** Where reading a job's metrics stands: the columns a database store keeps on the job. */
   private record MetricsState(
       int attempt,
-      MetricsCursor cursor,
+      ReadingState cursor,
       Map<String, Double> latest,
       Double value,
       Double best,
       boolean done) {
     static final MetricsState NONE =
-        new MetricsState(1, MetricsCursor.START, Map.of(), null, null, false);
+        new MetricsState(1, ReadingState.START, Map.of(), null, null, false);
   }
 
   /**
    * Stores a sweep's metric and rule, as the sweeps table holds them for a database store; its
    * trials read them from here.
    */
-  public synchronized void defineSweep(SweepMetric sweep) {
+  public synchronized void defineSweep(SweepObjective sweep) {
     sweeps.put(sweep.sweepId(), sweep);
   }
 
@@ -320,12 +328,12 @@ public final class InMemoryJobStore implements JobStore {
           && job.state() != JobState.QUEUED
           && !state.done()
           && (afterId == null || job.id().compareTo(afterId) > 0)) {
-        SweepMetric sweep =
+        SweepObjective sweep =
             job.sweepTrial()
                 .map(
                     t ->
                         sweeps.getOrDefault(
-                            t.sweepId(), new SweepMetric(t.sweepId(), null, null, null)))
+                            t.sweepId(), new SweepObjective(t.sweepId(), null, null, null)))
                 .orElse(null);
         boolean newAttempt = state.attempt() != job.attempt();
         reporting.add(
@@ -334,7 +342,7 @@ public final class InMemoryJobStore implements JobStore {
                 job.attempt(),
                 newAttempt,
                 job.state().isTerminal(),
-                newAttempt ? MetricsCursor.START : state.cursor(),
+                newAttempt ? ReadingState.START : state.cursor(),
                 newAttempt ? Map.of() : state.latest(),
                 newAttempt ? null : state.value(),
                 newAttempt ? null : state.best(),
@@ -378,7 +386,7 @@ public final class InMemoryJobStore implements JobStore {
             MetricsJson.finiteOrNull(update.metricBest()),
             update.done()));
     String metricName =
-        job.sweepTrial().map(t -> sweeps.get(t.sweepId())).map(SweepMetric::name).orElse(null);
+        job.sweepTrial().map(t -> sweeps.get(t.sweepId())).map(SweepObjective::name).orElse(null);
     job.recordMetrics(
         update.latest().isEmpty() ? null : MetricsJson.writeValues(update.latest()),
         update.step(),
@@ -420,7 +428,7 @@ public final class InMemoryJobStore implements JobStore {
     if (job == null || state.attempt() != job.attempt()) {
       return new MetricsPage(page, nextAfter, 0, 0, false);
     }
-    MetricsCursor cursor = state.cursor();
+    ReadingState cursor = state.cursor();
     return new MetricsPage(
         page, nextAfter, cursor.skippedLines(), cursor.skippedValues(), cursor.cut());
   }

@@ -4,6 +4,8 @@ import io.gpuq.job.JobTransition.AttemptEffect;
 import io.gpuq.job.JobTransition.Change;
 import io.gpuq.job.JobTransition.JobField;
 import io.gpuq.placement.MemoryDemand;
+import io.gpuq.reported.MetricsJson;
+import io.gpuq.reported.ReportedMetrics;
 import jakarta.persistence.CollectionTable;
 import jakarta.persistence.Column;
 import jakarta.persistence.Convert;

@@ -1,5 +1,6 @@
 package io.gpuq.job;
 
+import io.gpuq.reported.MetricsPage;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

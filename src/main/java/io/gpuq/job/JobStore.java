@@ -1,5 +1,9 @@
 package io.gpuq.job;
 
+import io.gpuq.reported.MetricsPage;
+import io.gpuq.reported.MetricsUpdate;
+import io.gpuq.reported.ReportedPoint;
+import io.gpuq.reported.ReportingJob;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;

@@ -1,5 +1,13 @@
 package io.gpuq.job;
 
+import io.gpuq.reported.MetricsCaps;
+import io.gpuq.reported.MetricsJson;
+import io.gpuq.reported.MetricsPage;
+import io.gpuq.reported.MetricsUpdate;
+import io.gpuq.reported.ReadingState;
+import io.gpuq.reported.ReportedPoint;
+import io.gpuq.reported.ReportingJob;
+import io.gpuq.reported.SweepObjective;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import java.sql.Connection;
@@ -122,8 +130,8 @@ class MetricsRowsImpl implements MetricsRows {
         newAttempt,
         JobState.valueOf(row.getString("state")).isTerminal(),
         newAttempt
-            ? MetricsCursor.START
-            : new MetricsCursor(
+            ? ReadingState.START
+            : new ReadingState(
                 row.getLong("metrics_offset"),
                 row.getLong("metrics_last_step"),
                 row.getBoolean("metrics_skipping"),
@@ -138,7 +146,7 @@ class MetricsRowsImpl implements MetricsRows {
         newAttempt ? null : row.getObject("metric_best", Double.class),
         sweepId == null
             ? null
-            : new SweepMetric(
+            : new SweepObjective(
                 sweepId,
                 row.getString("metric_name"),
                 row.getString("metric_goal"),
@@ -164,7 +172,7 @@ class MetricsRowsImpl implements MetricsRows {
   /** Writes where reading stands on the job's row, unless the job has left the read attempt. */
   private static int updateJob(Connection connection, MetricsUpdate update) throws SQLException {
     try (PreparedStatement job = connection.prepareStatement(UPDATE_JOB)) {
-      MetricsCursor next = update.next();
+      ReadingState next = update.next();
       job.setLong(1, next.offset());
       job.setLong(2, next.lastStep());
       job.setBoolean(3, next.skippingLine());

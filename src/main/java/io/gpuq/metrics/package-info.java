@@ -1,5 +1,2 @@
-/**
- * Prometheus meters through Micrometer: job states, scheduler outcomes, GPU and host use per job,
- * guard actions and storage. Reads the services and the domain; only the wiring uses it.
- */
+/** A sweep's figures for the meters of {@code io.gpuq.meters}, read from the database. */
 package io.gpuq.metrics;

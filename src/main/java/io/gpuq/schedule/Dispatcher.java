@@ -55,14 +55,14 @@ public class Dispatcher {
   private final Predicate<Map<String, String>> selects;
   private final Executor starter;
   private final BooleanSupplier roomToStart;
-  private final QueueReasons reasons;
+  private final LastPass reasons;
   private final Map<Integer, Instant> lastStartOnGpu = new ConcurrentHashMap<>();
   private final Set<CompletableFuture<Void>> launches = ConcurrentHashMap.newKeySet();
   private volatile boolean gpuJobsWaiting = true;
   // How far this pass read each queue, for the reasons of the jobs behind; the GPU queue's stands
   // until a pass reads it again. Only the scheduling loop's thread writes them.
-  private QueueReasons.Head cpuHead;
-  private QueueReasons.Head gpuHead;
+  private LastPass.Head cpuHead;
+  private LastPass.Head gpuHead;
 
   public Dispatcher(
       JobService jobs,
@@ -77,7 +77,7 @@ public class Dispatcher {
       Predicate<Map<String, String>> selects,
       Executor starter,
       BooleanSupplier roomToStart,
-      QueueReasons reasons) {
+      LastPass reasons) {
     this.roomToStart = roomToStart;
     this.reasons = reasons;
     this.selects = selects;
@@ -120,8 +120,7 @@ public class Dispatcher {
       return new DispatchResult(0, 0, null);
     }
     if (queue.isEmpty()) {
-      reasons.record(
-          new QueueReasons.Pass(now, node, freeCpu, waiting, fullSweeps, cpuHead, gpuHead));
+      reasons.record(new LastPass.Pass(now, node, freeCpu, waiting, fullSweeps, cpuHead, gpuHead));
       return new DispatchResult(0, 0, null);
     }
     List<PlacementRequest> requests = new ArrayList<>(queue.size());
@@ -131,10 +130,11 @@ public class Dispatcher {
       requests.add(JobDemands.requestOf(queue.get(i), i));
     }
     PlacementPlan plan = placer.plan(capacities(), freeCpu, requests, now);
-    plan.waits().forEach((id, wait) -> waiting.put(id, WaitWords.of(wait, plan.mostFree(), node)));
+    plan.waits()
+        .forEach((id, wait) -> waiting.put(id, QueuedReasons.forWait(wait, plan.mostFree(), node)));
     long cpuPlaced = plan.starts().stream().filter(PlacementDecision::isCpuOnly).count();
     reasons.record(
-        new QueueReasons.Pass(
+        new LastPass.Pass(
             now, node, (int) (freeCpu - cpuPlaced), waiting, fullSweeps, cpuHead, gpuHead));
     Map<String, JobPlacement> placements = new LinkedHashMap<>();
     for (PlacementDecision decision : plan.starts()) {
@@ -197,14 +197,14 @@ public class Dispatcher {
     QueueHead head = jobs.queueHead(cpuFirst, readGpuQueue ? lookahead : 0);
     if (readGpuQueue) {
       gpuJobsWaiting = !head.gpu().isEmpty();
-      gpuHead = QueueReasons.Head.of(head.gpu(), lookahead);
+      gpuHead = LastPass.Head.of(head.gpu(), lookahead);
     }
-    cpuHead = cpuFirst == 0 ? null : QueueReasons.Head.of(head.cpuOnly(), cpuFirst);
+    cpuHead = cpuFirst == 0 ? null : LastPass.Head.of(head.cpuOnly(), cpuFirst);
     List<QueuedJob> cpu = placeable(head, head.cpuOnly(), waiting, fullSweeps);
     if (cpu.size() < freeSlots && head.cpuOnly().size() == cpuFirst && cpuFirst < lookahead) {
       // Node selectors or sweeps' limits turned some away: read further, up to the lookahead.
       QueueHead wider = jobs.queueHead(lookahead, 0);
-      cpuHead = QueueReasons.Head.of(wider.cpuOnly(), lookahead);
+      cpuHead = LastPass.Head.of(wider.cpuOnly(), lookahead);
       cpu = placeable(wider, wider.cpuOnly(), waiting, fullSweeps);
     }
     List<QueuedJob> queue = new ArrayList<>(cpu);
@@ -235,7 +235,7 @@ public class Dispatcher {
       if (selects.test(job.nodeSelector())) {
         selected.add(job);
       } else {
-        waiting.put(job.id(), WaitWords.notSelected(job.nodeSelector(), node));
+        waiting.put(job.id(), QueuedReasons.notSelected(job.nodeSelector(), node));
       }
     }
     return selected;

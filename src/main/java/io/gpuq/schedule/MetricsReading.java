@@ -3,18 +3,18 @@ package io.gpuq.schedule;
 import io.gpuq.duty.FixedDelayDuty;
 import io.gpuq.fs.NotARegularFileException;
 import io.gpuq.job.JobStore;
-import io.gpuq.job.MetricsCaps;
-import io.gpuq.job.MetricsCursor;
-import io.gpuq.job.MetricsUpdate;
-import io.gpuq.job.ReportedPoint;
-import io.gpuq.job.ReportingJob;
-import io.gpuq.job.SweepMetric;
 import io.gpuq.launch.JobFiles;
+import io.gpuq.reported.MetricPoint;
+import io.gpuq.reported.MetricsCaps;
+import io.gpuq.reported.MetricsFileReader;
+import io.gpuq.reported.MetricsPosition;
+import io.gpuq.reported.MetricsRead;
+import io.gpuq.reported.MetricsUpdate;
+import io.gpuq.reported.ReadingState;
+import io.gpuq.reported.ReportedPoint;
+import io.gpuq.reported.ReportingJob;
+import io.gpuq.reported.SweepObjective;
 import io.gpuq.sweep.Goal;
-import io.gpuq.sweep.MetricPoint;
-import io.gpuq.sweep.MetricsFileReader;
-import io.gpuq.sweep.MetricsPosition;
-import io.gpuq.sweep.MetricsRead;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -89,7 +89,7 @@ public final class MetricsReading extends FixedDelayDuty {
 
   @Override
   public void runOnce() {
-    Map<String, SweepMetric> sweepsWithNews = new LinkedHashMap<>();
+    Map<String, SweepObjective> sweepsWithNews = new LinkedHashMap<>();
     String after = null;
     List<ReportingJob> batch;
     do {
@@ -167,7 +167,7 @@ public final class MetricsReading extends FixedDelayDuty {
     notifyAll();
   }
 
-  private static boolean stopsEarly(SweepMetric sweep) {
+  private static boolean stopsEarly(SweepObjective sweep) {
     return sweep != null && sweep.hasMetric() && sweep.earlyStopping() != null;
   }
 
@@ -179,9 +179,8 @@ public final class MetricsReading extends FixedDelayDuty {
    */
   private boolean readOn(ReportingJob job) {
     Path file = files.metricsFile(job.jobId());
-    MetricsCursor cursor = job.cursor();
-    MetricsPosition position =
-        new MetricsPosition(cursor.offset(), cursor.lastStep(), cursor.skippingLine());
+    ReadingState cursor = job.cursor();
+    MetricsPosition position = cursor.position();
     // Where reading stood when it first read on after the job's end: it reads a bounded amount
     // more, so that a huge (or sparse) file left behind is not read for hours.
     long endOffset = job.ended() && cursor.endOffset() < 0 ? cursor.offset() : cursor.endOffset();
@@ -220,7 +219,7 @@ public final class MetricsReading extends FixedDelayDuty {
       }
       return false;
     }
-    MetricsCursor next = progress.cursor(position, endOffset, cut);
+    ReadingState next = progress.cursor(position, endOffset, cut);
     boolean done = job.ended() && !more;
     // A new attempt is stored even with nothing read: the job stops showing the earlier attempt's.
     if (next.equals(cursor) && progress.points.isEmpty() && !done && !job.newAttempt()) {
@@ -276,7 +275,7 @@ public final class MetricsReading extends FixedDelayDuty {
     Progress(ReportingJob job, Instant at) {
       this.job = job;
       this.at = at;
-      SweepMetric sweep = job.sweep();
+      SweepObjective sweep = job.sweep();
       boolean ranked = sweep != null && sweep.hasMetric();
       this.metric = ranked ? sweep.name() : null;
       this.goal = ranked ? Goal.of(sweep.goal()) : null;
@@ -284,7 +283,7 @@ public final class MetricsReading extends FixedDelayDuty {
       job.latest().keySet().forEach(name -> names.put(name, name));
       this.value = job.value();
       this.best = job.best();
-      MetricsCursor cursor = job.cursor();
+      ReadingState cursor = job.cursor();
       this.skippedLines = cursor.skippedLines();
       this.skippedValues = cursor.skippedValues();
       this.count = cursor.points();
@@ -343,8 +342,8 @@ public final class MetricsReading extends FixedDelayDuty {
       }
     }
 
-    MetricsCursor cursor(MetricsPosition position, long endOffset, boolean cut) {
-      return new MetricsCursor(
+    ReadingState cursor(MetricsPosition position, long endOffset, boolean cut) {
+      return new ReadingState(
           position.offset(),
           position.lastStep(),
           position.skippingLine(),
@@ -356,7 +355,7 @@ public final class MetricsReading extends FixedDelayDuty {
           cut);
     }
 
-    MetricsUpdate update(MetricsCursor next, boolean done) {
+    MetricsUpdate update(ReadingState next, boolean done) {
       return new MetricsUpdate(
           job.jobId(), job.attempt(), points, indexes, thin, next, latest, step, value, best, done);
     }

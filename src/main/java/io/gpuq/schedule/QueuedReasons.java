@@ -3,20 +3,122 @@ package io.gpuq.schedule;
 import io.gpuq.job.Job;
 import io.gpuq.job.JobState;
 import io.gpuq.job.SweepTrial;
+import io.gpuq.placement.PlacementPlan.FreeGpu;
+import io.gpuq.placement.Wait;
+import io.gpuq.text.MemorySize;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
 
 /**
- * A queued job's {@code queuedReason}, computed when it is read from what this node's last
- * scheduling pass saw ({@link QueueReasons}), and from nothing else: no read of the database, so
- * that a job's page and a listing cost the same however long the queue is.
+ * A queued job's {@code queuedReason}: why it waits, in words and numbers, in the manner of Slurm's
+ * squeue Reason column. The static methods are the one place its wording is chosen; an instance
+ * computes a job's reason when it is read, from what this node's last scheduling pass saw ({@link
+ * LastPass}) and from nothing else: no read of the database, so that a job's page and a listing
+ * cost the same however long the queue is.
  */
 public final class QueuedReasons {
 
-  private final QueueReasons lastPass;
+  public static final String NOT_YET_CONSIDERED = "not yet considered by a scheduling pass";
 
-  public QueuedReasons(QueueReasons lastPass) {
+  private static final String RESERVED_FOR = "a GPU is reserved for ";
+  private static final String WAITED_LONGEST = ", which has waited longest";
+  private static final String JOB = "job ";
+
+  /** A reservation's words for a caller who may not see whose job holds it. */
+  public static final String RESERVED_FOR_ANOTHER_OWNER =
+      RESERVED_FOR + "another owner's job" + WAITED_LONGEST;
+
+  /**
+   * @param mostFree the GPU of {@code node} with the most memory available after the pass; null
+   *     when it has none
+   */
+  public static String forWait(Wait wait, FreeGpu mostFree, String node) {
+    if (wait instanceof Wait.NoRoom room) {
+      return noRoom(room, mostFree, node);
+    }
+    if (wait instanceof Wait.StartSpacing spacing) {
+      return "start spacing on GPU " + spacing.gpu() + " of node " + node;
+    }
+    if (wait instanceof Wait.ReservedFor reserved) {
+      return RESERVED_FOR + JOB + reserved.jobId() + WAITED_LONGEST;
+    }
+    if (wait instanceof Wait.NeverHere never) {
+      return "cannot run on node " + node + ": " + never.why();
+    }
+    return noCpuSlot(node);
+  }
+
+  /**
+   * The id of the job a reason names, if it names one (only a reservation does), so that the API
+   * can tell a submitter's own job from another owner's.
+   */
+  public static Optional<String> jobNamedIn(String reason) {
+    if (reason != null
+        && reason.startsWith(RESERVED_FOR + JOB)
+        && reason.endsWith(WAITED_LONGEST)
+        && reason.length() > RESERVED_FOR.length() + JOB.length() + WAITED_LONGEST.length()) {
+      return Optional.of(
+          reason.substring(
+              RESERVED_FOR.length() + JOB.length(), reason.length() - WAITED_LONGEST.length()));
+    }
+    return Optional.empty();
+  }
+
+  /** The same reason without the job it names: for a caller to whom that job is another's. */
+  public static String withoutJobId(String reason) {
+    return jobNamedIn(reason).isPresent() ? RESERVED_FOR_ANOTHER_OWNER : reason;
+  }
+
+  public static String noCpuSlot(String node) {
+    return "waiting for a free CPU slot on node " + node;
+  }
+
+  private static String noRoom(Wait.NoRoom room, FreeGpu mostFree, String node) {
+    String wanted =
+        room.bytesPerGpu() < 0
+            ? room.gpus() == 1 ? "a whole free GPU" : room.gpus() + " whole free GPUs"
+            : MemorySize.format(room.bytesPerGpu())
+                + (room.gpus() == 1 ? " on one GPU" : " on each of " + room.gpus() + " GPUs");
+    if (mostFree == null) {
+      return "waiting for " + wanted;
+    }
+    return "waiting for "
+        + wanted
+        + "; most free is "
+        + MemorySize.format(mostFree.availableBytes())
+        + " on GPU "
+        + mostFree.index()
+        + " of node "
+        + node;
+  }
+
+  public static String sweepFull(int maxConcurrent) {
+    return "sweep at maxConcurrent " + maxConcurrent;
+  }
+
+  /**
+   * A job behind the {@code read} jobs at the head of its queue that the last pass read (its
+   * lookahead, or as many CPU-only jobs as it had free slots for): not counted further, so that a
+   * reason costs the same however long the queue is.
+   */
+  public static String behindHead(int read) {
+    return "behind the first "
+        + read
+        + " queued "
+        + (read == 1 ? "job" : "jobs")
+        + ", which the last scheduling pass considered";
+  }
+
+  public static String notSelected(Map<String, String> nodeSelector, String node) {
+    return "node " + node + " does not match nodeSelector " + new TreeMap<>(nodeSelector);
+  }
+
+  private final LastPass lastPass;
+
+  public QueuedReasons(LastPass lastPass) {
     this.lastPass = lastPass;
   }
 
@@ -27,7 +129,7 @@ public final class QueuedReasons {
 
   /** Why each of these jobs waits, by id (null for one not queued). */
   public Map<String, String> of(List<Job> listed) {
-    QueueReasons.Pass pass = lastPass.lastPass().orElse(null);
+    LastPass.Pass pass = lastPass.lastPass().orElse(null);
     Map<String, String> reasons = new HashMap<>();
     for (Job job : listed) {
       reasons.put(job.id(), reason(pass, job));
@@ -35,12 +137,12 @@ public final class QueuedReasons {
     return reasons;
   }
 
-  private static String reason(QueueReasons.Pass pass, Job job) {
+  private static String reason(LastPass.Pass pass, Job job) {
     if (job.state() != JobState.QUEUED) {
       return null;
     }
     if (pass == null || pass.at().isBefore(job.queuedAt())) {
-      return WaitWords.NOT_YET_CONSIDERED;
+      return NOT_YET_CONSIDERED;
     }
     String seen = pass.byJob().get(job.id());
     if (seen != null) {
@@ -49,16 +151,16 @@ public final class QueuedReasons {
     Integer sweepLimit =
         job.sweepTrial().map(SweepTrial::sweepId).map(pass.fullSweeps()::get).orElse(null);
     if (sweepLimit != null) {
-      return WaitWords.sweepFull(sweepLimit);
+      return sweepFull(sweepLimit);
     }
     if (job.gpus() == 0 && pass.freeCpuSlots() == 0) {
-      return WaitWords.noCpuSlot(pass.node());
+      return noCpuSlot(pass.node());
     }
-    QueueReasons.Head head = pass.headFor(job.gpus());
+    LastPass.Head head = pass.headFor(job.gpus());
     if (head != null && head.behind(job.priority(), job.id())) {
-      return WaitWords.behindHead(head.read());
+      return behindHead(head.read());
     }
     // Not in what the pass read, nor behind it: queued again (a retry) or moved up since.
-    return WaitWords.NOT_YET_CONSIDERED;
+    return NOT_YET_CONSIDERED;
   }
 }

@@ -126,7 +126,7 @@ public final class SchedulerBuilder {
 
   public Scheduler build() {
     Wakeups wakeups = new Wakeups();
-    QueueReasons lastPass = new QueueReasons();
+    LastPass lastPass = new LastPass();
     Consumer<String> beforeEnd = beforeEndRecorded;
     RecordWorkerEnd recordEnd =
         new RecordWorkerEnd(

@@ -2,10 +2,10 @@ package io.gpuq.schedule;
 
 import io.gpuq.job.JobState;
 import io.gpuq.job.JobStore;
-import io.gpuq.job.SweepMetric;
 import io.gpuq.job.TrialSeries;
 import io.gpuq.launch.StopReason;
 import io.gpuq.launch.Workers;
+import io.gpuq.reported.SweepObjective;
 import io.gpuq.sweep.EarlyStopping;
 import io.gpuq.sweep.Goal;
 import io.gpuq.sweep.Intermediate;
@@ -65,7 +65,7 @@ public final class TrialPruning {
   }
 
   /** Asks the sweep's rule about each of its trials running here, and prunes those it stops. */
-  public void judge(SweepMetric sweep) {
+  public void judge(SweepObjective sweep) {
     Optional<EarlyStopping> rule = ruleOf(sweep);
     if (rule.isEmpty() || !sweep.hasMetric()) {
       return;
@@ -113,7 +113,7 @@ public final class TrialPruning {
     return count;
   }
 
-  private Optional<EarlyStopping> ruleOf(SweepMetric sweep) {
+  private Optional<EarlyStopping> ruleOf(SweepObjective sweep) {
     if (ruleBySweep.size() >= MAX_CACHED_RULES) {
       // Sweeps end; reading a rule again costs microseconds, so forgetting them all is enough.
       ruleBySweep.clear();

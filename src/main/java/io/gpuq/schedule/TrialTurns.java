@@ -32,7 +32,7 @@ final class TrialTurns {
         QueuedJob::sweepId,
         limited,
         (job, slots) -> {
-          waiting.put(job.id(), WaitWords.sweepFull(slots.maxConcurrent()));
+          waiting.put(job.id(), QueuedReasons.sweepFull(slots.maxConcurrent()));
           atLimit.put(job.sweepId(), slots.maxConcurrent());
         });
   }

@@ -1,5 +1,6 @@
 package io.gpuq.sweep;
 
+import io.gpuq.reported.MetricPoint;
 import java.time.Instant;
 import java.util.Optional;
 

@@ -1,5 +1,8 @@
 package io.gpuq.sweep;
 
+import io.gpuq.reported.MetricNames;
+import io.gpuq.text.JsonNumbers;
+
 /** The bounds of one sweep request. */
 public final class SweepLimits {
 
@@ -18,12 +21,12 @@ public final class SweepLimits {
    * Whole numbers stay within what a double holds exactly, so that every JSON reader (JavaScript,
    * Python's float) reads back the number that was sampled.
    */
-  public static final long MAX_SAFE_INTEGER = (1L << 53) - 1;
+  public static final long MAX_SAFE_INTEGER = JsonNumbers.MAX_SAFE_INTEGER;
 
   public static final int MAX_REDUCTION_FACTOR = 100;
 
   /** A metric's name, also a key of the metrics file. */
-  public static final int MAX_METRIC_NAME_LENGTH = 128;
+  public static final int MAX_METRIC_NAME_LENGTH = MetricNames.MAX_LENGTH;
 
   private SweepLimits() {}
 }

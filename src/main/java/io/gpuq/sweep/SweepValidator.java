@@ -1,6 +1,7 @@
 package io.gpuq.sweep;
 
 import io.gpuq.job.JobRequest;
+import io.gpuq.reported.MetricNames;
 import io.gpuq.sweep.SweepRequest.EarlyStoppingRequest;
 import io.gpuq.sweep.SweepRequest.MetricRequest;
 import io.gpuq.sweep.SweepRequest.ParameterRequest;

@@ -8,9 +8,9 @@ import io.gpuq.fs.StorageGuard;
 import io.gpuq.gpu.GpuPollDuty;
 import io.gpuq.gpu.GpuPoller;
 import io.gpuq.job.JobService;
-import io.gpuq.metrics.GpuPollMetrics;
-import io.gpuq.metrics.JobHostMetrics;
-import io.gpuq.metrics.SweepMetrics;
+import io.gpuq.meters.GpuPollMetrics;
+import io.gpuq.meters.JobHostMetrics;
+import io.gpuq.meters.SweepMeters;
 import io.gpuq.node.DeadNodeReaper;
 import io.gpuq.node.HeartbeatDuty;
 import io.gpuq.node.NodeRegistry;
@@ -55,7 +55,7 @@ public class CompositionConfiguration {
       StorageGuard storage,
       MetricsReading metricsReading,
       JobHostMetrics jobHostMetrics,
-      SweepMetrics sweepMetrics,
+      SweepMeters sweepMeters,
       SweepStore sweeps,
       FinishedJobRows finishedJobs,
       BackupDuty backup,
@@ -76,7 +76,7 @@ public class CompositionConfiguration {
             // gpuq.gpu.poll-interval
             metricsReading,
             jobHostMetrics,
-            sweepMetrics,
+            sweepMeters,
             // gpuq.cluster.heartbeat-interval: beat, then stop the workers this node no longer owns
             new HeartbeatDuty(nodes, scheduler.stopUnowned()::runOnce, heartbeat),
             new DeadNodeReaper(

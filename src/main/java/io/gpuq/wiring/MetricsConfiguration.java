@@ -5,15 +5,15 @@ import io.gpuq.fs.StorageGuard;
 import io.gpuq.gpu.GpuInventory;
 import io.gpuq.job.JobService;
 import io.gpuq.launch.Workers;
-import io.gpuq.metrics.GpuMetrics;
-import io.gpuq.metrics.GpuPollMetrics;
-import io.gpuq.metrics.GuardActionCounter;
+import io.gpuq.meters.GpuMetrics;
+import io.gpuq.meters.GpuPollMetrics;
+import io.gpuq.meters.GuardActionCounter;
+import io.gpuq.meters.JobHostMetrics;
+import io.gpuq.meters.JobStateGauges;
+import io.gpuq.meters.SchedulerMetrics;
+import io.gpuq.meters.StorageGauges;
+import io.gpuq.meters.SweepMeters;
 import io.gpuq.metrics.JdbcSweepFigures;
-import io.gpuq.metrics.JobHostMetrics;
-import io.gpuq.metrics.JobStateGauges;
-import io.gpuq.metrics.SchedulerMetrics;
-import io.gpuq.metrics.StorageGauges;
-import io.gpuq.metrics.SweepMetrics;
 import io.gpuq.node.NodeIdentity;
 import io.gpuq.proc.ProcFs;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -77,9 +77,9 @@ public class MetricsConfiguration {
 
   /** Sweeps' trials and best values, and this node's running jobs, read at the GPU poll's pace. */
   @Bean
-  SweepMetrics sweepMetrics(
+  SweepMeters sweepMetrics(
       MeterRegistry registry, DataSource dataSource, NodeIdentity node, GpuqProperties properties) {
-    return new SweepMetrics(
+    return new SweepMeters(
         registry,
         new JdbcSweepFigures(new JdbcTemplate(dataSource), node.name()),
         properties.gpu().pollInterval(),

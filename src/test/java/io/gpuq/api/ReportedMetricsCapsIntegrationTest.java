@@ -4,7 +4,7 @@ import static io.gpuq.support.JobJson.aJob;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.gpuq.job.MetricsCaps;
+import io.gpuq.reported.MetricsCaps;
 import io.gpuq.support.IntegrationTest;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -16,11 +16,12 @@ import com.tngtech.archunit.library.Architectures.LayeredArchitecture;
  * <ol>
  *   <li>foundation: {@code duty}, {@code proc}, {@code fs}, {@code placement}, {@code text}, {@code
  *       startup}: values and utilities that know nothing of jobs;
- *   <li>domain: {@code job}, {@code gpu}, {@code isolation}, {@code launch}, {@code guard}, {@code
- *       sweep};
+ *   <li>domain: {@code job}, {@code reported}, {@code gpu}, {@code isolation}, {@code launch},
+ *       {@code guard}, {@code sweep};
  *   <li>configuration input: {@code config} ({@code GpuqProperties}, which names domain types);
- *   <li>services: {@code schedule}, {@code node}, {@code metrics}, {@code retention}, {@code
- *       sweeprun}, {@code backup} (and {@code sweeps}, until its store moves to {@code storage});
+ *   <li>services: {@code schedule}, {@code node}, {@code meters}, {@code metrics}, {@code
+ *       retention}, {@code sweeprun}, {@code backup} (and {@code sweeps}, until its store moves to
+ *       {@code storage});
  *   <li>edges: {@code api}, {@code security};
  *   <li>wiring: {@code wiring} (every {@code @Configuration}) and the application class.
  * </ol>
@@ -49,9 +50,13 @@ final class Layering {
 
   private Layering() {}
 
+  /**
+   * Every package is its own slice, a child apart from its parent: a parent that imports its child
+   * while the child imports the parent is a cycle too.
+   */
   static ArchRule noPackageCycles(String root) {
     return slices()
-        .matching(root + ".(*)..")
+        .matching(root + ".(**)")
         .should()
         .beFreeOfCycles()
         .because("a package and everything it uses must be understandable without what uses it");
@@ -63,12 +68,21 @@ final class Layering {
         .layer(FOUNDATION)
         .definedBy(in(root, "duty", "proc", "fs", "placement", "text", "startup"))
         .layer(DOMAIN)
-        .definedBy(in(root, "job", "gpu", "isolation", "launch", "guard", "sweep"))
+        .definedBy(in(root, "job", "reported", "gpu", "isolation", "launch", "guard", "sweep"))
         .layer(CONFIGURATION)
         .definedBy(in(root, "config"))
         .layer(SERVICES)
         .definedBy(
-            in(root, "schedule", "node", "metrics", "retention", "sweeps", "sweeprun", "backup"))
+            in(
+                root,
+                "schedule",
+                "node",
+                "meters",
+                "metrics",
+                "retention",
+                "sweeps",
+                "sweeprun",
+                "backup"))
         .layer(EDGES)
         .definedBy(in(root, "api", "security"))
         .layer(WIRING)

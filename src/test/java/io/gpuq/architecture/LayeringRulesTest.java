@@ -6,6 +6,8 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.lang.EvaluationResult;
 import io.gpuq.architecture.fixture.api.EdgeView;
+import io.gpuq.architecture.fixture.gpu.ParentThatPicksItsChild;
+import io.gpuq.architecture.fixture.gpu.nvml.ChildOfItsParent;
 import io.gpuq.architecture.fixture.placement.LeafThatReachesUp;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -26,6 +28,21 @@ class LayeringRulesTest {
 
     assertThat(result.hasViolation()).isTrue();
     assertThat(result.getFailureReport().toString()).contains("Cycle detected");
+  }
+
+  @Test
+  @DisplayName("report a cycle between a package and its child")
+  void reportAParentChildCycle() {
+    JavaClasses parentAndChild =
+        new ClassFileImporter()
+            .importClasses(ParentThatPicksItsChild.class, ChildOfItsParent.class);
+
+    EvaluationResult result = Layering.noPackageCycles(FIXTURE).evaluate(parentAndChild);
+
+    assertThat(result.hasViolation()).isTrue();
+    assertThat(result.getFailureReport().toString())
+        .contains("Cycle detected")
+        .contains(ChildOfItsParent.class.getName());
   }
 
   @Test

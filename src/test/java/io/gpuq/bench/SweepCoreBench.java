@@ -2,14 +2,14 @@ package io.gpuq.bench;
 
 import io.gpuq.job.JobRequest;
 import io.gpuq.job.JobRequestValidator;
+import io.gpuq.reported.MetricsFileReader;
+import io.gpuq.reported.MetricsPosition;
+import io.gpuq.reported.MetricsRead;
 import io.gpuq.sweep.Asha;
 import io.gpuq.sweep.EarlyStopping;
 import io.gpuq.sweep.Goal;
 import io.gpuq.sweep.Intermediate;
 import io.gpuq.sweep.MedianStopping;
-import io.gpuq.sweep.MetricsFileReader;
-import io.gpuq.sweep.MetricsPosition;
-import io.gpuq.sweep.MetricsRead;
 import io.gpuq.sweep.SweepDefinition;
 import io.gpuq.sweep.SweepRequest;
 import io.gpuq.sweep.SweepRequest.ParameterRequest;

@@ -9,13 +9,13 @@ import io.gpuq.job.JobPlacement;
 import io.gpuq.job.JobSpec;
 import io.gpuq.job.JobState;
 import io.gpuq.job.JobStore;
-import io.gpuq.job.MetricsCursor;
-import io.gpuq.job.MetricsUpdate;
 import io.gpuq.job.NewJob;
-import io.gpuq.job.ReportedPoint;
-import io.gpuq.job.SweepMetric;
 import io.gpuq.job.SweepTrial;
 import io.gpuq.placement.MemoryDemand;
+import io.gpuq.reported.MetricsUpdate;
+import io.gpuq.reported.ReadingState;
+import io.gpuq.reported.ReportedPoint;
+import io.gpuq.reported.SweepObjective;
 import io.gpuq.schedule.TrialPruning;
 import io.gpuq.support.PostgresDatabase;
 import io.gpuq.support.PostgresSupport;
@@ -118,8 +118,9 @@ public final class TrialMetricsBench {
           "%s: seeded %,d trials x %,d points in %.1f s%n",
           database, trials, points, (System.nanoTime() - seedStart) / 1e9);
       TrialPruning pruning = context.getBean(TrialPruning.class);
-      SweepMetric sweep =
-          new SweepMetric(sweepId, "loss", "minimize", "{\"type\":\"median\",\"startupTrials\":5}");
+      SweepObjective sweep =
+          new SweepObjective(
+              sweepId, "loss", "minimize", "{\"type\":\"median\",\"startupTrials\":5}");
       double[] judge = new double[rounds];
       double[] reporting = new double[rounds];
       double[] series = new double[rounds];
@@ -189,7 +190,7 @@ public final class TrialMetricsBench {
               id,
               1,
               reported,
-              new MetricsCursor(points * 30L, points, false, 0),
+              new ReadingState(points * 30L, points, false, 0),
               Map.of("loss", offset + 1.0 / points),
               (long) points,
               offset + 1.0 / points,

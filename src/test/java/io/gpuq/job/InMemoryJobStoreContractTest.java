@@ -1,5 +1,6 @@
 package io.gpuq.job;
 
+import io.gpuq.reported.SweepObjective;
 import org.junit.jupiter.api.DisplayName;
 
 /** The contract on the store the scheduler's unit tests use. */
@@ -14,7 +15,7 @@ class InMemoryJobStoreContractTest extends JobStoreContract {
   }
 
   @Override
-  void defineSweep(SweepMetric sweep) {
+  void defineSweep(SweepObjective sweep) {
     store.defineSweep(sweep);
   }
 

@@ -15,6 +15,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.gpuq.job.Caller.Role;
 import io.gpuq.placement.PlacedGpu;
+import io.gpuq.reported.MetricsCaps;
+import io.gpuq.reported.MetricsPage;
+import io.gpuq.reported.MetricsUpdate;
+import io.gpuq.reported.ReadingState;
+import io.gpuq.reported.ReportedMetrics;
+import io.gpuq.reported.ReportedPoint;
+import io.gpuq.reported.ReportingJob;
+import io.gpuq.reported.SweepObjective;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -62,7 +70,7 @@ abstract class JobStoreContract {
   /**
    * Stores a sweep with this metric and rule, as the sweeps table (or the in-memory store) has it.
    */
-  abstract void defineSweep(SweepMetric sweep);
+  abstract void defineSweep(SweepObjective sweep);
 
   /** The job use cases over that store, with a clock fixed at {@link JobBuilder#T0}. */
   JobService service() {
@@ -743,12 +751,12 @@ abstract class JobStoreContract {
   }
 
   private static MetricsUpdate read(
-      String jobId, List<ReportedPoint> points, MetricsCursor next, boolean done) {
+      String jobId, List<ReportedPoint> points, ReadingState next, boolean done) {
     return read(jobId, 1, points, next, done);
   }
 
   private static MetricsUpdate read(
-      String jobId, int attempt, List<ReportedPoint> points, MetricsCursor next, boolean done) {
+      String jobId, int attempt, List<ReportedPoint> points, ReadingState next, boolean done) {
     Map<String, Double> latest = new java.util.LinkedHashMap<>();
     points.forEach(p -> latest.putAll(p.values()));
     Long step = points.isEmpty() ? null : points.get(points.size() - 1).step();
@@ -778,7 +786,7 @@ abstract class JobStoreContract {
             read(
                 job.id(),
                 List.of(point(0, Map.of("loss", 0.9), 1), point(40, Map.of("loss", 0.2), 2)),
-                new MetricsCursor(4000, 40, true, 2),
+                new ReadingState(4000, 40, true, 2),
                 false));
 
     retryOn(job.id(), 1, "node-2", 10);
@@ -789,7 +797,7 @@ abstract class JobStoreContract {
             r -> {
               assertThat(r.attempt()).isEqualTo(2);
               assertThat(r.newAttempt()).isTrue();
-              assertThat(r.cursor()).isEqualTo(MetricsCursor.START);
+              assertThat(r.cursor()).isEqualTo(ReadingState.START);
               assertThat(r.latest()).isEmpty();
               assertThat(r.value()).isNull();
               assertThat(r.best()).isNull();
@@ -802,7 +810,7 @@ abstract class JobStoreContract {
                 job.id(),
                 2,
                 List.of(point(2, 0, Map.of("loss", 1.1), 20)),
-                new MetricsCursor(30, 0, false, 0),
+                new ReadingState(30, 0, false, 0),
                 false));
 
     assertThat(store().metricsOf(job.id(), 100))
@@ -812,7 +820,7 @@ abstract class JobStoreContract {
             point(2, 0, Map.of("loss", 1.1), 20));
     ReportingJob reading = store().jobsReportingOn("node-2").get(0);
     assertThat(reading.newAttempt()).isFalse();
-    assertThat(reading.cursor()).isEqualTo(new MetricsCursor(30, 0, false, 0));
+    assertThat(reading.cursor()).isEqualTo(new ReadingState(30, 0, false, 0));
     assertThat(reload(job.id()).reportedMetrics())
         .contains(new ReportedMetrics(Map.of("loss", 1.1), 0L, null, null));
   }
@@ -829,13 +837,13 @@ abstract class JobStoreContract {
                 job.id(),
                 1,
                 List.of(point(1, 7, Map.of("loss", 0.5), 11)),
-                new MetricsCursor(500, 7, false, 0),
+                new ReadingState(500, 7, false, 0),
                 true));
 
     assertThat(store().metricsOf(job.id(), 100)).isEmpty();
     assertThat(store().jobsReportingOn("node-2"))
         .singleElement()
-        .satisfies(r -> assertThat(r.cursor()).isEqualTo(MetricsCursor.START));
+        .satisfies(r -> assertThat(r.cursor()).isEqualTo(ReadingState.START));
     assertThat(reload(job.id()).reportedMetrics()).isEmpty();
   }
 
@@ -847,11 +855,11 @@ abstract class JobStoreContract {
             read(
                 job.id(),
                 List.of(point(5, Map.of("loss", 0.3), 1)),
-                new MetricsCursor(90, 5, false, 0),
+                new ReadingState(90, 5, false, 0),
                 false));
     retryOn(job.id(), 1, "node-1", 10);
 
-    store().recordMetrics(read(job.id(), 2, List.of(), MetricsCursor.START, false));
+    store().recordMetrics(read(job.id(), 2, List.of(), ReadingState.START, false));
 
     assertThat(reload(job.id()).reportedMetrics()).isEmpty();
     assertThat(store().jobsReportingOn("node-1").get(0).newAttempt()).isFalse();
@@ -861,7 +869,7 @@ abstract class JobStoreContract {
   @Test
   void a_retried_trials_series_holds_only_its_current_attempts_values() {
     String sweepId = "01SWEEP" + System.nanoTime() % 1_000_000_000L;
-    defineSweep(new SweepMetric(sweepId, "val_loss", "minimize", null));
+    defineSweep(new SweepObjective(sweepId, "val_loss", "minimize", null));
     Job trial =
         aRunningJob()
             .spec(s -> s.attempts(3))
@@ -873,7 +881,7 @@ abstract class JobStoreContract {
             read(
                 trial.id(),
                 List.of(point(10, Map.of("val_loss", 0.1), 1)),
-                new MetricsCursor(40, 10, false, 0),
+                new ReadingState(40, 10, false, 0),
                 false));
     retryOn(trial.id(), 1, "node-2", 10);
 
@@ -887,7 +895,7 @@ abstract class JobStoreContract {
                 trial.id(),
                 2,
                 List.of(point(2, 1, Map.of("val_loss", 0.8), 20)),
-                new MetricsCursor(20, 1, false, 0),
+                new ReadingState(20, 1, false, 0),
                 false));
     assertThat(store().sweepSeries(sweepId, "val_loss").get(0).values())
         .containsExactly(new TrialSeries.Value(1, 0.8, T0.plusSeconds(20)));
@@ -902,7 +910,7 @@ abstract class JobStoreContract {
             r -> {
               assertThat(r.jobId()).isEqualTo(job.id());
               assertThat(r.ended()).isFalse();
-              assertThat(r.cursor()).isEqualTo(MetricsCursor.START);
+              assertThat(r.cursor()).isEqualTo(ReadingState.START);
               assertThat(r.latest()).isEmpty();
               assertThat(r.sweep()).isNull();
             });
@@ -914,14 +922,14 @@ abstract class JobStoreContract {
                 List.of(
                     point(0, Map.of("loss", 0.9), 1),
                     point(10, Map.of("loss", 0.5, "acc", 0.6), 2)),
-                new MetricsCursor(40, 10, false, 1),
+                new ReadingState(40, 10, false, 1),
                 false));
     store()
         .recordMetrics(
             read(
                 job.id(),
                 List.of(point(20, Map.of("loss", 0.25), 3)),
-                new MetricsCursor(58, 20, false, 1),
+                new ReadingState(58, 20, false, 1),
                 false));
 
     assertThat(store().metricsOf(job.id(), 100))
@@ -933,7 +941,7 @@ abstract class JobStoreContract {
         .extracting(ReportedPoint::step)
         .containsExactly(0L, 10L);
     ReportingJob reporting = store().jobsReportingOn("node-1").get(0);
-    assertThat(reporting.cursor()).isEqualTo(new MetricsCursor(58, 20, false, 1));
+    assertThat(reporting.cursor()).isEqualTo(new ReadingState(58, 20, false, 1));
     assertThat(reporting.latest()).containsExactly(Map.entry("loss", 0.25));
     assertThat(reload(job.id()).reportedMetrics())
         .contains(new ReportedMetrics(Map.of("loss", 0.25), 20L, null, null));
@@ -949,8 +957,7 @@ abstract class JobStoreContract {
       points.add(point(index, Map.of("loss", (double) index), 1));
       indexes.add(index);
     }
-    MetricsCursor atStride1 =
-        new MetricsCursor(800, first + 5, false, 0, first + 6, 1, 0, -1, false);
+    ReadingState atStride1 = new ReadingState(800, first + 5, false, 0, first + 6, 1, 0, -1, false);
     store()
         .recordMetrics(
             new MetricsUpdate(
@@ -965,8 +972,7 @@ abstract class JobStoreContract {
                 null,
                 null,
                 false));
-    MetricsCursor atStride4 =
-        new MetricsCursor(900, first + 8, false, 3, first + 9, 4, 7, 850, true);
+    ReadingState atStride4 = new ReadingState(900, first + 8, false, 3, first + 9, 4, 7, 850, true);
     store()
         .recordMetrics(
             new MetricsUpdate(
@@ -1000,7 +1006,7 @@ abstract class JobStoreContract {
     for (int step = 0; step < 7; step++) {
       points.add(point(step, Map.of("loss", (double) step, "a".repeat(500), 1.0), step));
     }
-    store().recordMetrics(read(job.id(), points, new MetricsCursor(99, 6, false, 0), false));
+    store().recordMetrics(read(job.id(), points, new ReadingState(99, 6, false, 0), false));
 
     MetricsPage byLimit = store().metricsPage(job.id(), -1, 3, 1 << 20);
     MetricsPage next = store().metricsPage(job.id(), byLimit.nextAfter(), 3, 1 << 20);
@@ -1047,16 +1053,16 @@ abstract class JobStoreContract {
             read(
                 running.id(),
                 List.of(point(4, Map.of("loss", 0.5), 1)),
-                new MetricsCursor(20, 4, false, 0),
+                new ReadingState(20, 4, false, 0),
                 false));
 
     assertThat(store().reportingJob(running.id()))
         .contains(store().jobsReportingOn("node-1").get(0));
     assertThat(store().reportingJob(running.id()).orElseThrow().cursor())
-        .isEqualTo(new MetricsCursor(20, 4, false, 0));
+        .isEqualTo(new ReadingState(20, 4, false, 0));
     assertThat(store().reportingJob(queued.id())).isEmpty();
 
-    store().recordMetrics(read(running.id(), List.of(), new MetricsCursor(20, 4, false, 0), true));
+    store().recordMetrics(read(running.id(), List.of(), new ReadingState(20, 4, false, 0), true));
     assertThat(store().reportingJob(running.id())).isEmpty();
   }
 
@@ -1072,7 +1078,7 @@ abstract class JobStoreContract {
             read(
                 job.id(),
                 List.of(point(3, diverged, 1)),
-                new MetricsCursor(30, 3, false, 0),
+                new ReadingState(30, 3, false, 0),
                 false));
 
     Map<String, Double> nulls = new java.util.LinkedHashMap<>();
@@ -1090,7 +1096,7 @@ abstract class JobStoreContract {
     aQueuedJob().in(store());
     aJobCancelledWhileQueued().in(store());
     aRunningJob().on("node-2").in(store());
-    store().recordMetrics(read(readToItsEnd.id(), List.of(), MetricsCursor.START, true));
+    store().recordMetrics(read(readToItsEnd.id(), List.of(), ReadingState.START, true));
 
     assertThat(store().jobsReportingOn("node-1"))
         .extracting(ReportingJob::jobId, ReportingJob::ended)
@@ -1103,7 +1109,8 @@ abstract class JobStoreContract {
   @Test
   void a_trial_reports_with_its_sweeps_metric_and_rule_and_shows_its_best_value() {
     String sweepId = "01SWEEP" + System.nanoTime() % 1_000_000_000L;
-    SweepMetric sweep = new SweepMetric(sweepId, "val_loss", "minimize", "{\"type\":\"median\"}");
+    SweepObjective sweep =
+        new SweepObjective(sweepId, "val_loss", "minimize", "{\"type\":\"median\"}");
     defineSweep(sweep);
     Job trial = aRunningJob().trialOf(new SweepTrial(sweepId, 0, "{}")).on("node-1").in(store());
 
@@ -1113,7 +1120,7 @@ abstract class JobStoreContract {
                 trial.id(),
                 1,
                 List.of(point(1, Map.of("val_loss", 0.4), 1), point(2, Map.of("val_loss", 0.7), 2)),
-                new MetricsCursor(50, 2, false, 0),
+                new ReadingState(50, 2, false, 0),
                 Map.of("val_loss", 0.7),
                 2L,
                 0.7,
@@ -1131,7 +1138,7 @@ abstract class JobStoreContract {
   @Test
   void a_sweeps_series_has_every_trial_in_any_state_with_its_metric_in_read_order() {
     String sweepId = "01SWEEP" + System.nanoTime() % 1_000_000_000L;
-    defineSweep(new SweepMetric(sweepId, "val_loss", "minimize", null));
+    defineSweep(new SweepObjective(sweepId, "val_loss", "minimize", null));
     Job done = aSucceededJob().trialOf(new SweepTrial(sweepId, 0, "{}")).on("node-1").in(store());
     Job running = aRunningJob().trialOf(new SweepTrial(sweepId, 1, "{}")).on("node-2").in(store());
     Job queued = aQueuedJob().trialOf(new SweepTrial(sweepId, 2, "{}")).in(store());
@@ -1144,17 +1151,14 @@ abstract class JobStoreContract {
                     point(1, Map.of("val_loss", 0.5), 1),
                     point(2, Map.of("other", 1.0), 2),
                     point(3, Map.of("val_loss", 0.3), 3)),
-                new MetricsCursor(90, 3, false, 0),
+                new ReadingState(90, 3, false, 0),
                 true));
     Map<String, Double> nan = new java.util.HashMap<>();
     nan.put("val_loss", Double.NaN);
     store()
         .recordMetrics(
             read(
-                running.id(),
-                List.of(point(1, nan, 4)),
-                new MetricsCursor(20, 1, false, 0),
-                false));
+                running.id(), List.of(point(1, nan, 4)), new ReadingState(20, 1, false, 0), false));
 
     List<TrialSeries> series = store().sweepSeries(sweepId, "val_loss");
 

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.gpuq.placement.PlacedGpu;
+import io.gpuq.reported.SweepObjective;
 import io.gpuq.support.IntegrationTier;
 import java.sql.ResultSet;
 import java.time.Clock;
@@ -88,7 +89,7 @@ abstract class JpaJobStoreContract extends JobStoreContract {
 
   /** The sweep's row as V7 has it; only what reading metrics needs is filled in. */
   @Override
-  void defineSweep(SweepMetric sweep) {
+  void defineSweep(SweepObjective sweep) {
     jdbc()
         .update(
             "insert into sweeps (id, owner, name, method, definition, metric_name, metric_goal,"

@@ -160,22 +160,24 @@ final class EndsStoredLater implements JobStore {
   }
 
   @Override
-  public List<io.gpuq.job.ReportingJob> jobsReportingOn(String node, String afterId, int limit) {
+  public List<io.gpuq.reported.ReportingJob> jobsReportingOn(
+      String node, String afterId, int limit) {
     return store.jobsReportingOn(node, afterId, limit);
   }
 
   @Override
-  public void recordMetrics(io.gpuq.job.MetricsUpdate update) {
+  public void recordMetrics(io.gpuq.reported.MetricsUpdate update) {
     store.recordMetrics(update);
   }
 
   @Override
-  public List<io.gpuq.job.ReportedPoint> metricsOf(String jobId, int limit) {
+  public List<io.gpuq.reported.ReportedPoint> metricsOf(String jobId, int limit) {
     return store.metricsOf(jobId, limit);
   }
 
   @Override
-  public io.gpuq.job.MetricsPage metricsPage(String jobId, long after, int limit, long maxBytes) {
+  public io.gpuq.reported.MetricsPage metricsPage(
+      String jobId, long after, int limit, long maxBytes) {
     return store.metricsPage(jobId, after, limit, maxBytes);
   }
 

@@ -13,18 +13,18 @@ import io.gpuq.job.InMemoryJobStore;
 import io.gpuq.job.Job;
 import io.gpuq.job.JobPlacement;
 import io.gpuq.job.JobState;
-import io.gpuq.job.MetricsCaps;
-import io.gpuq.job.ReportedMetrics;
-import io.gpuq.job.ReportedPoint;
-import io.gpuq.job.SweepMetric;
 import io.gpuq.job.SweepTrial;
 import io.gpuq.launch.JobFiles;
 import io.gpuq.launch.StopReason;
+import io.gpuq.reported.MetricsCaps;
+import io.gpuq.reported.MetricsFileReader;
+import io.gpuq.reported.ReportedMetrics;
+import io.gpuq.reported.ReportedPoint;
+import io.gpuq.reported.SweepObjective;
 import io.gpuq.support.SettableClock;
 import io.gpuq.sweep.Asha;
 import io.gpuq.sweep.EarlyStopping;
 import io.gpuq.sweep.MedianStopping;
-import io.gpuq.sweep.MetricsFileReader;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -224,7 +224,7 @@ class MetricsReadingTest {
 
   @Test
   void a_retry_shows_none_of_the_failed_attempts_metrics_once_it_runs() throws Exception {
-    store.defineSweep(new SweepMetric("sweep-r", "loss", "minimize", null));
+    store.defineSweep(new SweepObjective("sweep-r", "loss", "minimize", null));
     String id =
         aRunningJob()
             .spec(s -> s.attempts(2))
@@ -258,7 +258,7 @@ class MetricsReadingTest {
   @Test
   void a_trial_keeps_its_metrics_last_value_and_best_by_the_goal_never_a_nan_or_infinity()
       throws Exception {
-    store.defineSweep(new SweepMetric("sweep-1", "acc", "maximize", null));
+    store.defineSweep(new SweepObjective("sweep-1", "acc", "maximize", null));
     String id =
         aRunningJob().trialOf(new SweepTrial("sweep-1", 0, "{}")).on("node-1").in(store).id();
     append(id, "{\"acc\": 0.5}\n{\"acc\": 0.75}\n{\"acc\": Infinity}\n{\"acc\": 0.6}\n");
@@ -273,7 +273,7 @@ class MetricsReadingTest {
 
   @Test
   void each_value_is_judged_once_against_the_trials_completed_when_it_was_read() throws Exception {
-    store.defineSweep(new SweepMetric("sweep-4", "loss", "minimize", MEDIAN));
+    store.defineSweep(new SweepObjective("sweep-4", "loss", "minimize", MEDIAN));
     String late =
         aRunningJob().trialOf(new SweepTrial("sweep-4", 1, "{}")).on("node-1").in(store).id();
     local.launch(late, "sleep", "60");
@@ -295,7 +295,7 @@ class MetricsReadingTest {
 
   @Test
   void a_running_trial_behind_the_median_is_pruned_and_its_worker_stopped() throws Exception {
-    store.defineSweep(new SweepMetric("sweep-2", "loss", "minimize", MEDIAN));
+    store.defineSweep(new SweepObjective("sweep-2", "loss", "minimize", MEDIAN));
     String good =
         aSucceededJob().trialOf(new SweepTrial("sweep-2", 0, "{}")).on("node-1").in(store).id();
     String bad =
@@ -324,7 +324,7 @@ class MetricsReadingTest {
 
   @Test
   void asha_compares_a_trial_at_a_rung_with_the_values_read_there_before_it() throws Exception {
-    store.defineSweep(new SweepMetric("sweep-4", "loss", "minimize", ASHA));
+    store.defineSweep(new SweepObjective("sweep-4", "loss", "minimize", ASHA));
     String first =
         aSucceededJob().trialOf(new SweepTrial("sweep-4", 0, "{}")).on("node-1").in(store).id();
     String second =
@@ -353,7 +353,7 @@ class MetricsReadingTest {
 
   @Test
   void a_plain_job_and_a_sweep_without_a_rule_prune_nothing() throws Exception {
-    store.defineSweep(new SweepMetric("sweep-3", "loss", "minimize", null));
+    store.defineSweep(new SweepObjective("sweep-3", "loss", "minimize", null));
     aSucceededJob().trialOf(new SweepTrial("sweep-3", 0, "{}")).on("node-1").in(store);
     String trial =
         aRunningJob().trialOf(new SweepTrial("sweep-3", 1, "{}")).on("node-1").in(store).id();
@@ -376,14 +376,14 @@ class MetricsReadingTest {
     return line.append("}\n").toString();
   }
 
-  private io.gpuq.job.MetricsPage page(String jobId) {
+  private io.gpuq.reported.MetricsPage page(String jobId) {
     return store.metricsPage(jobId, -1, 100_000, Long.MAX_VALUE);
   }
 
   @Test
   void an_attempt_keeps_its_first_64_names_and_counts_the_values_of_later_ones_it_skips()
       throws Exception {
-    store.defineSweep(new SweepMetric("sweep-n", "val_loss", "minimize", null));
+    store.defineSweep(new SweepObjective("sweep-n", "val_loss", "minimize", null));
     String id =
         aRunningJob().trialOf(new SweepTrial("sweep-n", 0, "{}")).on("node-1").in(store).id();
     MetricsReading reading = gpuqOnNode1();
@@ -527,7 +527,7 @@ class MetricsReadingTest {
             new Class<?>[] {io.gpuq.job.JobStore.class},
             (proxy, method, args) -> {
               if (method.getName().equals("recordMetrics")
-                  && ((io.gpuq.job.MetricsUpdate) args[0]).jobId().equals(jobId)) {
+                  && ((io.gpuq.reported.MetricsUpdate) args[0]).jobId().equals(jobId)) {
                 storing.countDown();
                 assertThat(release.await(60, TimeUnit.SECONDS)).isTrue();
               }

@@ -1,0 +1,141 @@
+package io.gpuq.schedule;
+
+import static io.gpuq.placement.PlacementFixtures.NOW;
+import static io.gpuq.placement.PlacementFixtures.aGpu;
+import static io.gpuq.placement.PlacementFixtures.aPolicy;
+import static io.gpuq.placement.PlacementFixtures.aRequest;
+import static io.gpuq.placement.PlacementFixtures.gib;
+import static io.gpuq.placement.PlacementFixtures.node;
+import static io.gpuq.placement.PlacementFixtures.queue;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.gpuq.placement.GpuCapacity;
+import io.gpuq.placement.PlacementFixtures.RequestBuilder;
+import io.gpuq.placement.PlacementPlan;
+import io.gpuq.placement.Placer;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/** A queued job's reason, in words, from what a placement pass decided. */
+@DisplayName("Why a queued job waits, in words")
+class QueuedReasonsTest {
+
+  private static Map<String, String> reasons(
+      Placer placer, List<GpuCapacity> gpus, int cpuSlots, RequestBuilder... requests) {
+    PlacementPlan plan = placer.plan(gpus, cpuSlots, queue(requests), NOW);
+    return plan.waits().asMap().entrySet().stream()
+        .collect(
+            java.util.stream.Collectors.toMap(
+                Map.Entry::getKey, e -> QueuedReasons.forWait(e.getValue(), plan.mostFree(), "a")));
+  }
+
+  @Test
+  void a_job_that_does_not_fit_names_what_it_needs_and_the_most_free_gpu() {
+    Placer placer = new Placer(aPolicy().build());
+    List<GpuCapacity> gpus =
+        node(
+            aGpu().total(gib(16)).reserved(gib(14)),
+            aGpu().total(gib(16)).reserved(gib(16) - gib(4.1)));
+
+    Map<String, String> reasons = reasons(placer, gpus, 0, aRequest().id("big").bytes(gib(6)));
+
+    assertThat(reasons)
+        .containsEntry(
+            "big", "waiting for 6GiB on one GPU; most free is 4.09GiB on GPU 1 of node a");
+  }
+
+  @Test
+  void a_job_of_several_whole_gpus_says_so() {
+    Placer placer = new Placer(aPolicy().build());
+    List<GpuCapacity> gpus = node(aGpu().total(gib(16)).reserved(gib(2)), aGpu().total(gib(16)));
+
+    assertThat(reasons(placer, gpus, 0, aRequest().id("pair").gpus(2).wholeGpus()))
+        .containsEntry(
+            "pair", "waiting for 2 whole free GPUs; most free is 16GiB on GPU 1 of node a");
+  }
+
+  @Test
+  void a_job_held_back_by_start_spacing_names_the_gpu() {
+    Placer placer = new Placer(aPolicy().spacing(Duration.ofSeconds(30)).build());
+    List<GpuCapacity> gpus = node(aGpu().total(gib(16)).startedAgo(Duration.ofSeconds(5)));
+
+    assertThat(reasons(placer, gpus, 0, aRequest().id("next").bytes(gib(2))))
+        .containsEntry("next", "start spacing on GPU 0 of node a");
+  }
+
+  @Test
+  void jobs_behind_a_reservation_name_the_job_it_is_kept_for() {
+    Placer placer = new Placer(aPolicy().maxWait(Duration.ofMinutes(10)).build());
+    List<GpuCapacity> gpus = node(aGpu().total(gib(16)).reserved(gib(12)));
+
+    Map<String, String> reasons =
+        reasons(
+            placer,
+            gpus,
+            0,
+            aRequest().id("old").bytes(gib(8)).waiting(Duration.ofHours(1)),
+            aRequest().id("small").bytes(gib(1)));
+
+    assertThat(reasons)
+        .containsEntry("old", "waiting for 8GiB on one GPU; most free is 4GiB on GPU 0 of node a")
+        .containsEntry("small", "a GPU is reserved for job old, which has waited longest");
+  }
+
+  @Test
+  void a_job_too_big_for_this_node_says_it_can_never_run_here() {
+    Placer placer = new Placer(aPolicy().build());
+
+    assertThat(
+            reasons(placer, node(aGpu().total(gib(16))), 0, aRequest().id("huge").bytes(gib(40))))
+        .hasEntrySatisfying(
+            "huge",
+            reason ->
+                assertThat(reason).startsWith("cannot run on node a: asks for 40GiB per GPU"));
+  }
+
+  @Test
+  void a_cpu_only_job_past_the_free_slots_waits_for_one() {
+    Placer placer = new Placer(aPolicy().build());
+
+    assertThat(
+            reasons(
+                placer,
+                List.of(),
+                1,
+                aRequest().id("first").cpuOnly(),
+                aRequest().id("second").cpuOnly()))
+        .containsOnlyKeys("second")
+        .containsEntry("second", "waiting for a free CPU slot on node a");
+  }
+
+  @Test
+  void sweeps_and_jobs_beyond_the_lookahead_have_words_of_their_own() {
+    assertThat(QueuedReasons.sweepFull(16)).isEqualTo("sweep at maxConcurrent 16");
+    assertThat(QueuedReasons.behindHead(1000))
+        .isEqualTo("behind the first 1000 queued jobs, which the last scheduling pass considered");
+    assertThat(QueuedReasons.notSelected(Map.of("pool", "a100"), "a"))
+        .isEqualTo("node a does not match nodeSelector {pool=a100}");
+  }
+
+  @Test
+  void a_reservation_names_its_job_which_can_be_told_and_left_out_for_another_owner() {
+    String reason =
+        QueuedReasons.forWait(new io.gpuq.placement.Wait.ReservedFor("01JD5Q8Z6Y3M"), null, "a");
+
+    assertThat(QueuedReasons.jobNamedIn(reason)).contains("01JD5Q8Z6Y3M");
+    assertThat(QueuedReasons.withoutJobId(reason))
+        .isEqualTo("a GPU is reserved for another owner's job, which has waited longest");
+  }
+
+  @Test
+  void other_reasons_name_no_job_and_stay_as_they_are() {
+    String reason = QueuedReasons.noCpuSlot("a");
+
+    assertThat(QueuedReasons.jobNamedIn(reason)).isEmpty();
+    assertThat(QueuedReasons.withoutJobId(reason)).isEqualTo(reason);
+    assertThat(QueuedReasons.jobNamedIn(null)).isEmpty();
+  }
+}
