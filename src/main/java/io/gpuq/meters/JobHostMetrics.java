@@ -3,7 +3,7 @@ package io.gpuq.meters;
 import static io.gpuq.meters.MeterNames.JOB_ID;
 import static io.gpuq.meters.MeterNames.NODE;
 
-import io.gpuq.duty.PeriodicDuty;
+import io.gpuq.duty.FixedDelayDuty;
 import io.gpuq.job.AttemptOutcome;
 import io.gpuq.job.JobLifecycleListener;
 import io.gpuq.job.JobState;
@@ -29,7 +29,7 @@ import java.util.Set;
  * Host figures of every running job, GPU or not: resident memory and CPU use of its process tree,
  * read from {@code /proc} on a fixed delay. A job's series go when its attempt ends.
  */
-public final class JobHostMetrics implements PeriodicDuty, JobLifecycleListener {
+public final class JobHostMetrics extends FixedDelayDuty implements JobLifecycleListener {
 
   /** The CPU-time counter of one job and the value it reads. */
   private static final class CpuCounter {
@@ -42,7 +42,6 @@ public final class JobHostMetrics implements PeriodicDuty, JobLifecycleListener 
   private final Workers workers;
   private final ProcFs procFs;
   private final Clock clock;
-  private final Duration interval;
   private final TreeCpuTracker tracker;
   private final LiveGauges resident;
   private final LiveGauges cores;
@@ -55,12 +54,12 @@ public final class JobHostMetrics implements PeriodicDuty, JobLifecycleListener 
       ProcFs procFs,
       Clock clock,
       Duration interval) {
+    super("job-host-metrics", interval);
     this.registry = registry;
     this.node = node;
     this.workers = workers;
     this.procFs = procFs;
     this.clock = clock;
-    this.interval = interval;
     this.tracker = new TreeCpuTracker(procFs.kernel());
     this.resident =
         new LiveGauges(
@@ -74,16 +73,6 @@ public final class JobHostMetrics implements PeriodicDuty, JobLifecycleListener 
             MeterNames.JOB_CPU_USAGE,
             MeterNames.RATIO,
             "CPU cores a running job's process tree used since the previous reading");
-  }
-
-  @Override
-  public String name() {
-    return "job-host-metrics";
-  }
-
-  @Override
-  public Duration interval() {
-    return interval;
   }
 
   @Override

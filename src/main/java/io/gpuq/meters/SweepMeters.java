@@ -1,6 +1,6 @@
 package io.gpuq.meters;
 
-import io.gpuq.duty.PeriodicDuty;
+import io.gpuq.duty.FixedDelayDuty;
 import io.gpuq.job.JobState;
 import io.gpuq.metrics.SweepFigures;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -16,10 +16,9 @@ import java.util.function.Supplier;
  * few grouped queries, never one per sweep), so that a scrape costs no query. A sweep's series go
  * when it finishes, a job's when it stops running.
  */
-public final class SweepMeters implements PeriodicDuty {
+public final class SweepMeters extends FixedDelayDuty {
 
   private final Supplier<SweepFigures> figures;
-  private final Duration interval;
   private final LiveGauges trials;
   private final LiveGauges best;
   private final LiveGauges info;
@@ -37,9 +36,9 @@ public final class SweepMeters implements PeriodicDuty {
    */
   public SweepMeters(
       MeterRegistry registry, Supplier<SweepFigures> figures, Duration interval, boolean jobNames) {
+    super("sweep metrics", interval);
     this.jobNames = jobNames;
     this.figures = figures;
-    this.interval = interval;
     this.trials =
         new LiveGauges(registry, MeterNames.SWEEP_TRIALS, null, "Trials per state of a sweep");
     this.best =
@@ -54,16 +53,6 @@ public final class SweepMeters implements PeriodicDuty {
             MeterNames.JOB_INFO,
             null,
             "1 for each job running on this node: join per-job series on job_id");
-  }
-
-  @Override
-  public String name() {
-    return "sweep metrics";
-  }
-
-  @Override
-  public Duration interval() {
-    return interval;
   }
 
   @Override
