@@ -42,7 +42,7 @@ import org.slf4j.LoggerFactory;
 public class Job {
 
   private static final Logger log = LoggerFactory.getLogger(Job.class);
-  static final String CANCEL_MESSAGE = "cancelled by the user";
+  public static final String CANCEL_MESSAGE = "cancelled by the user";
 
   /**
    * How many jobs' labels, or attempts, one statement loads. Not a whole page of 1,000: H2 checks
@@ -50,7 +50,7 @@ public class Job {
    * cost a million comparisons per statement, most of a 1,000-job listing's time
    * (docs/benchmarks.md, "A million jobs"). Ten statements of 100 cost a tenth of that.
    */
-  static final int ASSOCIATION_BATCH = 100;
+  public static final int ASSOCIATION_BATCH = 100;
 
   @Id private String id;
 

@@ -12,7 +12,7 @@ import tools.jackson.databind.json.JsonMapper;
  * JSON text columns for values that are read and written whole (argv, environment, placement): one
  * column instead of a join table each, and the same SQL on H2 and PostgreSQL.
  */
-final class JsonColumns {
+public final class JsonColumns {
 
   // A placement written before GPUs' totals were recorded has none: it reads as 0 ("unknown").
   private static final JsonMapper JSON =
@@ -20,16 +20,16 @@ final class JsonColumns {
 
   private JsonColumns() {}
 
-  static String write(Object value) {
+  public static String write(Object value) {
     return value == null ? null : JSON.writeValueAsString(value);
   }
 
-  static <T> T read(String json, TypeReference<T> type) {
+  public static <T> T read(String json, TypeReference<T> type) {
     return json == null ? null : JSON.readValue(json, type);
   }
 
   @Converter
-  static final class StringList implements AttributeConverter<List<String>, String> {
+  public static final class StringList implements AttributeConverter<List<String>, String> {
     @Override
     public String convertToDatabaseColumn(List<String> value) {
       return write(value);
@@ -42,7 +42,7 @@ final class JsonColumns {
   }
 
   @Converter
-  static final class StringMap implements AttributeConverter<Map<String, String>, String> {
+  public static final class StringMap implements AttributeConverter<Map<String, String>, String> {
     @Override
     public String convertToDatabaseColumn(Map<String, String> value) {
       return write(value);
@@ -55,7 +55,7 @@ final class JsonColumns {
   }
 
   @Converter
-  static final class Placement implements AttributeConverter<JobPlacement, String> {
+  public static final class Placement implements AttributeConverter<JobPlacement, String> {
     @Override
     public String convertToDatabaseColumn(JobPlacement value) {
       return write(value);

@@ -11,7 +11,7 @@ import tools.jackson.databind.json.JsonMapper;
  * Metric values as stored: a JSON object of numbers, in the order they were reported, with null for
  * NaN and the infinities, which JSON cannot hold.
  */
-final class MetricsJson {
+public final class MetricsJson {
 
   private static final JsonMapper JSON = JsonMapper.builder().build();
   private static final TypeReference<LinkedHashMap<String, Double>> VALUES =
@@ -19,13 +19,13 @@ final class MetricsJson {
 
   private MetricsJson() {}
 
-  static String writeValues(Map<String, Double> values) {
+  public static String writeValues(Map<String, Double> values) {
     Map<String, Double> finite = new LinkedHashMap<>();
     values.forEach((name, value) -> finite.put(name, finiteOrNull(value)));
     return JSON.writeValueAsString(finite);
   }
 
-  static Map<String, Double> readValues(String json) {
+  public static Map<String, Double> readValues(String json) {
     return json == null ? new LinkedHashMap<>() : JSON.readValue(json, VALUES);
   }
 
@@ -35,7 +35,7 @@ final class MetricsJson {
    *
    * @return empty when the object lacks it; NaN for a null (NaN or infinite when reported)
    */
-  static java.util.OptionalDouble readValue(String json, String name) {
+  public static java.util.OptionalDouble readValue(String json, String name) {
     try (JsonParser parser = JSON.createParser(json)) {
       if (parser.nextToken() != JsonToken.START_OBJECT) {
         return java.util.OptionalDouble.empty();
@@ -56,7 +56,7 @@ final class MetricsJson {
     }
   }
 
-  static Double finiteOrNull(Double value) {
+  public static Double finiteOrNull(Double value) {
     return value == null || value.isNaN() || value.isInfinite() ? null : value;
   }
 }

@@ -70,7 +70,7 @@ public record MetricsUpdate(
   }
 
   /** The index of the {@code i}-th point, or null when the points have none. */
-  Long indexOf(int i) {
+  public Long indexOf(int i) {
     return indexes.isEmpty() ? null : indexes.get(i);
   }
 }

@@ -48,7 +48,8 @@ public final class TrialLimits {
   }
 
   /** The claimed jobs that may start, in the order the scheduler placed them. */
-  static List<ClaimedJob> within(List<ClaimedJob> inClaimOrder, Map<String, TrialSlots> slots) {
+  public static List<ClaimedJob> within(
+      List<ClaimedJob> inClaimOrder, Map<String, TrialSlots> slots) {
     return within(
         inClaimOrder,
         job -> job.trial() == null ? null : job.trial().sweepId(),

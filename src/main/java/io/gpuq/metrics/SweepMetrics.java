@@ -2,6 +2,7 @@ package io.gpuq.metrics;
 
 import io.gpuq.duty.PeriodicDuty;
 import io.gpuq.job.JobState;
+import io.gpuq.sweep.SweepFigures;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import java.time.Duration;

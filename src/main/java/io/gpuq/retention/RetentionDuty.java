@@ -34,7 +34,7 @@ public final class RetentionDuty implements PeriodicDuty {
 
   private static final Logger log = LoggerFactory.getLogger(RetentionDuty.class);
 
-  private final FinishedJobRows rows;
+  private final FinishedJobs rows;
   private final JobDirectories directories;
   private final Duration retention;
   private final Duration interval;
@@ -44,7 +44,7 @@ public final class RetentionDuty implements PeriodicDuty {
    * @param retention how long after its end a job is kept; zero keeps jobs forever
    */
   public RetentionDuty(
-      FinishedJobRows rows,
+      FinishedJobs rows,
       JobDirectories directories,
       Duration retention,
       Duration interval,

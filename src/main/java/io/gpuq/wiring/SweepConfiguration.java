@@ -4,7 +4,7 @@ import io.gpuq.config.GpuqProperties;
 import io.gpuq.duty.PeriodicDuty;
 import io.gpuq.job.JobRequestValidator;
 import io.gpuq.job.SubmitAdmission;
-import io.gpuq.sweeps.JdbcSweepStore;
+import io.gpuq.storage.JdbcSweepStore;
 import io.gpuq.sweeps.SweepCompletionDuty;
 import io.gpuq.sweeps.SweepService;
 import java.security.SecureRandom;

@@ -21,7 +21,8 @@ import com.tngtech.archunit.library.Architectures.LayeredArchitecture;
  *   <li>configuration input: {@code config} ({@code GpuqProperties}, which names domain types);
  *   <li>services: {@code schedule}, {@code node}, {@code metrics}, {@code retention}, {@code
  *       sweeps}, {@code backup};
- *   <li>edges: {@code api}, {@code security};
+ *   <li>edges: {@code api}, {@code security}, and {@code storage}, the database adapter: every SQL
+ *       statement, entity mapping and repository, behind the ports of the core and the services;
  *   <li>wiring: {@code wiring} (every {@code @Configuration}) and the application class.
  * </ol>
  *
@@ -35,6 +36,7 @@ final class Layering {
   static final String CONFIGURATION = "configuration input";
   static final String SERVICES = "services";
   static final String EDGES = "edges";
+  static final String STORAGE = "storage";
   static final String WIRING = "wiring";
 
   /** Spring, JPA, HTTP and metering: what the core never imports. */
@@ -70,6 +72,8 @@ final class Layering {
         .definedBy(in(root, "schedule", "node", "metrics", "retention", "sweeps", "backup"))
         .layer(EDGES)
         .definedBy(in(root, "api", "security"))
+        .layer(STORAGE)
+        .definedBy(in(root, "storage"))
         .layer(WIRING)
         .definedBy(root + ".wiring..", root)
         .whereLayer(FOUNDATION)
@@ -82,6 +86,8 @@ final class Layering {
         .mayOnlyAccessLayers(FOUNDATION, DOMAIN, CONFIGURATION, SERVICES)
         .whereLayer(EDGES)
         .mayOnlyAccessLayers(FOUNDATION, DOMAIN, CONFIGURATION, SERVICES, EDGES)
+        .whereLayer(STORAGE)
+        .mayOnlyAccessLayers(FOUNDATION, DOMAIN, CONFIGURATION, SERVICES, STORAGE)
         .whereLayer(WIRING)
         .mayNotBeAccessedByAnyLayer();
   }

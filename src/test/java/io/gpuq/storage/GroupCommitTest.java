@@ -1,4 +1,4 @@
-package io.gpuq.job;
+package io.gpuq.storage;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package io.gpuq.job;
+package io.gpuq.storage;
 
 import io.gpuq.startup.OutOfMemoryExit;
 import java.time.Duration;

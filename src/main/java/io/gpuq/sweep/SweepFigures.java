@@ -1,4 +1,4 @@
-package io.gpuq.metrics;
+package io.gpuq.sweep;
 
 import io.gpuq.job.JobState;
 import java.util.List;

@@ -1,5 +1,9 @@
-package io.gpuq.job;
+package io.gpuq.storage;
 
+import io.gpuq.job.Job;
+import io.gpuq.job.JobFilter;
+import io.gpuq.job.JobPage;
+import io.gpuq.job.QueryTimeouts;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import jakarta.persistence.Query;

@@ -1,5 +1,36 @@
-package io.gpuq.job;
+package io.gpuq.storage;
 
+import io.gpuq.job.AttemptEnd;
+import io.gpuq.job.AttemptStanding;
+import io.gpuq.job.ClaimedJob;
+import io.gpuq.job.IdempotencyKeyTakenException;
+import io.gpuq.job.Job;
+import io.gpuq.job.JobAttempt;
+import io.gpuq.job.JobConflictException;
+import io.gpuq.job.JobFilter;
+import io.gpuq.job.JobNotFoundException;
+import io.gpuq.job.JobPage;
+import io.gpuq.job.JobPlacement;
+import io.gpuq.job.JobState;
+import io.gpuq.job.JobStore;
+import io.gpuq.job.JobStoreUnavailableException;
+import io.gpuq.job.JobTransition;
+import io.gpuq.job.LostAttempt;
+import io.gpuq.job.MetricsPage;
+import io.gpuq.job.MetricsUpdate;
+import io.gpuq.job.NewJob;
+import io.gpuq.job.QueueHead;
+import io.gpuq.job.QueuedJob;
+import io.gpuq.job.ReportedPoint;
+import io.gpuq.job.ReportingJob;
+import io.gpuq.job.Standing;
+import io.gpuq.job.StoppedAttempt;
+import io.gpuq.job.StoppedAttempts;
+import io.gpuq.job.StoreTimeoutException;
+import io.gpuq.job.TrialLimits;
+import io.gpuq.job.TrialSeries;
+import io.gpuq.job.TrialSlots;
+import io.gpuq.job.WorkerProcess;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -134,7 +165,12 @@ public class JpaJobStore implements JobStore {
 
   @Override
   public JobPage page(JobFilter filter) {
-    return reads.execute(status -> jobs.page(filter));
+    try {
+      return reads.execute(status -> jobs.page(filter));
+    } catch (org.springframework.dao.QueryTimeoutException
+        | jakarta.persistence.QueryTimeoutException e) {
+      throw new StoreTimeoutException(e);
+    }
   }
 
   @Override

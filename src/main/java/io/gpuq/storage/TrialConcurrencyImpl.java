@@ -1,5 +1,6 @@
-package io.gpuq.job;
+package io.gpuq.storage;
 
+import io.gpuq.job.TrialSlots;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import java.sql.PreparedStatement;

@@ -1,5 +1,7 @@
-package io.gpuq.job;
+package io.gpuq.storage;
 
+import io.gpuq.job.ClaimedJob;
+import io.gpuq.job.JobPlacement;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;

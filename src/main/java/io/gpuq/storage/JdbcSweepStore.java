@@ -1,6 +1,5 @@
-package io.gpuq.sweeps;
+package io.gpuq.storage;
 
-import io.gpuq.job.JobRows;
 import io.gpuq.job.JobState;
 import io.gpuq.job.NewJob;
 import io.gpuq.sweep.BestScope;
@@ -198,13 +197,10 @@ public class JdbcSweepStore implements SweepStore {
     }
     String value = BestTrialSql.valueColumn(scope);
     String sql =
-        "select j.sweep_id, j.id, j.trial, j.parameters, j."
-            + value
-            + ", j.metrics_step from sweeps s join jobs j on j.id = "
-            + BestTrialSql.bestTrialId(scope)
-            + " where s.metric_name is not null and s.id in ("
-            + String.join(", ", Collections.nCopies(sweepIds.size(), "?"))
-            + ")";
+        BestTrialSql.bestTrials(
+            scope,
+            "j.sweep_id, j.id, j.trial, j.parameters, j." + value + ", j.metrics_step",
+            "s.id in (" + String.join(", ", Collections.nCopies(sweepIds.size(), "?")) + ")");
     List<Object> args =
         new ArrayList<>(Collections.nCopies(BestTrialSql.PARAMETERS, BestTrialSql.PARAMETER));
     args.addAll(sweepIds);

@@ -1,4 +1,4 @@
-package io.gpuq.job;
+package io.gpuq.storage;
 
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;

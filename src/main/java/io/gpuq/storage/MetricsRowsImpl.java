@@ -1,5 +1,15 @@
-package io.gpuq.job;
+package io.gpuq.storage;
 
+import io.gpuq.job.JobState;
+import io.gpuq.job.MetricsCaps;
+import io.gpuq.job.MetricsCursor;
+import io.gpuq.job.MetricsJson;
+import io.gpuq.job.MetricsPage;
+import io.gpuq.job.MetricsUpdate;
+import io.gpuq.job.ReportedPoint;
+import io.gpuq.job.ReportingJob;
+import io.gpuq.job.SweepMetric;
+import io.gpuq.job.TrialSeries;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import java.sql.Connection;

@@ -1,4 +1,4 @@
-package io.gpuq.sweeps;
+package io.gpuq.storage;
 
 import io.gpuq.job.JobState;
 import io.gpuq.sweep.BestScope;
@@ -7,13 +7,28 @@ import io.gpuq.sweep.BestScope;
  * The one definition, in SQL, of a sweep's best trial: the sweep's view and the {@code
  * gpuq_sweep_best_value} gauge both read it from here, so that they never disagree.
  */
-public final class BestTrialSql {
+final class BestTrialSql {
 
   private BestTrialSql() {}
 
   /** The column that holds the value a scope ranks by. */
-  public static String valueColumn(BestScope scope) {
+  static String valueColumn(BestScope scope) {
     return scope == BestScope.LAST ? "metric_value" : "metric_best";
+  }
+
+  /**
+   * The one query of each sweep's best trial by its own goal in this scope: {@code select <columns>
+   * from sweeps s join jobs j on j.id = <its best trial> where s.metric_name is not null and
+   * <where>}. It takes {@link #PARAMETERS} parameters, each {@link #PARAMETER}, then those of
+   * {@code where}.
+   */
+  static String bestTrials(BestScope scope, String columns, String where) {
+    return "select "
+        + columns
+        + " from sweeps s join jobs j on j.id = "
+        + bestTrialId(scope)
+        + " where s.metric_name is not null and "
+        + where;
   }
 
   /**
@@ -22,7 +37,7 @@ public final class BestTrialSql {
    * ranking of every reported trial. It takes {@link #PARAMETERS} parameters, each {@link
    * #PARAMETER}.
    */
-  public static String bestTrialId(BestScope scope) {
+  private static String bestTrialId(BestScope scope) {
     return "case when lower(s.metric_goal) = 'maximize' then ("
         + firstTrial(scope, "desc")
         + ") else ("
@@ -31,10 +46,10 @@ public final class BestTrialSql {
   }
 
   /** How many parameters {@link #bestTrialId} takes. */
-  public static final int PARAMETERS = 2;
+  static final int PARAMETERS = 2;
 
   /** The value of each: "<= +Infinity" leaves out NaN, which both databases sort above all. */
-  public static final Double PARAMETER = Double.POSITIVE_INFINITY;
+  static final Double PARAMETER = Double.POSITIVE_INFINITY;
 
   private static String firstTrial(BestScope scope, String direction) {
     String column = "b." + valueColumn(scope);

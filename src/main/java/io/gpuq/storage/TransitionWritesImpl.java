@@ -1,6 +1,13 @@
-package io.gpuq.job;
+package io.gpuq.storage;
 
+import io.gpuq.job.ClaimedJob;
+import io.gpuq.job.Framework;
+import io.gpuq.job.JobPlacement;
+import io.gpuq.job.JobState;
+import io.gpuq.job.JobTransition;
 import io.gpuq.job.JobTransition.Change;
+import io.gpuq.job.JsonColumns;
+import io.gpuq.job.SweepTrial;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import java.sql.Connection;

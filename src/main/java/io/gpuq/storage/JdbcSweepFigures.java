@@ -1,8 +1,8 @@
-package io.gpuq.metrics;
+package io.gpuq.storage;
 
 import io.gpuq.job.JobState;
 import io.gpuq.sweep.BestScope;
-import io.gpuq.sweeps.BestTrialSql;
+import io.gpuq.sweep.SweepFigures;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,11 +22,10 @@ public final class JdbcSweepFigures implements Supplier<SweepFigures> {
 
   // The value of each unfinished sweep's best trial, as the sweep's view names it.
   private static final String BEST =
-      "select s.id, j."
-          + BestTrialSql.valueColumn(BestScope.LAST)
-          + " from sweeps s join jobs j on j.id = "
-          + BestTrialSql.bestTrialId(BestScope.LAST)
-          + " where s.finished_at is null and s.metric_name is not null";
+      BestTrialSql.bestTrials(
+          BestScope.LAST,
+          "s.id, j." + BestTrialSql.valueColumn(BestScope.LAST),
+          "s.finished_at is null");
 
   private static final String RUNNING_HERE =
       "select id, name, owner, sweep_id from jobs where state = 'RUNNING' and node = ?";

@@ -1,6 +1,7 @@
-package io.gpuq.retention;
+package io.gpuq.storage;
 
 import io.gpuq.job.JobState;
+import io.gpuq.retention.FinishedJobs;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -19,7 +20,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * any job's rows (the {@code job_labels} and {@code job_attempts} rows go with them, {@code on
  * delete cascade}). Each call is one short transaction over a bounded batch.
  */
-public class FinishedJobRows {
+public class FinishedJobRows implements FinishedJobs {
 
   private static final List<String> FINISHED =
       Stream.of(JobState.values()).filter(JobState::isTerminal).map(Enum::name).toList();
@@ -60,6 +61,7 @@ public class FinishedJobRows {
    * Up to {@code max} ids of jobs that finished before {@code cutoff}, longest finished first: jobs
    * of their own by their own end, then trials by their sweep's.
    */
+  @Override
   public List<String> finishedBefore(Instant cutoff, int max) {
     List<String> ids = new ArrayList<>(aged(AGING_ON_THEIR_OWN, cutoff, max));
     if (ids.size() < max) {
@@ -80,6 +82,7 @@ public class FinishedJobRows {
    *
    * @return how many
    */
+  @Override
   public int deleteEmptySweeps(Instant cutoff) {
     Integer deleted =
         tx.execute(
@@ -94,6 +97,7 @@ public class FinishedJobRows {
    *
    * @return how many jobs were deleted
    */
+  @Override
   public int delete(Collection<String> ids, Instant cutoff) {
     if (ids.isEmpty()) {
       return 0;
@@ -112,6 +116,7 @@ public class FinishedJobRows {
   }
 
   /** Which of {@code ids} are jobs in the database. */
+  @Override
   public Set<String> existing(Collection<String> ids) {
     if (ids.isEmpty()) {
       return Set.of();

@@ -1,5 +1,10 @@
-package io.gpuq.job;
+package io.gpuq.storage;
 
+import io.gpuq.job.Job;
+import io.gpuq.job.JobState;
+import io.gpuq.job.LostAttempt;
+import io.gpuq.job.QueuedJob;
+import io.gpuq.job.StoppedAttempt;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;

@@ -1,5 +1,6 @@
-package io.gpuq.job;
+package io.gpuq.storage;
 
+import io.gpuq.job.TrialSlots;
 import java.util.Collection;
 import java.util.Map;
 

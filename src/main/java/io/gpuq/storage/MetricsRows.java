@@ -1,5 +1,10 @@
-package io.gpuq.job;
+package io.gpuq.storage;
 
+import io.gpuq.job.MetricsPage;
+import io.gpuq.job.MetricsUpdate;
+import io.gpuq.job.ReportedPoint;
+import io.gpuq.job.ReportingJob;
+import io.gpuq.job.TrialSeries;
 import java.util.List;
 import java.util.Optional;
 
