@@ -6,15 +6,12 @@ import io.gpuq.job.ClaimedJob;
 import io.gpuq.job.IdempotencyKeyTakenException;
 import io.gpuq.job.Job;
 import io.gpuq.job.JobAttempt;
-import io.gpuq.job.JobConflictException;
 import io.gpuq.job.JobFilter;
-import io.gpuq.job.JobNotFoundException;
 import io.gpuq.job.JobPage;
 import io.gpuq.job.JobPlacement;
 import io.gpuq.job.JobState;
 import io.gpuq.job.JobStore;
 import io.gpuq.job.JobStoreUnavailableException;
-import io.gpuq.job.JobTransition;
 import io.gpuq.job.LostAttempt;
 import io.gpuq.job.MetricsPage;
 import io.gpuq.job.MetricsUpdate;
@@ -45,6 +42,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.annotation.Lazy;
@@ -284,42 +282,8 @@ public class JpaJobStore implements JobStore {
   }
 
   @Override
-  public JobState cancel(String id, Instant now) {
-    return retryingOnConflict(
-        status -> {
-          Job job = jobs.findById(id).orElseThrow(() -> new JobNotFoundException(id));
-          if (job.state().isTerminal()) {
-            throw new JobConflictException(
-                "job " + id + " has already finished (" + job.state() + ")");
-          }
-          JobState from = job.state();
-          job.cancel(now);
-          return from;
-        });
-  }
-
-  @Override
-  public boolean prune(String jobId, String why, Instant now) {
-    return retryingOnConflict(
-        status -> {
-          Job job = jobs.findById(jobId).orElseThrow(() -> new JobNotFoundException(jobId));
-          if (!JobTransition.PRUNE.isAllowedFrom(job.state())) {
-            return false;
-          }
-          job.prune(why, now);
-          return true;
-        });
-  }
-
-  @Override
-  public void observeGpuMemory(String id, long bytes) {
-    retryingOnConflict(
-        status -> {
-          jobs.findById(id)
-              .filter(job -> job.state() == JobState.RUNNING)
-              .ifPresent(job -> job.observeGpuMemory(bytes));
-          return null;
-        });
+  public <T> Optional<T> update(String id, Function<Job, T> change) {
+    return retryingOnConflict(status -> jobs.findById(id).map(change));
   }
 
   /**
