@@ -3,7 +3,6 @@ package io.gpuq.storage;
 import io.gpuq.job.Job;
 import io.gpuq.job.JobTransition;
 import io.gpuq.job.JobTransition.Change;
-import io.gpuq.job.JsonColumns;
 import io.gpuq.job.NewJob;
 import io.gpuq.job.SweepTrial;
 import java.io.IOException;

@@ -6,7 +6,6 @@ import io.gpuq.job.JobTransition;
 import io.gpuq.job.JobTransition.AttemptEffect;
 import io.gpuq.job.JobTransition.Change;
 import io.gpuq.job.JobTransition.Value;
-import io.gpuq.job.JsonColumns;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -6,7 +6,6 @@ import io.gpuq.job.JobPlacement;
 import io.gpuq.job.JobState;
 import io.gpuq.job.JobTransition;
 import io.gpuq.job.JobTransition.Change;
-import io.gpuq.job.JsonColumns;
 import io.gpuq.job.SweepTrial;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;

@@ -16,8 +16,8 @@ import com.tngtech.archunit.library.Architectures.LayeredArchitecture;
  * <ol>
  *   <li>foundation: {@code duty}, {@code proc}, {@code fs}, {@code placement}, {@code text}, {@code
  *       startup}: values and utilities that know nothing of jobs;
- *   <li>domain: {@code job}, {@code gpu}, {@code isolation}, {@code launch}, {@code guard}, {@code
- *       sweep};
+ *   <li>domain: {@code job}, {@code reported}, {@code concurrency}, {@code sweep}, {@code gpu},
+ *       {@code isolation}, {@code launch}, {@code guard}: plain Java, package by package;
  *   <li>configuration input: {@code config} ({@code GpuqProperties}, which names domain types);
  *   <li>services: {@code schedule}, {@code node}, {@code metrics}, {@code retention}, {@code
  *       sweeps}, {@code backup};
@@ -39,14 +39,18 @@ final class Layering {
   static final String STORAGE = "storage";
   static final String WIRING = "wiring";
 
-  /** Spring, JPA, HTTP and metering: what the core never imports. */
+  /** Spring, JPA, JDBC, HTTP and metering: what the core never imports. */
   static final String[] FRAMEWORKS = {
     "org.springframework..",
     "jakarta.persistence..",
     "org.hibernate..",
     "jakarta.servlet..",
     "io.swagger..",
-    "io.micrometer.."
+    "io.micrometer..",
+    "java.sql..",
+    "javax.sql..",
+    "org.postgresql..",
+    "org.h2.."
   };
 
   private Layering() {}
@@ -65,7 +69,7 @@ final class Layering {
         .layer(FOUNDATION)
         .definedBy(in(root, "duty", "proc", "fs", "placement", "text", "startup"))
         .layer(DOMAIN)
-        .definedBy(in(root, "job", "gpu", "isolation", "launch", "guard", "sweep"))
+        .definedBy(in(root, CORE))
         .layer(CONFIGURATION)
         .definedBy(in(root, "config"))
         .layer(SERVICES)
@@ -93,9 +97,10 @@ final class Layering {
   }
 
   /**
-   * The core of DEVELOPERS.md: placement, the worker environment, OOM recognition, the job state
-   * machine and request validation, and the other plain-Java packages. In {@code job} only the
-   * values and rules are core; its entities, repository and service are the persistence edge.
+   * The core of DEVELOPERS.md, package by package: placement, the worker environment, OOM
+   * recognition, the job state machine, its rules and the store's port, request validation, sweeps'
+   * rules, reported metrics, trial concurrency, and the other plain-Java packages. Their storage
+   * (SQL, the entities' mapping, the repository) is {@code storage}, an adapter.
    */
   static ArchRule coreIsFrameworkFree(String root) {
     return noClasses()
@@ -104,31 +109,16 @@ final class Layering {
         .and()
         .doNotHaveFullyQualifiedName(root + ".duty.PeriodicDuties")
         .or()
-        .resideInAnyPackage(in(root, "gpu", "isolation", "launch", "guard", "sweep"))
-        .or()
-        .haveNameMatching(
-            root.replace(".", "\\.") + "\\.job\\.(" + String.join("|", JOB_CORE) + ")(\\$.*)?")
+        .resideInAnyPackage(in(root, CORE))
         .should()
         .dependOnClassesThat()
         .resideInAnyPackage(FRAMEWORKS)
         .because("the core is plain Java, tested with plain unit tests (DEVELOPERS.md)");
   }
 
-  /** The plain-Java classes of {@code job}: values, the state machine and validation. */
-  private static final String[] JOB_CORE = {
-    "Caller",
-    "FieldError",
-    "Framework",
-    "InvalidJobRequestException",
-    "JobPlacement",
-    "JobRequest",
-    "JobRequestValidator",
-    "JobSpec",
-    "JobState",
-    "JobTransition",
-    "QueuedJob",
-    "SubmitAdmission",
-    "UnsatisfiableRequestException"
+  /** The domain's plain-Java packages: no Spring, JPA, Hibernate, JDBC, servlet or meter type. */
+  static final String[] CORE = {
+    "job", "reported", "concurrency", "sweep", "gpu", "isolation", "launch", "guard"
   };
 
   static ArchRule springConfigurationOnlyInWiring(String root) {

@@ -1,5 +1,6 @@
-package io.gpuq.job;
+package io.gpuq.storage;
 
+import io.gpuq.job.JobPlacement;
 import jakarta.persistence.AttributeConverter;
 import jakarta.persistence.Converter;
 import java.util.List;

@@ -1,7 +1,8 @@
-package io.gpuq.job;
+package io.gpuq.storage;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gpuq.job.JobPlacement;
 import io.gpuq.placement.PlacedGpu;
 import java.util.List;
 import org.junit.jupiter.api.DisplayName;
