@@ -1,5 +1,6 @@
 package io.gpuq.job;
 
+import io.gpuq.concurrency.TrialSlots;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -184,7 +185,7 @@ public final class InMemoryJobStore implements JobStore {
           }
         });
     List<ClaimedJob> claimed = new ArrayList<>();
-    for (ClaimedJob allowed : TrialLimits.within(startable, trialSlots())) {
+    for (ClaimedJob allowed : ClaimedJob.withinTrialLimits(startable, trialSlots())) {
       Job job = jobs.get(allowed.id());
       job.start(placements.get(job.id()), now);
       claimed.add(ClaimedJob.of(job));

@@ -1,5 +1,6 @@
 package io.gpuq.storage;
 
+import io.gpuq.concurrency.TrialSlots;
 import io.gpuq.job.AttemptEnd;
 import io.gpuq.job.AttemptStanding;
 import io.gpuq.job.ClaimedJob;
@@ -24,9 +25,7 @@ import io.gpuq.job.Standing;
 import io.gpuq.job.StoppedAttempt;
 import io.gpuq.job.StoppedAttempts;
 import io.gpuq.job.StoreTimeoutException;
-import io.gpuq.job.TrialLimits;
 import io.gpuq.job.TrialSeries;
-import io.gpuq.job.TrialSlots;
 import io.gpuq.job.WorkerProcess;
 import java.time.Duration;
 import java.time.Instant;
@@ -216,7 +215,8 @@ public class JpaJobStore implements JobStore {
           // The sweeps' rows before the jobs': a sweep's cancel takes them in that order too.
           Map<String, TrialSlots> slots = jobs.lockTrialSlotsOf(placements.keySet());
           List<ClaimedJob> locked = inClaimOrder(jobs.lockToStart(placements.keySet()), placements);
-          return jobs.startWithoutLoading(TrialLimits.within(locked, slots), placements, now);
+          return jobs.startWithoutLoading(
+              ClaimedJob.withinTrialLimits(locked, slots), placements, now);
         });
   }
 

@@ -1,6 +1,6 @@
 package io.gpuq.storage;
 
-import io.gpuq.job.TrialSlots;
+import io.gpuq.concurrency.TrialSlots;
 import java.util.Collection;
 import java.util.Map;
 

@@ -1,6 +1,6 @@
 package io.gpuq.storage;
 
-import io.gpuq.job.TrialSlots;
+import io.gpuq.concurrency.TrialSlots;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import java.sql.PreparedStatement;

@@ -1,4 +1,4 @@
-package io.gpuq.sweep;
+package io.gpuq.concurrency;
 
 /** A sweep's {@code maxConcurrent}: how many of its trials may run at once. */
 public record ConcurrencyLimit(int max) {

@@ -1,4 +1,4 @@
-package io.gpuq.job;
+package io.gpuq.concurrency;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -45,15 +45,5 @@ public final class TrialLimits {
       allowed.add(job);
     }
     return allowed;
-  }
-
-  /** The claimed jobs that may start, in the order the scheduler placed them. */
-  public static List<ClaimedJob> within(
-      List<ClaimedJob> inClaimOrder, Map<String, TrialSlots> slots) {
-    return within(
-        inClaimOrder,
-        job -> job.trial() == null ? null : job.trial().sweepId(),
-        slots,
-        (job, sweep) -> {});
   }
 }

@@ -1,4 +1,4 @@
-package io.gpuq.job;
+package io.gpuq.concurrency;
 
 /**
  * A sweep's limit on running trials ({@code maxConcurrent}) and how many of its trials run now.
