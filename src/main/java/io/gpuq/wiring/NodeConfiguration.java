@@ -11,9 +11,10 @@ import io.gpuq.node.LocalGpus;
 import io.gpuq.node.NodeIdentity;
 import io.gpuq.node.NodeMembership;
 import io.gpuq.node.NodeRegistry;
-import io.gpuq.node.NodeRepository;
 import io.gpuq.schedule.SchedulingLoop;
 import io.gpuq.schedule.StopUnownedWorkers;
+import io.gpuq.storage.JpaNodeStore;
+import io.gpuq.storage.NodeRepository;
 import java.time.Clock;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -41,8 +42,7 @@ public class NodeConfiguration {
       LocalGpus localGpus,
       GpuInventory inventory) {
     return new NodeRegistry(
-        nodes,
-        tx,
+        new JpaNodeStore(nodes, tx),
         clock,
         node.name(),
         properties.nodeLabels(),

@@ -1,5 +1,6 @@
-package io.gpuq.node;
+package io.gpuq.storage;
 
+import io.gpuq.node.Node;
 import java.time.Instant;
 import java.util.List;
 import org.springframework.data.jpa.repository.JpaRepository;
