@@ -8,6 +8,7 @@ import io.gpuq.job.InvalidJobRequestException;
 import io.gpuq.job.JobAccessDeniedException;
 import io.gpuq.job.JobConflictException;
 import io.gpuq.job.JobNotFoundException;
+import io.gpuq.job.StoreTimeoutException;
 import io.gpuq.job.UnsatisfiableRequestException;
 import io.gpuq.sweep.SweepAccessDeniedException;
 import io.gpuq.sweep.SweepConflictException;
@@ -154,11 +155,8 @@ public class ApiProblems extends ResponseEntityExceptionHandler {
    * A read the database cancelled at gpuq.api.query-timeout. 503, not 500: the request was fine and
    * the same one may well succeed once the database is less loaded.
    */
-  @ExceptionHandler({
-    org.springframework.dao.QueryTimeoutException.class,
-    jakarta.persistence.QueryTimeoutException.class
-  })
-  ResponseEntity<ProblemDetail> queryTimedOut(RuntimeException e) {
+  @ExceptionHandler(StoreTimeoutException.class)
+  ResponseEntity<ProblemDetail> queryTimedOut(StoreTimeoutException e) {
     return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
         .header("Retry-After", "5")
         .body(

@@ -1,5 +1,7 @@
 package io.gpuq.job;
 
+import io.gpuq.concurrency.TrialLimits;
+import io.gpuq.concurrency.TrialSlots;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -42,5 +44,18 @@ public record ClaimedJob(
         job.createdAt(),
         job.queuedAt(),
         job.sweepTrial().orElse(null));
+  }
+
+  /**
+   * The claimed jobs that may start, in the order the scheduler placed them, without a sweep
+   * running more trials than its {@code maxConcurrent} ({@link TrialLimits}).
+   */
+  public static List<ClaimedJob> withinTrialLimits(
+      List<ClaimedJob> inClaimOrder, Map<String, TrialSlots> slots) {
+    return TrialLimits.within(
+        inClaimOrder,
+        job -> job.trial() == null ? null : job.trial().sweepId(),
+        slots,
+        (job, sweep) -> {});
   }
 }

@@ -1,5 +1,6 @@
 package io.gpuq.job;
 
+import io.gpuq.concurrency.TrialSlots;
 import io.gpuq.reported.MetricsCaps;
 import io.gpuq.reported.MetricsJson;
 import io.gpuq.reported.MetricsPage;
@@ -20,7 +21,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
@@ -192,7 +193,7 @@ public final class InMemoryJobStore implements JobStore {
           }
         });
     List<ClaimedJob> claimed = new ArrayList<>();
-    for (ClaimedJob allowed : TrialLimits.within(startable, trialSlots())) {
+    for (ClaimedJob allowed : ClaimedJob.withinTrialLimits(startable, trialSlots())) {
       Job job = jobs.get(allowed.id());
       job.start(placements.get(job.id()), now);
       claimed.add(ClaimedJob.of(job));
@@ -201,53 +202,8 @@ public final class InMemoryJobStore implements JobStore {
   }
 
   @Override
-  public synchronized CompletableFuture<Void> recordProcess(WorkerProcess process) {
-    Job job = jobs.get(process.jobId());
-    if (job != null) {
-      job.recordProcess(process);
-    }
-    return CompletableFuture.completedFuture(null);
-  }
-
-  @Override
-  public synchronized CompletableFuture<JobState> endAttempt(AttemptEnd end) {
-    Job job = jobs.get(end.jobId());
-    return CompletableFuture.completedFuture(job == null ? null : job.endAttempt(end));
-  }
-
-  @Override
-  public synchronized JobState cancel(String id, Instant now) {
-    Job job = jobs.get(id);
-    if (job == null) {
-      throw new JobNotFoundException(id);
-    }
-    if (job.state().isTerminal()) {
-      throw new JobConflictException("job " + id + " has already finished (" + job.state() + ")");
-    }
-    JobState from = job.state();
-    job.cancel(now);
-    return from;
-  }
-
-  @Override
-  public synchronized boolean prune(String jobId, String why, Instant now) {
-    Job job = jobs.get(jobId);
-    if (job == null) {
-      throw new JobNotFoundException(jobId);
-    }
-    if (!JobTransition.PRUNE.isAllowedFrom(job.state())) {
-      return false;
-    }
-    job.prune(why, now);
-    return true;
-  }
-
-  @Override
-  public synchronized void observeGpuMemory(String id, long bytes) {
-    Job job = jobs.get(id);
-    if (job != null && job.state() == JobState.RUNNING) {
-      job.observeGpuMemory(bytes);
-    }
+  public synchronized <T> Optional<T> update(String id, Function<Job, T> change) {
+    return Optional.ofNullable(jobs.get(id)).map(change);
   }
 
   @Override

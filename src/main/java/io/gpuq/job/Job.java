@@ -6,21 +6,6 @@ import io.gpuq.job.JobTransition.JobField;
 import io.gpuq.placement.MemoryDemand;
 import io.gpuq.reported.MetricsJson;
 import io.gpuq.reported.ReportedMetrics;
-import jakarta.persistence.CollectionTable;
-import jakarta.persistence.Column;
-import jakarta.persistence.Convert;
-import jakarta.persistence.ElementCollection;
-import jakarta.persistence.Entity;
-import jakarta.persistence.EnumType;
-import jakarta.persistence.Enumerated;
-import jakarta.persistence.FetchType;
-import jakarta.persistence.Id;
-import jakarta.persistence.JoinColumn;
-import jakarta.persistence.MapKeyColumn;
-import jakarta.persistence.OneToMany;
-import jakarta.persistence.OrderBy;
-import jakarta.persistence.Table;
-import jakarta.persistence.Version;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -29,22 +14,18 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.hibernate.annotations.BatchSize;
-import org.hibernate.annotations.Fetch;
-import org.hibernate.annotations.FetchMode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * A training run and its history. Its state changes only through the intention-named methods below,
- * each of which asks {@link JobTransition} whether the move is allowed.
+ * each of which asks {@link JobTransition} whether the move is allowed. Plain Java: the storage
+ * adapter maps it to the {@code jobs} table in {@code META-INF/orm.xml}.
  */
-@Entity
-@Table(name = "jobs")
 public class Job {
 
   private static final Logger log = LoggerFactory.getLogger(Job.class);
-  static final String CANCEL_MESSAGE = "cancelled by the user";
+  public static final String CANCEL_MESSAGE = "cancelled by the user";
 
   /**
    * How many jobs' labels, or attempts, one statement loads. Not a whole page of 1,000: H2 checks
@@ -52,44 +33,31 @@ public class Job {
    * cost a million comparisons per statement, most of a 1,000-job listing's time
    * (docs/benchmarks.md, "A million jobs"). Ten statements of 100 cost a tenth of that.
    */
-  static final int ASSOCIATION_BATCH = 100;
+  public static final int ASSOCIATION_BATCH = 100;
 
-  @Id private String id;
+  private String id;
 
-  @Column(nullable = false)
   private String owner;
 
-  @Column(nullable = false)
   private String name;
 
-  @Enumerated(EnumType.STRING)
-  @Column(nullable = false)
   private JobState state;
 
-  @Enumerated(EnumType.STRING)
   private FailureReason failureReason;
 
   private String failureMessage;
   private Integer exitCode;
 
-  @Column(nullable = false)
   private int attempt;
 
-  @Convert(converter = JsonColumns.StringList.class)
-  @Column(nullable = false)
   private List<String> command;
 
   private String workingDir;
 
-  @Convert(converter = JsonColumns.StringMap.class)
-  @Column(nullable = false)
   private Map<String, String> env;
 
-  @Enumerated(EnumType.STRING)
-  @Column(nullable = false)
   private Framework framework;
 
-  @Column(nullable = false)
   private int gpus;
 
   // The budget the next (or running) attempt gets: the request, grown after memory failures.
@@ -100,40 +68,27 @@ public class Job {
   private Long requestedGpuMemoryBytes;
   private Double requestedGpuFraction;
 
-  @Column(nullable = false)
   private int priority;
 
   private Long timeoutMillis;
 
-  @Column(nullable = false)
   private int maxAttempts;
 
-  @Column(nullable = false)
   private double oomGrowth;
 
-  @ElementCollection(fetch = FetchType.EAGER)
-  @CollectionTable(name = "job_labels", joinColumns = @JoinColumn(name = "job_id"))
-  @MapKeyColumn(name = "label_key")
-  @Column(name = "label_value", nullable = false)
-  @Fetch(FetchMode.SELECT)
-  @BatchSize(size = ASSOCIATION_BATCH)
   private Map<String, String> labels = new HashMap<>();
 
   private String idempotencyKey;
   private String node;
 
-  @Convert(converter = JsonColumns.StringMap.class)
   private Map<String, String> nodeSelector;
 
-  @Convert(converter = JsonColumns.Placement.class)
   private JobPlacement placement;
 
   private Long peakGpuMemoryBytes;
 
-  @Column(nullable = false)
   private Instant createdAt;
 
-  @Column(nullable = false)
   private Instant queuedAt;
 
   private Instant startedAt;
@@ -147,34 +102,22 @@ public class Job {
   // What the run reported (GPUQ_METRICS_FILE), written by the store's metrics reads, never by the
   // entity: the latest value of each metric (JSON), their step, and for a trial its sweep metric's
   // best value, with the metric's name read from the sweep.
-  @Column(insertable = false, updatable = false)
   private String metricsLatest;
 
-  @Column(insertable = false, updatable = false)
   private Long metricsStep;
 
-  @Column(insertable = false, updatable = false)
   private Double metricBest;
 
-  @org.hibernate.annotations.Formula("(select s.metric_name from sweeps s where s.id = sweep_id)")
   private String metricName;
 
   // Eager, as jobs are always shown with their labels and attempts: one extra query per
   // ASSOCIATION_BATCH jobs of a page, for those jobs only. Not SUBSELECT: it re-runs the page's
   // query without its limit, loading the associations of every job the filter matches (all
   // SUCCEEDED jobs for one page of them).
-  @OneToMany(
-      mappedBy = "job",
-      cascade = jakarta.persistence.CascadeType.ALL,
-      orphanRemoval = true,
-      fetch = FetchType.EAGER)
-  @OrderBy("attempt")
-  @Fetch(FetchMode.SELECT)
-  @BatchSize(size = ASSOCIATION_BATCH)
   private List<JobAttempt> attempts = new ArrayList<>();
 
   // Nullable, so that a new entity with its own id is persisted, not merged (no select first).
-  @Version private Long version;
+  private Long version;
 
   protected Job() {}
 

@@ -1,60 +1,36 @@
 package io.gpuq.job;
 
 import io.gpuq.job.JobTransition.AttemptField;
-import jakarta.persistence.Column;
-import jakarta.persistence.Convert;
-import jakarta.persistence.Entity;
-import jakarta.persistence.EnumType;
-import jakarta.persistence.Enumerated;
-import jakarta.persistence.FetchType;
-import jakarta.persistence.GeneratedValue;
-import jakarta.persistence.GenerationType;
-import jakarta.persistence.Id;
-import jakarta.persistence.JoinColumn;
-import jakarta.persistence.ManyToOne;
-import jakarta.persistence.Table;
 import java.time.Instant;
-import org.hibernate.annotations.DynamicUpdate;
 
-/** One attempt of a job: where it ran, with which budget, its process, peak and outcome. */
-@Entity
-@Table(name = "job_attempts")
-// Only changed columns are written: the worker's PID is recorded by a statement of its own, which
-// may land while another transaction records the attempt's end.
-@DynamicUpdate
+/**
+ * One attempt of a job: where it ran, with which budget, its process, peak and outcome. Plain Java:
+ * the storage adapter maps it to {@code job_attempts} in {@code META-INF/orm.xml}, writing only
+ * changed columns ({@code storage.AttemptDynamicUpdate}).
+ */
 public class JobAttempt {
 
-  @Id
-  @GeneratedValue(strategy = GenerationType.IDENTITY)
   private Long id;
 
-  @ManyToOne(fetch = FetchType.LAZY, optional = false)
-  @JoinColumn(name = "job_id")
   private Job job;
 
-  @Column(nullable = false)
   private int attempt;
 
   private String node;
 
-  @Convert(converter = JsonColumns.Placement.class)
   private JobPlacement placement;
 
-  @Column(nullable = false)
   private long budgetBytes;
 
   private Long pid;
   private Long pidStartTicks;
 
-  @Column(nullable = false)
   private Instant startedAt;
 
   private Instant finishedAt;
 
-  @Enumerated(EnumType.STRING)
   private JobState outcome;
 
-  @Enumerated(EnumType.STRING)
   private FailureReason failureReason;
 
   private String failureMessage;

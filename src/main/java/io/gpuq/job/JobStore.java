@@ -11,11 +11,17 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 
 /**
  * Where jobs live, in the lifecycle's own words: a job is submitted, claimed by a node, its
  * worker's process recorded, its attempt ended (or declared lost, or its cancel requested), and
  * read back. Each move is one of {@link JobTransition}'s, which states what it sets and clears.
+ *
+ * <p>The rules of the moves (what a cancel, a prune, an attempt's end do, and when they are
+ * refused) are written once, here and in {@link Job}; an implementation persists: the versioned
+ * {@link #update}, the queries, and the moves that must stay single statements (a claim, a success,
+ * a sweep's trials), written from {@link JobTransition}.
  *
  * <p>Several nodes may share one store: every write is guarded by the state it may leave, so that
  * of two nodes (or a node and a user) moving one job at once, one wins and the other is told so.
@@ -49,16 +55,37 @@ public interface JobStore extends AutoCloseable {
   List<ClaimedJob> claim(Map<String, JobPlacement> placements, Instant now);
 
   /**
+   * The versioned update: reads job {@code id}, applies {@code change} to it and stores what it
+   * changed, at once. When another writer changed the job meanwhile (the user cancelling while the
+   * worker exits), {@code change} is applied again to a fresh read, so it must change nothing but
+   * the job. An exception it throws leaves the job as it was.
+   *
+   * @return what {@code change} answered; empty when there is no such job, or it answered null
+   */
+  <T> Optional<T> update(String id, Function<Job, T> change);
+
+  /**
    * Records an attempt's worker process. Not only while the job runs: a fast worker may have ended,
    * and been recorded, before its launch is. The future completes once it is stored.
    */
-  CompletableFuture<Void> recordProcess(WorkerProcess process);
+  default CompletableFuture<Void> recordProcess(WorkerProcess process) {
+    update(
+        process.jobId(),
+        job -> {
+          job.recordProcess(process);
+          return Boolean.TRUE;
+        });
+    return CompletableFuture.completedFuture(null);
+  }
 
   /**
    * Records how an attempt ended ({@link Job#endAttempt}). The future completes once it is stored,
    * with the job's state after it, or null when that attempt was no longer the job's current one.
    */
-  CompletableFuture<JobState> endAttempt(AttemptEnd end);
+  default CompletableFuture<JobState> endAttempt(AttemptEnd end) {
+    return CompletableFuture.completedFuture(
+        update(end.jobId(), job -> job.endAttempt(end)).orElse(null));
+  }
 
   /**
    * Declares an attempt LOST: its node fell silent. A job with attempts left is queued again.
@@ -79,7 +106,20 @@ public interface JobStore extends AutoCloseable {
    * @throws JobNotFoundException when there is no such job
    * @throws JobConflictException when it has already finished
    */
-  JobState cancel(String id, Instant now);
+  default JobState cancel(String id, Instant now) {
+    return update(
+            id,
+            job -> {
+              if (job.state().isTerminal()) {
+                throw new JobConflictException(
+                    "job " + id + " has already finished (" + job.state() + ")");
+              }
+              JobState from = job.state();
+              job.cancel(now);
+              return from;
+            })
+        .orElseThrow(() -> new JobNotFoundException(id));
+  }
 
   /**
    * Prunes a running trial ({@link JobTransition#PRUNE}): its sweep's early-stopping rule stopped
@@ -89,10 +129,30 @@ public interface JobStore extends AutoCloseable {
    * @return whether it was pruned: false when it no longer runs (it ended, or was cancelled, first)
    * @throws JobNotFoundException when there is no such job
    */
-  boolean prune(String jobId, String why, Instant now);
+  default boolean prune(String jobId, String why, Instant now) {
+    return update(
+            jobId,
+            job -> {
+              if (!JobTransition.PRUNE.isAllowedFrom(job.state())) {
+                return false;
+              }
+              job.prune(why, now);
+              return true;
+            })
+        .orElseThrow(() -> new JobNotFoundException(jobId));
+  }
 
   /** The peak of GPU memory measured for a running job's process tree, if higher than before. */
-  void observeGpuMemory(String id, long bytes);
+  default void observeGpuMemory(String id, long bytes) {
+    update(
+        id,
+        job -> {
+          if (job.state() == JobState.RUNNING) {
+            job.observeGpuMemory(bytes);
+          }
+          return Boolean.TRUE;
+        });
+  }
 
   /** Jobs running on this node: after a restart, the ones an earlier gpuq there left running. */
   List<Job> runningOn(String node);

@@ -1,5 +1,6 @@
 package io.gpuq.job;
 
+import io.gpuq.concurrency.TrialSlots;
 import java.util.List;
 import java.util.Map;
 

@@ -1,11 +1,11 @@
 package io.gpuq.job;
 
 /** How a stored job stands toward an attempt a node's worker runs; the same for every store. */
-final class Standing {
+public final class Standing {
 
   private Standing() {}
 
-  static AttemptStanding of(Job job, int attempt, String node) {
+  public static AttemptStanding of(Job job, int attempt, String node) {
     if (job.attempt() != attempt || !node.equals(job.node())) {
       return AttemptStanding.GONE;
     }

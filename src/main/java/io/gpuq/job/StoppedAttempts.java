@@ -3,14 +3,14 @@ package io.gpuq.job;
 import java.util.Set;
 
 /** What {@link JobStore#stoppedAttemptsOn} finds, the same for every store. */
-final class StoppedAttempts {
+public final class StoppedAttempts {
 
   /** The ends the store gives an attempt while its worker runs on: the worker must follow. */
-  static final Set<JobState> STATES = Set.of(JobState.CANCELLED, JobState.PRUNED);
+  public static final Set<JobState> STATES = Set.of(JobState.CANCELLED, JobState.PRUNED);
 
   private StoppedAttempts() {}
 
-  static StoppedAttempt of(Job job, JobAttempt attempt) {
+  public static StoppedAttempt of(Job job, JobAttempt attempt) {
     return new StoppedAttempt(
         job.id(),
         attempt.attempt(),

@@ -2,7 +2,7 @@ package io.gpuq.meters;
 
 import io.gpuq.duty.FixedDelayDuty;
 import io.gpuq.job.JobState;
-import io.gpuq.metrics.SweepFigures;
+import io.gpuq.sweep.SweepFigures;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import java.time.Duration;

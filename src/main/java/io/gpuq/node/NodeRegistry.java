@@ -7,7 +7,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.springframework.transaction.support.TransactionTemplate;
 import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -19,8 +18,7 @@ public class NodeRegistry implements LiveNodes {
 
   private static final JsonMapper JSON = JsonMapper.builder().build();
 
-  private final NodeRepository nodes;
-  private final TransactionTemplate tx;
+  private final NodeStore nodes;
   private final Clock clock;
   private final String self;
   private final Map<String, String> labels;
@@ -29,8 +27,7 @@ public class NodeRegistry implements LiveNodes {
   private final GpuInventory inventory;
 
   public NodeRegistry(
-      NodeRepository nodes,
-      TransactionTemplate tx,
+      NodeStore nodes,
       Clock clock,
       String self,
       Map<String, String> labels,
@@ -38,7 +35,6 @@ public class NodeRegistry implements LiveNodes {
       LocalGpus localGpus,
       GpuInventory inventory) {
     this.nodes = nodes;
-    this.tx = tx;
     this.clock = clock;
     this.self = self;
     this.labels = Map.copyOf(labels);
@@ -61,21 +57,13 @@ public class NodeRegistry implements LiveNodes {
     String gpus = JSON.writeValueAsString(localGpus.gpus());
     String labelsJson = JSON.writeValueAsString(labels);
     Instant now = clock.instant();
-    tx.executeWithoutResult(
-        status ->
-            nodes
-                .findById(self)
-                .ifPresentOrElse(
-                    node -> node.beat(labelsJson, inventory.backendKind(), gpus, now),
-                    () ->
-                        nodes.save(
-                            new Node(self, labelsJson, inventory.backendKind(), gpus, now))));
+    nodes.beat(self, labelsJson, inventory.backendKind(), gpus, now);
   }
 
   /** Nodes other than this one whose last heartbeat is older than the timeout. */
   public List<String> silentNodes() {
     Instant before = clock.instant().minus(timeout);
-    return tx.execute(status -> nodes.findSilentSince(before)).stream()
+    return nodes.silentSince(before).stream()
         .map(Node::name)
         .filter(name -> !name.equals(self))
         .toList();
@@ -114,7 +102,7 @@ public class NodeRegistry implements LiveNodes {
   private List<Node> allNodes(Instant now) {
     Cached cached = cache;
     if (cached == null || cached.readAt().plusSeconds(1).isBefore(now)) {
-      cached = new Cached(now, List.copyOf(tx.execute(status -> nodes.findAll())));
+      cached = new Cached(now, List.copyOf(nodes.all()));
       cache = cached;
     }
     return cached.nodes();

@@ -34,7 +34,7 @@ public final class RetentionDuty extends FixedDelayDuty {
 
   private static final Logger log = LoggerFactory.getLogger(RetentionDuty.class);
 
-  private final FinishedJobRows rows;
+  private final FinishedJobs rows;
   private final JobDirectories directories;
   private final Duration retention;
   private final Clock clock;
@@ -43,7 +43,7 @@ public final class RetentionDuty extends FixedDelayDuty {
    * @param retention how long after its end a job is kept; zero keeps jobs forever
    */
   public RetentionDuty(
-      FinishedJobRows rows,
+      FinishedJobs rows,
       JobDirectories directories,
       Duration retention,
       Duration interval,

@@ -1,8 +1,8 @@
 package io.gpuq.schedule;
 
+import io.gpuq.concurrency.TrialLimits;
+import io.gpuq.concurrency.TrialSlots;
 import io.gpuq.job.QueuedJob;
-import io.gpuq.job.TrialLimits;
-import io.gpuq.job.TrialSlots;
 import java.util.List;
 import java.util.Map;
 

@@ -1,5 +1,6 @@
 package io.gpuq.sweep;
 
+import io.gpuq.concurrency.ConcurrencyLimit;
 import java.util.List;
 import java.util.Optional;
 

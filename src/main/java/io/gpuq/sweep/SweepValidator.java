@@ -1,5 +1,6 @@
 package io.gpuq.sweep;
 
+import io.gpuq.concurrency.ConcurrencyLimit;
 import io.gpuq.job.JobRequest;
 import io.gpuq.reported.MetricNames;
 import io.gpuq.sweep.SweepRequest.EarlyStoppingRequest;

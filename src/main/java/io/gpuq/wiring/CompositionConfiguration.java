@@ -14,7 +14,7 @@ import io.gpuq.meters.SweepMeters;
 import io.gpuq.node.DeadNodeReaper;
 import io.gpuq.node.HeartbeatDuty;
 import io.gpuq.node.NodeRegistry;
-import io.gpuq.retention.FinishedJobRows;
+import io.gpuq.retention.FinishedJobs;
 import io.gpuq.retention.JobDirectories;
 import io.gpuq.retention.RetentionDuty;
 import io.gpuq.schedule.MetricsReading;
@@ -57,7 +57,7 @@ public class CompositionConfiguration {
       JobHostMetrics jobHostMetrics,
       SweepMeters sweepMeters,
       SweepStore sweeps,
-      FinishedJobRows finishedJobs,
+      FinishedJobs finishedJobs,
       BackupDuty backup,
       GpuqProperties properties,
       Clock clock) {

@@ -7,7 +7,8 @@ import io.gpuq.launch.Workers;
 import io.gpuq.node.LocalGpus;
 import io.gpuq.node.NodeIdentity;
 import io.gpuq.node.NodeRegistry;
-import io.gpuq.node.NodeRepository;
+import io.gpuq.storage.JpaNodeStore;
+import io.gpuq.storage.NodeRepository;
 import java.time.Clock;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -38,8 +39,7 @@ public class NodeConfiguration {
       LocalGpus localGpus,
       GpuInventory inventory) {
     return new NodeRegistry(
-        nodes,
-        tx,
+        new JpaNodeStore(nodes, tx),
         clock,
         node.name(),
         properties.nodeLabels(),

@@ -1,6 +1,6 @@
 package io.gpuq.wiring;
 
-import io.gpuq.retention.FinishedJobRows;
+import io.gpuq.storage.FinishedJobRows;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;

@@ -3,7 +3,7 @@ package io.gpuq.api;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.gpuq.job.JobRepository;
+import io.gpuq.storage.JobRepository;
 import io.gpuq.support.HttpApi;
 import io.gpuq.support.IntegrationTest;
 import java.nio.charset.StandardCharsets;

@@ -4,7 +4,7 @@ import static io.gpuq.support.JobJson.aJob;
 import static java.util.stream.Collectors.joining;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.gpuq.job.JobRepository;
+import io.gpuq.storage.JobRepository;
 import io.gpuq.support.IntegrationTest;
 import io.gpuq.support.JobJson;
 import java.util.ArrayList;

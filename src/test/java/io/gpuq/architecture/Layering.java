@@ -16,13 +16,13 @@ import com.tngtech.archunit.library.Architectures.LayeredArchitecture;
  * <ol>
  *   <li>foundation: {@code duty}, {@code proc}, {@code fs}, {@code placement}, {@code text}, {@code
  *       startup}: values and utilities that know nothing of jobs;
- *   <li>domain: {@code job}, {@code reported}, {@code gpu}, {@code isolation}, {@code launch},
- *       {@code guard}, {@code sweep};
+ *   <li>domain: {@code job}, {@code reported}, {@code concurrency}, {@code sweep}, {@code gpu},
+ *       {@code isolation}, {@code launch}, {@code guard}: plain Java, package by package;
  *   <li>configuration input: {@code config} ({@code GpuqProperties}, which names domain types);
- *   <li>services: {@code schedule}, {@code node}, {@code meters}, {@code metrics}, {@code
- *       retention}, {@code sweeprun}, {@code backup} (and {@code sweeps}, until its store moves to
- *       {@code storage});
- *   <li>edges: {@code api}, {@code security};
+ *   <li>services: {@code schedule}, {@code node}, {@code meters}, {@code retention}, {@code
+ *       sweeprun}, {@code backup};
+ *   <li>edges: {@code api}, {@code security}, and {@code storage}, the database adapter: every SQL
+ *       statement, entity mapping and repository, behind the ports of the core and the services;
  *   <li>wiring: {@code wiring} (every {@code @Configuration}) and the application class.
  * </ol>
  *
@@ -36,16 +36,21 @@ final class Layering {
   static final String CONFIGURATION = "configuration input";
   static final String SERVICES = "services";
   static final String EDGES = "edges";
+  static final String STORAGE = "storage";
   static final String WIRING = "wiring";
 
-  /** Spring, JPA, HTTP and metering: what the core never imports. */
+  /** Spring, JPA, JDBC, HTTP and metering: what the core never imports. */
   static final String[] FRAMEWORKS = {
     "org.springframework..",
     "jakarta.persistence..",
     "org.hibernate..",
     "jakarta.servlet..",
     "io.swagger..",
-    "io.micrometer.."
+    "io.micrometer..",
+    "java.sql..",
+    "javax.sql..",
+    "org.postgresql..",
+    "org.h2.."
   };
 
   private Layering() {}
@@ -68,23 +73,15 @@ final class Layering {
         .layer(FOUNDATION)
         .definedBy(in(root, "duty", "proc", "fs", "placement", "text", "startup"))
         .layer(DOMAIN)
-        .definedBy(in(root, "job", "reported", "gpu", "isolation", "launch", "guard", "sweep"))
+        .definedBy(in(root, CORE))
         .layer(CONFIGURATION)
         .definedBy(in(root, "config"))
         .layer(SERVICES)
-        .definedBy(
-            in(
-                root,
-                "schedule",
-                "node",
-                "meters",
-                "metrics",
-                "retention",
-                "sweeps",
-                "sweeprun",
-                "backup"))
+        .definedBy(in(root, "schedule", "node", "meters", "retention", "sweeprun", "backup"))
         .layer(EDGES)
         .definedBy(in(root, "api", "security"))
+        .layer(STORAGE)
+        .definedBy(in(root, "storage"))
         .layer(WIRING)
         .definedBy(root + ".wiring..", root)
         .whereLayer(FOUNDATION)
@@ -97,47 +94,33 @@ final class Layering {
         .mayOnlyAccessLayers(FOUNDATION, DOMAIN, CONFIGURATION, SERVICES)
         .whereLayer(EDGES)
         .mayOnlyAccessLayers(FOUNDATION, DOMAIN, CONFIGURATION, SERVICES, EDGES)
+        .whereLayer(STORAGE)
+        .mayOnlyAccessLayers(FOUNDATION, DOMAIN, CONFIGURATION, SERVICES, STORAGE)
         .whereLayer(WIRING)
         .mayNotBeAccessedByAnyLayer();
   }
 
   /**
-   * The core of DEVELOPERS.md: placement, the worker environment, OOM recognition, the job state
-   * machine and request validation, and the other plain-Java packages. In {@code job} only the
-   * values and rules are core; its entities, repository and service are the persistence edge.
+   * The core of DEVELOPERS.md, package by package: placement, the worker environment, OOM
+   * recognition, the job state machine, its rules and the store's port, request validation, sweeps'
+   * rules, reported metrics, trial concurrency, and the other plain-Java packages. Their storage
+   * (SQL, the entities' mapping, the repository) is {@code storage}, an adapter.
    */
   static ArchRule coreIsFrameworkFree(String root) {
     return noClasses()
         .that()
         .resideInAnyPackage(in(root, "duty", "proc", "fs", "placement", "text", "startup"))
-        .and()
-        .doNotHaveFullyQualifiedName(root + ".duty.PeriodicDuties")
         .or()
-        .resideInAnyPackage(in(root, "gpu", "isolation", "launch", "guard", "sweep"))
-        .or()
-        .haveNameMatching(
-            root.replace(".", "\\.") + "\\.job\\.(" + String.join("|", JOB_CORE) + ")(\\$.*)?")
+        .resideInAnyPackage(in(root, CORE))
         .should()
         .dependOnClassesThat()
         .resideInAnyPackage(FRAMEWORKS)
         .because("the core is plain Java, tested with plain unit tests (DEVELOPERS.md)");
   }
 
-  /** The plain-Java classes of {@code job}: values, the state machine and validation. */
-  private static final String[] JOB_CORE = {
-    "Caller",
-    "FieldError",
-    "Framework",
-    "InvalidJobRequestException",
-    "JobPlacement",
-    "JobRequest",
-    "JobRequestValidator",
-    "JobSpec",
-    "JobState",
-    "JobTransition",
-    "QueuedJob",
-    "SubmitAdmission",
-    "UnsatisfiableRequestException"
+  /** The domain's plain-Java packages: no Spring, JPA, Hibernate, JDBC, servlet or meter type. */
+  static final String[] CORE = {
+    "job", "reported", "concurrency", "sweep", "gpu", "isolation", "launch", "guard"
   };
 
   static ArchRule springConfigurationOnlyInWiring(String root) {

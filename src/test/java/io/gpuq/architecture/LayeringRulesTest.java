@@ -8,7 +8,9 @@ import com.tngtech.archunit.lang.EvaluationResult;
 import io.gpuq.architecture.fixture.api.EdgeView;
 import io.gpuq.architecture.fixture.gpu.ParentThatPicksItsChild;
 import io.gpuq.architecture.fixture.gpu.nvml.ChildOfItsParent;
+import io.gpuq.architecture.fixture.job.JobThatRunsSql;
 import io.gpuq.architecture.fixture.placement.LeafThatReachesUp;
+import io.gpuq.architecture.fixture.storage.FixtureRows;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -20,6 +22,9 @@ class LayeringRulesTest {
 
   private final JavaClasses fixture =
       new ClassFileImporter().importClasses(LeafThatReachesUp.class, EdgeView.class);
+
+  private final JavaClasses storageFixture =
+      new ClassFileImporter().importClasses(JobThatRunsSql.class, FixtureRows.class);
 
   @Test
   @DisplayName("report a cycle between two packages")
@@ -63,5 +68,28 @@ class LayeringRulesTest {
 
     assertThat(result.hasViolation()).isTrue();
     assertThat(result.getFailureReport().toString()).contains("org.springframework");
+  }
+
+  @Test
+  @DisplayName("report a job class that runs SQL: the job package is core, package-wide")
+  void reportSqlInTheJobPackage() {
+    EvaluationResult result = Layering.coreIsFrameworkFree(FIXTURE).evaluate(storageFixture);
+
+    assertThat(result.hasViolation()).isTrue();
+    assertThat(result.getFailureReport().toString())
+        .contains(JobThatRunsSql.class.getName())
+        .contains("org.springframework.jdbc");
+  }
+
+  @Test
+  @DisplayName("report a core package that uses the storage adapter")
+  void reportTheCoreUsingStorage() {
+    EvaluationResult result =
+        Layering.layers(FIXTURE).withOptionalLayers(true).evaluate(storageFixture);
+
+    assertThat(result.hasViolation()).isTrue();
+    assertThat(result.getFailureReport().toString())
+        .contains(JobThatRunsSql.class.getName())
+        .contains(FixtureRows.class.getName());
   }
 }

@@ -1,11 +1,11 @@
 package io.gpuq.bench;
 
 import io.gpuq.job.JobIds;
-import io.gpuq.job.JobRows;
 import io.gpuq.job.JobSpec;
 import io.gpuq.job.JobSpecs;
 import io.gpuq.job.NewJob;
 import io.gpuq.job.SweepTrial;
+import io.gpuq.storage.JobRows;
 import io.gpuq.support.PostgresDatabase;
 import io.gpuq.support.PostgresSupport;
 import java.lang.management.ManagementFactory;

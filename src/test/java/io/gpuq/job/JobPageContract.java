@@ -4,6 +4,7 @@ import static io.gpuq.job.JobSpecs.aSpec;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpuq.job.Caller.Role;
+import io.gpuq.storage.JpaJobStore;
 import io.gpuq.support.IntegrationTier;
 import jakarta.persistence.EntityManagerFactory;
 import java.time.Clock;

@@ -13,6 +13,7 @@ import static io.gpuq.job.JobSpecs.aSpec;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.gpuq.concurrency.TrialSlots;
 import io.gpuq.job.Caller.Role;
 import io.gpuq.placement.PlacedGpu;
 import io.gpuq.reported.MetricsCaps;

@@ -8,6 +8,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.gpuq.placement.PlacedGpu;
 import io.gpuq.reported.SweepObjective;
+import io.gpuq.storage.JobRepository;
+import io.gpuq.storage.JpaJobStore;
 import io.gpuq.support.IntegrationTier;
 import java.sql.ResultSet;
 import java.time.Clock;

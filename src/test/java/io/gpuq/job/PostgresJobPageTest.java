@@ -39,7 +39,8 @@ class PostgresJobPageTest extends JobPageContract {
       lock.execute("lock table jobs in access exclusive mode");
 
       assertThatThrownBy(() -> service.list(ADMIN, null, Map.of(), null, 10))
-          .isInstanceOf(QueryTimeoutException.class);
+          .isInstanceOf(StoreTimeoutException.class)
+          .hasCauseInstanceOf(QueryTimeoutException.class);
 
       holder.rollback();
     }

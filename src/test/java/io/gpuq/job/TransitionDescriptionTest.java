@@ -61,33 +61,4 @@ class TransitionDescriptionTest {
                     .as(t.name())
                     .isEqualTo(t.attemptEffect() == AttemptEffect.OPENS));
   }
-
-  @Test
-  void the_sql_of_a_success_is_written_from_its_description() {
-    TransitionSql succeed = new TransitionSql(JobTransition.SUCCEED);
-
-    assertThat(succeed.updateJob(true))
-        .isEqualTo(
-            "update jobs set state = ?, finished_at = ?, exit_code = ?, version = version + 1"
-                + " where id = ? and attempt = ? and state in (?)");
-    assertThat(succeed.updateAttempt())
-        .isEqualTo(
-            "update job_attempts set outcome = ?, failure_reason = ?, failure_message = ?,"
-                + " exit_code = ?, finished_at = ? where job_id = ? and attempt = ?");
-  }
-
-  @Test
-  void the_sql_of_a_start_clears_with_null_and_inserts_the_attempt_it_opens() {
-    TransitionSql start = new TransitionSql(JobTransition.START);
-
-    assertThat(start.updateJob(false))
-        .isEqualTo(
-            "update jobs set state = ?, placement = ?, node = ?, started_at = ?,"
-                + " failure_reason = null, failure_message = null, exit_code = null,"
-                + " version = version + 1 where id = ? and state in (?)");
-    assertThat(start.insertAttempt())
-        .isEqualTo(
-            "insert into job_attempts (job_id, attempt, node, placement, budget_bytes, started_at)"
-                + " values (?, ?, ?, ?, ?, ?)");
-  }
 }

@@ -4,6 +4,9 @@ import static io.gpuq.support.JobJson.aJob;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.gpuq.job.Job;
+import io.gpuq.job.JobTransition;
+import io.gpuq.storage.TransitionSql;
 import io.gpuq.support.GpuqProcess;
 import io.gpuq.support.HttpApi;
 import io.gpuq.support.IntegrationTier;
@@ -11,8 +14,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.PreparedStatement;
 import java.time.Duration;
+import java.time.Instant;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
@@ -81,22 +84,18 @@ class CancelledWhileDownTest {
 
   /**
    * What {@code CANCEL} writes (the job and its open attempt end as {@code CANCELLED}), in gpuq's
-   * H2 database, which no gpuq has open now.
+   * H2 database, which no gpuq has open now: the transition's own SQL.
    */
   private static void cancelInTheDatabase(Path dataDir, String jobId) throws Exception {
-    try (Connection db = h2(dataDir);
-        PreparedStatement job =
-            db.prepareStatement(
-                "update jobs set state = 'CANCELLED', finished_at = current_timestamp,"
-                    + " version = version + 1 where id = ? and state = 'RUNNING'");
-        PreparedStatement attempt =
-            db.prepareStatement(
-                "update job_attempts set outcome = 'CANCELLED', finished_at = current_timestamp"
-                    + " where job_id = ? and outcome is null")) {
-      job.setString(1, jobId);
-      attempt.setString(1, jobId);
-      assertThat(job.executeUpdate()).isEqualTo(1);
-      assertThat(attempt.executeUpdate()).isEqualTo(1);
+    try (Connection db = h2(dataDir)) {
+      int[] rows =
+          TransitionSql.move(
+              db,
+              JobTransition.CANCEL,
+              jobId,
+              JobTransition.Change.end(null, null, Job.CANCEL_MESSAGE, Instant.now()));
+      assertThat(rows[0]).isEqualTo(1);
+      assertThat(rows[1]).isEqualTo(1);
     }
   }
 

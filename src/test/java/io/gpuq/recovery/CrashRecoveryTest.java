@@ -4,7 +4,10 @@ import static io.gpuq.support.JobJson.aJob;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.gpuq.job.FailureReason;
+import io.gpuq.job.JobTransition;
 import io.gpuq.launch.ProcessSignals;
+import io.gpuq.storage.TransitionSql;
 import io.gpuq.support.GpuqProcess;
 import io.gpuq.support.HttpApi;
 import io.gpuq.support.IntegrationTier;
@@ -14,6 +17,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -152,21 +156,21 @@ class CrashRecoveryTest {
     }
   }
 
-  /** What another node's reaper writes for a job of a silent node with no attempts left. */
+  /**
+   * What another node's reaper writes for a job of a silent node with no attempts left: the
+   * transition's own SQL.
+   */
   private static void declareLost(Path dataDir, String jobId) throws Exception {
-    try (Connection db = h2(dataDir);
-        PreparedStatement job =
-            db.prepareStatement(
-                "update jobs set state = 'FAILED', failure_reason = 'LOST',"
-                    + " finished_at = current_timestamp where id = ?");
-        PreparedStatement attempt =
-            db.prepareStatement(
-                "update job_attempts set outcome = 'FAILED', failure_reason = 'LOST',"
-                    + " finished_at = current_timestamp where job_id = ?")) {
-      job.setString(1, jobId);
-      attempt.setString(1, jobId);
-      assertThat(job.executeUpdate()).isEqualTo(1);
-      assertThat(attempt.executeUpdate()).isEqualTo(1);
+    try (Connection db = h2(dataDir)) {
+      int[] rows =
+          TransitionSql.move(
+              db,
+              JobTransition.FAIL,
+              jobId,
+              JobTransition.Change.end(
+                  null, FailureReason.LOST, "its node fell silent", Instant.now()));
+      assertThat(rows[0]).isEqualTo(1);
+      assertThat(rows[1]).isEqualTo(1);
     }
   }
 

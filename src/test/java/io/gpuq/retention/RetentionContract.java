@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.gpuq.fs.DataDirectory;
 import io.gpuq.job.JobIds;
 import io.gpuq.job.JobState;
+import io.gpuq.storage.FinishedJobRows;
 import io.gpuq.support.IntegrationTier;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -75,6 +75,11 @@ final class EndsStoredLater implements JobStore {
   }
 
   @Override
+  public <T> Optional<T> update(String id, Function<Job, T> change) {
+    return store.update(id, change);
+  }
+
+  @Override
   public Job submit(NewJob job) {
     return store.submit(job);
   }

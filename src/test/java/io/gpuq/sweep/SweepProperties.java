@@ -2,6 +2,7 @@ package io.gpuq.sweep;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gpuq.concurrency.ConcurrencyLimit;
 import io.gpuq.sweep.Parameter.Scale;
 import io.gpuq.sweep.ParameterValue.NumberValue;
 import io.gpuq.sweep.ParameterValue.StringValue;

@@ -5,6 +5,7 @@ import static io.gpuq.sweep.SweepRequests.aRandomSweep;
 import static io.gpuq.sweep.SweepRequests.anExternalSweep;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gpuq.concurrency.ConcurrencyLimit;
 import io.gpuq.job.FieldError;
 import io.gpuq.sweep.Parameter.Scale;
 import io.gpuq.sweep.SweepRequest.EarlyStoppingRequest;

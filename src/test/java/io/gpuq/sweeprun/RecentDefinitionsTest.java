@@ -1,6 +1,6 @@
 package io.gpuq.sweeprun;
 
-import static io.gpuq.sweeps.SweepBuilder.anExternalSweep;
+import static io.gpuq.storage.SweepBuilder.anExternalSweep;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpuq.sweep.Sweep;

@@ -1,0 +1,301 @@
+package io.gpuq.storage;
+
+import io.gpuq.job.Job;
+import io.gpuq.job.JobTransition;
+import io.gpuq.job.JobTransition.Change;
+import io.gpuq.job.NewJob;
+import io.gpuq.job.SweepTrial;
+import java.io.IOException;
+import java.io.StringReader;
+import java.io.UncheckedIOException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import org.postgresql.PGConnection;
+import org.postgresql.copy.CopyManager;
+
+/**
+ * Many jobs written at once in plain JDBC, in the caller's transaction: a sweep's trials inserted
+ * queued, and cancelled. One JPA save (or load) per job cost a 10,000-trial sweep seconds; these
+ * are batches of {@value #BATCH}. What they write is what the entity writes: an insert is {@link
+ * Job#submit}'s job, column by column, and a cancel is {@link JobTransition#CANCEL} through {@link
+ * TransitionSql}, the description the entity applies too.
+ */
+public final class JobRows {
+
+  /** Rows per JDBC batch of updates. */
+  public static final int BATCH = 500;
+
+  /**
+   * Rows per multi-row insert: one statement per 500 jobs (12,500 parameters) or 2,500 labels
+   * (7,500), below PostgreSQL's 32,767 with room for more columns. A multi-row insert costs the
+   * database one statement instead of hundreds, and needs no driver setting (such as PostgreSQL's
+   * reWriteBatchedInserts) to do so. 500 rather than 100 jobs a statement: a 10,000-trial sweep's
+   * rows took PostgreSQL 10 to 20 % less time, H2 the same (SweepStoreBench, docs/benchmarks.md).
+   */
+  static final int JOBS_PER_INSERT = 500;
+
+  static final int LABELS_PER_INSERT = 2_500;
+
+  private static final String JOB_COLUMNS =
+      "id, owner, name, state, attempt, command, working_dir, env, framework, gpus,"
+          + " gpu_memory_bytes, gpu_fraction, requested_gpu_memory_bytes, requested_gpu_fraction,"
+          + " priority, timeout_millis, max_attempts, oom_growth, idempotency_key, node_selector,"
+          + " created_at, queued_at, sweep_id, trial, parameters, version";
+
+  /** The SQL type each of {@link #JOB_COLUMNS} is bound as, a null too. */
+  private static final int[] JOB_TYPES = {
+    Types.VARCHAR,
+    Types.VARCHAR,
+    Types.VARCHAR,
+    Types.VARCHAR,
+    Types.INTEGER,
+    Types.VARCHAR,
+    Types.VARCHAR,
+    Types.VARCHAR,
+    Types.VARCHAR,
+    Types.INTEGER,
+    Types.BIGINT,
+    Types.DOUBLE,
+    Types.BIGINT,
+    Types.DOUBLE,
+    Types.INTEGER,
+    Types.BIGINT,
+    Types.INTEGER,
+    Types.DOUBLE,
+    Types.VARCHAR,
+    Types.VARCHAR,
+    Types.TIMESTAMP_WITH_TIMEZONE,
+    Types.TIMESTAMP_WITH_TIMEZONE,
+    Types.VARCHAR,
+    Types.INTEGER,
+    Types.VARCHAR,
+    Types.BIGINT
+  };
+
+  private static final String LABEL_COLUMNS = "job_id, label_key, label_value";
+  private static final int[] LABEL_TYPES = {Types.VARCHAR, Types.VARCHAR, Types.VARCHAR};
+
+  private static final JobTransition CANCEL = JobTransition.CANCEL;
+  private static final TransitionSql CANCEL_SQL = new TransitionSql(CANCEL);
+  private static final String CANCEL_ATTEMPT = CANCEL_SQL.updateAttempt();
+
+  private static final JsonColumns.StringList COMMAND = new JsonColumns.StringList();
+  private static final JsonColumns.StringMap MAP = new JsonColumns.StringMap();
+
+  private JobRows() {}
+
+  /**
+   * Inserts these jobs, queued for their first attempt, with their labels: on PostgreSQL by {@code
+   * COPY} (one stream per table, in the caller's transaction), elsewhere by multi-row inserts.
+   * PostgreSQL then parses no statement of 12,500 parameters and the client binds none: for a
+   * 10,000-trial grid, about 10 % less CPU in the server's backend and half the client's
+   * (SweepStoreBench, docs/benchmarks.md). H2 has no COPY from a client.
+   */
+  public static void insertQueued(Connection connection, List<NewJob> newJobs) throws SQLException {
+    List<Job> jobs = new ArrayList<>(newJobs.size());
+    List<Object[]> labels = new ArrayList<>();
+    for (NewJob newJob : newJobs) {
+      Job job = newJob.job();
+      jobs.add(job);
+      job.labels().forEach((key, value) -> labels.add(new Object[] {job.id(), key, value}));
+    }
+    List<Object[]> jobRows = new ArrayList<>(jobs.size());
+    for (Job job : jobs) {
+      jobRows.add(jobValues(job));
+    }
+    // The jobs first: the labels' foreign key needs them.
+    if (connection.isWrapperFor(PGConnection.class)) {
+      CopyManager copy = connection.unwrap(PGConnection.class).getCopyAPI();
+      copyRows(copy, "jobs", JOB_COLUMNS, jobRows);
+      copyRows(copy, "job_labels", LABEL_COLUMNS, labels);
+    } else {
+      insertRows(connection, "jobs", JOB_COLUMNS, JOB_TYPES, JOBS_PER_INSERT, jobRows);
+      insertRows(connection, "job_labels", LABEL_COLUMNS, LABEL_TYPES, LABELS_PER_INSERT, labels);
+    }
+  }
+
+  /** A queued job's columns, in {@link #JOB_COLUMNS}' order: what {@link Job#submit} stores. */
+  private static Object[] jobValues(Job job) {
+    SweepTrial trial = job.sweepTrial().orElse(null);
+    return new Object[] {
+      job.id(),
+      job.owner(),
+      job.name(),
+      job.state().name(),
+      job.attempt(),
+      COMMAND.convertToDatabaseColumn(job.command()),
+      job.workingDir(),
+      MAP.convertToDatabaseColumn(job.env()),
+      job.framework().name(),
+      job.gpus(),
+      job.gpuMemoryBytes(),
+      job.gpuFraction(),
+      job.requestedGpuMemoryBytes(),
+      job.requestedGpuFraction(),
+      job.priority(),
+      job.timeout() == null ? null : job.timeout().toMillis(),
+      job.maxAttempts(),
+      job.oomGrowth(),
+      job.idempotencyKey(),
+      job.nodeSelector().isEmpty() ? null : MAP.convertToDatabaseColumn(job.nodeSelector()),
+      job.createdAt(),
+      job.queuedAt(),
+      trial == null ? null : trial.sweepId(),
+      trial == null ? null : trial.number(),
+      trial == null ? null : trial.parametersJson(),
+      0L // version
+    };
+  }
+
+  private static void copyRows(CopyManager copy, String table, String columns, List<Object[]> rows)
+      throws SQLException {
+    if (rows.isEmpty()) {
+      return;
+    }
+    CopyText text = new CopyText();
+    for (Object[] row : rows) {
+      for (Object value : row) {
+        text.column(value);
+      }
+      text.endRow();
+    }
+    try {
+      copy.copyIn("copy " + table + " (" + columns + ") from stdin", new StringReader(text.text()));
+    } catch (IOException e) {
+      // A StringReader does not fail; the driver's own I/O errors come as SQLExceptions.
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static void insertRows(
+      Connection connection,
+      String table,
+      String columns,
+      int[] types,
+      int rowsPerInsert,
+      List<Object[]> rows)
+      throws SQLException {
+    String values = "(" + String.join(", ", Collections.nCopies(types.length, "?")) + ")";
+    int full = rows.size() / rowsPerInsert;
+    if (full > 0) {
+      try (PreparedStatement insert =
+          connection.prepareStatement(insertSql(table, columns, values, rowsPerInsert))) {
+        for (int chunk = 0; chunk < full; chunk++) {
+          bindChunk(
+              insert, rows.subList(chunk * rowsPerInsert, (chunk + 1) * rowsPerInsert), types);
+          insert.addBatch();
+        }
+        insert.executeBatch();
+      }
+    }
+    List<Object[]> rest = rows.subList(full * rowsPerInsert, rows.size());
+    if (!rest.isEmpty()) {
+      try (PreparedStatement insert =
+          connection.prepareStatement(insertSql(table, columns, values, rest.size()))) {
+        bindChunk(insert, rest, types);
+        insert.executeUpdate();
+      }
+    }
+  }
+
+  private static void bindChunk(PreparedStatement insert, List<Object[]> chunk, int[] types)
+      throws SQLException {
+    int index = 1;
+    for (Object[] row : chunk) {
+      for (int column = 0; column < types.length; column++) {
+        bind(insert, index++, types[column], row[column]);
+      }
+    }
+  }
+
+  private static void bind(PreparedStatement statement, int index, int type, Object value)
+      throws SQLException {
+    if (value == null) {
+      statement.setNull(index, type);
+      return;
+    }
+    switch (type) {
+      case Types.VARCHAR -> statement.setString(index, (String) value);
+      case Types.INTEGER -> statement.setInt(index, (Integer) value);
+      case Types.BIGINT -> statement.setLong(index, (Long) value);
+      case Types.DOUBLE -> statement.setDouble(index, (Double) value);
+      case Types.TIMESTAMP_WITH_TIMEZONE ->
+          statement.setObject(index, ((Instant) value).atOffset(ZoneOffset.UTC));
+      default -> throw new IllegalArgumentException("no binding for SQL type " + type);
+    }
+  }
+
+  private static String insertSql(String table, String columns, String values, int rows) {
+    return "insert into "
+        + table
+        + " ("
+        + columns
+        + ") values "
+        + String.join(", ", Collections.nCopies(rows, values));
+  }
+
+  /**
+   * Cancels the queued and running jobs of {@code where} ({@link JobTransition#CANCEL}), as {@link
+   * JobStore#cancel} does one: a stored fact that the node running a worker acts on. One set-based
+   * update for them all, generated from the transition as the entity applies it; then the attempts
+   * it left open (of the jobs that were running, a few however many were queued) are ended one by
+   * one. Row by row, locked first, a 10,000-trial sweep's cancel took 27 s (issue 24).
+   *
+   * <p>A claim of one of the jobs either committed first (the update, waiting for it if need be,
+   * finds the job running and cancels it, and its open attempt is found afterwards) or waits for
+   * this transaction and finds the job cancelled.
+   *
+   * @param where a condition on {@code jobs} (alias none), e.g. {@code sweep_id = ?}
+   * @param arguments its parameters
+   * @return the ids of the jobs that were running, whose workers are to be stopped
+   */
+  public static List<String> cancelWhere(
+      Connection connection, String where, List<Object> arguments, Instant now)
+      throws SQLException {
+    Change change = Change.end(null, null, Job.CANCEL_MESSAGE, now);
+    try (PreparedStatement update =
+        connection.prepareStatement(CANCEL_SQL.updateJobsWhere(where))) {
+      CANCEL_SQL.bindJobsWhere(update, change, arguments);
+      update.executeUpdate();
+    }
+    List<String> running = new ArrayList<>();
+    List<Integer> attempts = new ArrayList<>();
+    try (PreparedStatement open =
+        connection.prepareStatement(
+            "select j.id, j.attempt from jobs j where ("
+                + where
+                + ") and j.state = ? and exists (select 1 from job_attempts a"
+                + " where a.job_id = j.id and a.attempt = j.attempt and a.outcome is null)"
+                + " order by j.id")) {
+      int index = 1;
+      for (Object argument : arguments) {
+        open.setObject(index++, argument);
+      }
+      open.setString(index, CANCEL.target().name());
+      try (ResultSet row = open.executeQuery()) {
+        while (row.next()) {
+          running.add(row.getString("id"));
+          attempts.add(row.getInt("attempt"));
+        }
+      }
+    }
+    for (int from = 0; from < running.size(); from += BATCH) {
+      try (PreparedStatement endAttempt = connection.prepareStatement(CANCEL_ATTEMPT)) {
+        for (int i = from; i < Math.min(running.size(), from + BATCH); i++) {
+          CANCEL_SQL.bindAttemptUpdate(endAttempt, running.get(i), attempts.get(i), change);
+          endAttempt.addBatch();
+        }
+        endAttempt.executeBatch();
+      }
+    }
+    return running;
+  }
+}

@@ -1,0 +1,404 @@
+package io.gpuq.storage;
+
+import io.gpuq.concurrency.TrialSlots;
+import io.gpuq.job.AttemptEnd;
+import io.gpuq.job.AttemptStanding;
+import io.gpuq.job.ClaimedJob;
+import io.gpuq.job.IdempotencyKeyTakenException;
+import io.gpuq.job.Job;
+import io.gpuq.job.JobAttempt;
+import io.gpuq.job.JobFilter;
+import io.gpuq.job.JobPage;
+import io.gpuq.job.JobPlacement;
+import io.gpuq.job.JobState;
+import io.gpuq.job.JobStore;
+import io.gpuq.job.JobStoreUnavailableException;
+import io.gpuq.job.LostAttempt;
+import io.gpuq.job.NewJob;
+import io.gpuq.job.QueueHead;
+import io.gpuq.job.QueuedJob;
+import io.gpuq.job.Standing;
+import io.gpuq.job.StoppedAttempt;
+import io.gpuq.job.StoppedAttempts;
+import io.gpuq.job.StoreTimeoutException;
+import io.gpuq.job.TrialSeries;
+import io.gpuq.job.WorkerProcess;
+import io.gpuq.reported.MetricsPage;
+import io.gpuq.reported.MetricsUpdate;
+import io.gpuq.reported.ReportedPoint;
+import io.gpuq.reported.ReportingJob;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.annotation.Lazy;
+import org.springframework.dao.DataAccessException;
+import org.springframework.dao.DataIntegrityViolationException;
+import org.springframework.dao.OptimisticLockingFailureException;
+import org.springframework.data.domain.Limit;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.TransactionException;
+import org.springframework.transaction.support.TransactionCallback;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The job store in a relational database (H2, PostgreSQL), through JPA, with plain-JDBC fast paths
+ * where loading the entity cost the scheduler most of its CPU ({@link TransitionWrites}). Each use
+ * is its own transaction; what many threads hand in at once (submissions, workers' starts and ends)
+ * shares a commit ({@link GroupCommit}).
+ */
+@Component
+public class JpaJobStore implements JobStore {
+
+  private static final Logger log = LoggerFactory.getLogger(JpaJobStore.class);
+  private static final int MAX_CONFLICT_RETRIES = 5;
+  private static final int MAX_BATCH = 64;
+  private static final int MAX_IDS_PER_QUERY = 500;
+  private static final Duration WORKER_EVENT_LINGER = Duration.ofMillis(5);
+
+  private final JobRepository jobs;
+  private final TransactionTemplate tx;
+  private final TransactionTemplate reads;
+  private final GroupCommit<NewJob, Job> newJobs;
+  private final GroupCommit<WorkerEvent, JobState> workerEvents;
+
+  /**
+   * The repository comes as a proxy that creates it on first use: creating it needs Hibernate's
+   * metamodel, which is built in the background while the rest of gpuq starts
+   * (wiring.JpaBootstrapConfiguration); wiring this store must not wait for it.
+   */
+  public JpaJobStore(@Lazy JobRepository jobs, TransactionTemplate tx) {
+    this.jobs = jobs;
+    this.tx = tx;
+    this.reads = readOnly(tx);
+    this.newJobs =
+        new GroupCommit<>(
+            "gpuq-submit-writer",
+            MAX_BATCH,
+            Duration.ZERO,
+            batch -> tx.execute(status -> jobs.saveAll(batch.stream().map(NewJob::job).toList())),
+            one -> tx.execute(status -> jobs.save(one.job())));
+    this.workerEvents =
+        new GroupCommit<>(
+            "gpuq-worker-event-writer",
+            MAX_BATCH,
+            // Nobody waits on these (a worker's place is free before its end is written), so a
+            // few milliseconds gather more of them per commit.
+            WORKER_EVENT_LINGER,
+            batch -> tx.execute(status -> batch.stream().map(this::apply).toList()),
+            one -> retryingOnConflict(status -> apply(one)));
+  }
+
+  /**
+   * The template for what users read (a job, a page, an idempotency key's job). Read-only,
+   * Hibernate keeps no snapshot of what it loads (a copy of each JSON column, made by writing it
+   * and parsing it again) and does not flush, so dirty-checking nothing, at the end.
+   */
+  private static TransactionTemplate readOnly(TransactionTemplate tx) {
+    TransactionTemplate reads = new TransactionTemplate(tx.getTransactionManager(), tx);
+    reads.setReadOnly(true);
+    return reads;
+  }
+
+  /** Writes what submissions and workers' ends handed in before the application stops. */
+  @Override
+  public void close() {
+    newJobs.close();
+    workerEvents.close();
+  }
+
+  /** What workers report, written in the order it happened, many per commit. */
+  private sealed interface WorkerEvent {}
+
+  private record ProcessStarted(WorkerProcess process) implements WorkerEvent {}
+
+  private record Ended(AttemptEnd end) implements WorkerEvent {}
+
+  private JobState apply(WorkerEvent event) {
+    if (event instanceof ProcessStarted started) {
+      WorkerProcess p = started.process();
+      jobs.recordWorkerProcess(p.jobId(), p.attempt(), p.pid(), p.startTicks());
+      return null;
+    }
+    return applyEnd(((Ended) event).end());
+  }
+
+  @Override
+  public Job submit(NewJob job) {
+    try {
+      // Concurrent submissions share a commit.
+      return await(newJobs.write(job));
+    } catch (DataIntegrityViolationException e) {
+      if (job.idempotencyKey() == null) {
+        throw e;
+      }
+      // The unique index on (owner, key) let another job with this key in first.
+      throw new IdempotencyKeyTakenException(job.owner(), job.idempotencyKey(), e);
+    }
+  }
+
+  @Override
+  public Optional<Job> find(String id) {
+    return reads.execute(status -> jobs.findWithAttempts(id));
+  }
+
+  @Override
+  public Optional<Job> findByKey(String owner, String idempotencyKey) {
+    return reads.execute(status -> jobs.findByOwnerAndIdempotencyKey(owner, idempotencyKey));
+  }
+
+  @Override
+  public JobPage page(JobFilter filter) {
+    try {
+      return reads.execute(status -> jobs.page(filter));
+    } catch (org.springframework.dao.QueryTimeoutException
+        | jakarta.persistence.QueryTimeoutException e) {
+      throw new StoreTimeoutException(e);
+    }
+  }
+
+  @Override
+  public QueueHead queueHead(int cpuOnlyLimit, int gpuLimit) {
+    return tx.execute(
+        status -> {
+          // Trials of a full sweep are left out, so that they do not fill the lookahead while
+          // the jobs behind them could start.
+          Map<String, TrialSlots> full = jobs.fullSweeps();
+          List<QueuedJob> cpu =
+              cpuOnlyLimit == 0
+                  ? List.of()
+                  : full.isEmpty()
+                      ? jobs.findCpuQueueHead(Limit.of(cpuOnlyLimit))
+                      : jobs.findCpuQueueHeadWithout(full.keySet(), Limit.of(cpuOnlyLimit));
+          List<QueuedJob> gpu =
+              gpuLimit == 0
+                  ? List.of()
+                  : full.isEmpty()
+                      ? jobs.findGpuQueueHead(Limit.of(gpuLimit))
+                      : jobs.findGpuQueueHeadWithout(full.keySet(), Limit.of(gpuLimit));
+          Set<String> sweeps = new HashSet<>();
+          cpu.forEach(job -> addSweep(sweeps, job));
+          gpu.forEach(job -> addSweep(sweeps, job));
+          Map<String, TrialSlots> limited = new HashMap<>(full);
+          limited.putAll(jobs.trialSlots(sweeps));
+          return new QueueHead(cpu, gpu, limited);
+        });
+  }
+
+  private static void addSweep(Set<String> sweeps, QueuedJob job) {
+    if (job.sweepId() != null) {
+      sweeps.add(job.sweepId());
+    }
+  }
+
+  @Override
+  public List<ClaimedJob> claim(Map<String, JobPlacement> placements, Instant now) {
+    if (placements.isEmpty()) {
+      return List.of();
+    }
+    // No entity is written, so no version check can fail: nothing to retry.
+    return tx.execute(
+        status -> {
+          // The sweeps' rows before the jobs': a sweep's cancel takes them in that order too.
+          Map<String, TrialSlots> slots = jobs.lockTrialSlotsOf(placements.keySet());
+          List<ClaimedJob> locked = inClaimOrder(jobs.lockToStart(placements.keySet()), placements);
+          return jobs.startWithoutLoading(
+              ClaimedJob.withinTrialLimits(locked, slots), placements, now);
+        });
+  }
+
+  private static List<ClaimedJob> inClaimOrder(
+      List<ClaimedJob> locked, Map<String, JobPlacement> placements) {
+    if (locked.size() < 2) {
+      return locked;
+    }
+    Map<String, ClaimedJob> byId = new HashMap<>();
+    locked.forEach(job -> byId.put(job.id(), job));
+    List<ClaimedJob> ordered = new ArrayList<>(locked.size());
+    for (String id : placements.keySet()) {
+      ClaimedJob job = byId.get(id);
+      if (job != null) {
+        ordered.add(job);
+      }
+    }
+    return ordered;
+  }
+
+  @Override
+  public CompletableFuture<Void> recordProcess(WorkerProcess process) {
+    return translated(workerEvents.write(new ProcessStarted(process))).thenApply(state -> null);
+  }
+
+  @Override
+  public CompletableFuture<JobState> endAttempt(AttemptEnd end) {
+    return translated(workerEvents.write(new Ended(end)));
+  }
+
+  /** A write's failure in the store's words: a database that cannot write now is unavailable. */
+  private static <T> CompletableFuture<T> translated(CompletableFuture<T> write) {
+    CompletableFuture<T> result = new CompletableFuture<>();
+    write.whenComplete(
+        (value, failure) -> {
+          if (failure == null) {
+            result.complete(value);
+          } else {
+            result.completeExceptionally(unavailableIfSo(failure));
+          }
+        });
+    return result;
+  }
+
+  private static Throwable unavailableIfSo(Throwable failure) {
+    Throwable cause = failure instanceof CompletionException ? failure.getCause() : failure;
+    for (Throwable t = cause; t != null; t = t.getCause()) {
+      if (t instanceof DataAccessException || t instanceof TransactionException) {
+        return new JobStoreUnavailableException(cause);
+      }
+    }
+    return cause;
+  }
+
+  private JobState applyEnd(AttemptEnd end) {
+    if (end.outcome().isSuccess()
+        && jobs.succeedWithoutLoading(
+            end.jobId(), end.attempt(), end.outcome().exitCode(), end.endedAt())) {
+      return JobState.SUCCEEDED;
+    }
+    // Any other case (a failure, cancelled meanwhile, an older attempt) is left to the entity.
+    return jobs.findById(end.jobId()).map(job -> job.endAttempt(end)).orElse(null);
+  }
+
+  @Override
+  public <T> Optional<T> update(String id, Function<Job, T> change) {
+    return retryingOnConflict(status -> jobs.findById(id).map(change));
+  }
+
+  /**
+   * Runs a read-modify-write of one job, again if a concurrent writer (the user cancelling while
+   * the worker exits) changed the job first; the version column detects it.
+   */
+  private <T> T retryingOnConflict(TransactionCallback<T> work) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return tx.execute(work);
+      } catch (OptimisticLockingFailureException e) {
+        if (attempt == MAX_CONFLICT_RETRIES) {
+          throw e;
+        }
+        log.debug("concurrent update of a job, retrying ({})", e.getMessage());
+      }
+    }
+  }
+
+  @Override
+  public List<Job> runningOn(String node) {
+    return tx.execute(status -> jobs.findByStateAndNode(JobState.RUNNING, node));
+  }
+
+  @Override
+  public List<LostAttempt> lostAttemptsOn(String node, Instant declaredSince) {
+    return tx.execute(status -> jobs.findLostAttemptsOn(node, declaredSince));
+  }
+
+  @Override
+  public List<StoppedAttempt> stoppedAttemptsOn(String node, Instant endedSince) {
+    return tx.execute(
+        status -> jobs.findStoppedAttemptsOn(node, endedSince, StoppedAttempts.STATES));
+  }
+
+  @Override
+  public AttemptStanding standingOf(String jobId, int attempt, String node) {
+    return tx.execute(status -> jobs.findById(jobId).map(job -> Standing.of(job, attempt, node)))
+        .orElse(AttemptStanding.GONE);
+  }
+
+  /** Read in one query per {@value #MAX_IDS_PER_QUERY} ids, however many there are. */
+  @Override
+  public Set<String> endedAmong(Collection<String> ids) {
+    List<JobState> ended = Arrays.stream(JobState.values()).filter(JobState::isTerminal).toList();
+    List<String> all = List.copyOf(ids);
+    Set<String> found = new HashSet<>();
+    for (int from = 0; from < all.size(); from += MAX_IDS_PER_QUERY) {
+      List<String> chunk = all.subList(from, Math.min(all.size(), from + MAX_IDS_PER_QUERY));
+      found.addAll(tx.execute(status -> jobs.findIdsInStates(chunk, ended)));
+    }
+    return found;
+  }
+
+  @Override
+  public Optional<Long> peakGpuMemoryOf(String id, int attempt) {
+    return tx.execute(
+        status ->
+            jobs.findById(id).stream()
+                .flatMap(job -> job.attempts().stream())
+                .filter(a -> a.attempt() == attempt)
+                .findFirst()
+                .map(JobAttempt::peakGpuMemoryBytes));
+  }
+
+  @Override
+  public Map<JobState, Long> countByState() {
+    Map<JobState, Long> counts = new EnumMap<>(JobState.class);
+    for (JobState state : JobState.values()) {
+      counts.put(state, 0L);
+    }
+    tx.execute(status -> jobs.countByStateRaw())
+        .forEach(row -> counts.put((JobState) row[0], (Long) row[1]));
+    return counts;
+  }
+
+  @Override
+  public List<ReportingJob> jobsReportingOn(String node, String afterId, int limit) {
+    return tx.execute(status -> jobs.findReportingOn(node, afterId, limit));
+  }
+
+  @Override
+  public Optional<ReportingJob> reportingJob(String jobId) {
+    return tx.execute(status -> jobs.findReporting(jobId));
+  }
+
+  @Override
+  public void recordMetrics(MetricsUpdate update) {
+    tx.executeWithoutResult(status -> jobs.insertMetrics(update));
+  }
+
+  @Override
+  public List<ReportedPoint> metricsOf(String jobId, int limit) {
+    return tx.execute(status -> jobs.findMetrics(jobId, limit));
+  }
+
+  @Override
+  public MetricsPage metricsPage(String jobId, long after, int limit, long maxBytes) {
+    return tx.execute(status -> jobs.findMetricsPage(jobId, after, limit, maxBytes));
+  }
+
+  @Override
+  public List<TrialSeries> sweepSeries(String sweepId, String metric) {
+    return tx.execute(status -> jobs.findSweepSeries(sweepId, metric));
+  }
+
+  /** Waits for a group commit, rethrowing what failed the write as it was thrown. */
+  private static <T> T await(CompletableFuture<T> write) {
+    try {
+      return write.join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof RuntimeException cause) {
+        throw cause;
+      }
+      throw e;
+    }
+  }
+}

@@ -1,0 +1,221 @@
+package io.gpuq.storage;
+
+import io.gpuq.job.JobPlacement;
+import io.gpuq.job.JobState;
+import io.gpuq.job.JobTransition;
+import io.gpuq.job.JobTransition.AttemptEffect;
+import io.gpuq.job.JobTransition.Change;
+import io.gpuq.job.JobTransition.Value;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A transition's description ({@link JobTransition}) as SQL: the {@code set} list of the job's row
+ * and of its attempt's row, and the values bound to them, converted as the entity's converters and
+ * Hibernate convert them. Nothing here names a field a transition writes.
+ */
+public final class TransitionSql {
+
+  private final JobTransition transition;
+
+  TransitionSql(JobTransition transition) {
+    this.transition = transition;
+  }
+
+  /**
+   * {@code update jobs set state = ?, ... where id = ? [and attempt = ?] and state in (...)}: the
+   * parameters are the state, the transition's values ({@link #bindJob}), then the id, then (when
+   * {@code byAttempt}) the attempt, then the source states.
+   */
+  String updateJob(boolean byAttempt) {
+    List<String> sets = new ArrayList<>();
+    sets.add("state = ?");
+    transition.jobWrites().forEach((field, value) -> sets.add(field.column() + assigned(value)));
+    // As an entity update would: a transaction holding the job (a cancel) then fails instead of
+    // overwriting this.
+    sets.add("version = version + 1");
+    return "update jobs set "
+        + String.join(", ", sets)
+        + " where id = ?"
+        + (byAttempt ? " and attempt = ?" : "")
+        + " and state in ("
+        + String.join(", ", Collections.nCopies(transition.sources().size(), "?"))
+        + ")";
+  }
+
+  /**
+   * {@code update jobs set state = ?, ... where (<where>) and state in (...)}: every job a
+   * condition matches, moved in one statement. The parameters are the state, the transition's
+   * values ({@link #bindJobsWhere}), the condition's, then the source states. Only for a transition
+   * whose job writes do not depend on each job's own values (its attempt number).
+   */
+  String updateJobsWhere(String where) {
+    if (transition.jobWrites().containsValue(Value.NEXT_ATTEMPT)) {
+      throw new IllegalStateException(transition + " writes each job's own attempt number");
+    }
+    List<String> sets = new ArrayList<>();
+    sets.add("state = ?");
+    transition.jobWrites().forEach((field, value) -> sets.add(field.column() + assigned(value)));
+    sets.add("version = version + 1");
+    return "update jobs set "
+        + String.join(", ", sets)
+        + " where ("
+        + where
+        + ") and state in ("
+        + String.join(", ", Collections.nCopies(transition.sources().size(), "?"))
+        + ")";
+  }
+
+  /** Binds {@link #updateJobsWhere}'s parameters from 1. */
+  void bindJobsWhere(PreparedStatement statement, Change change, List<Object> arguments)
+      throws SQLException {
+    int index = 1;
+    statement.setString(index++, transition.target().name());
+    index = bind(statement, index, transition.jobWrites(), change, 0);
+    for (Object argument : arguments) {
+      statement.setObject(index++, argument);
+    }
+    for (JobState source : List.copyOf(transition.sources())) {
+      statement.setString(index++, source.name());
+    }
+  }
+
+  /**
+   * Moves one job by {@code transition} on {@code db}, in the SQL the store writes for it: the
+   * job's row, guarded by the states the move leaves, then, when the move ends an attempt, the row
+   * of the job's current attempt if it is still open. For whoever has the database to itself (a
+   * test of a node that is down) and needs a state another node's move would have left.
+   *
+   * @return the rows written: the job's (0 when it was in no state the move leaves), then its
+   *     attempt's
+   */
+  public static int[] move(Connection db, JobTransition transition, String jobId, Change change)
+      throws SQLException {
+    if (transition.attemptEffect() == AttemptEffect.OPENS) {
+      throw new IllegalArgumentException(transition + " opens an attempt: claim the job instead");
+    }
+    TransitionSql sql = new TransitionSql(transition);
+    int attempt;
+    try (PreparedStatement read = db.prepareStatement("select attempt from jobs where id = ?")) {
+      read.setString(1, jobId);
+      try (ResultSet row = read.executeQuery()) {
+        if (!row.next()) {
+          return new int[] {0, 0};
+        }
+        attempt = row.getInt(1);
+      }
+    }
+    int job;
+    try (PreparedStatement update = db.prepareStatement(sql.updateJob(true))) {
+      sql.bindJob(update, 1, change, jobId, attempt);
+      job = update.executeUpdate();
+    }
+    if (job == 0) {
+      return new int[] {0, 0};
+    }
+    try (PreparedStatement update =
+        db.prepareStatement(sql.updateAttempt() + " and outcome is null")) {
+      sql.bindAttemptUpdate(update, jobId, attempt, change);
+      return new int[] {job, update.executeUpdate()};
+    }
+  }
+
+  /** {@code insert into job_attempts (job_id, attempt, <what opening writes>) values (...)}. */
+  String insertAttempt() {
+    List<String> columns = new ArrayList<>(List.of("job_id", "attempt"));
+    transition.attemptWrites().keySet().forEach(field -> columns.add(field.column()));
+    return "insert into job_attempts ("
+        + String.join(", ", columns)
+        + ") values ("
+        + String.join(", ", Collections.nCopies(columns.size(), "?"))
+        + ")";
+  }
+
+  /** {@code update job_attempts set <what ending writes> where job_id = ? and attempt = ?}. */
+  String updateAttempt() {
+    List<String> sets = new ArrayList<>();
+    transition
+        .attemptWrites()
+        .forEach((field, value) -> sets.add(field.column() + assigned(value)));
+    return "update job_attempts set "
+        + String.join(", ", sets)
+        + " where job_id = ? and attempt = ?";
+  }
+
+  /**
+   * Binds the job update's parameters from {@code index}.
+   *
+   * @return the next free index
+   */
+  int bindJob(PreparedStatement statement, int index, Change change, String id, Integer attempt)
+      throws SQLException {
+    statement.setString(index++, transition.target().name());
+    index = bind(statement, index, transition.jobWrites(), change, attempt == null ? 0 : attempt);
+    statement.setString(index++, id);
+    if (attempt != null) {
+      statement.setInt(index++, attempt);
+    }
+    for (JobState source : List.copyOf(transition.sources())) {
+      statement.setString(index++, source.name());
+    }
+    return index;
+  }
+
+  /** Binds the attempt insert's parameters. */
+  void bindAttemptInsert(PreparedStatement statement, String jobId, int attempt, Change change)
+      throws SQLException {
+    statement.setString(1, jobId);
+    statement.setInt(2, attempt);
+    bind(statement, 3, transition.attemptWrites(), change, attempt);
+  }
+
+  /** Binds the attempt update's parameters. */
+  void bindAttemptUpdate(PreparedStatement statement, String jobId, int attempt, Change change)
+      throws SQLException {
+    int index = bind(statement, 1, transition.attemptWrites(), change, attempt);
+    statement.setString(index++, jobId);
+    statement.setInt(index, attempt);
+  }
+
+  private static String assigned(Value value) {
+    return value == Value.NONE ? " = null" : " = ?";
+  }
+
+  private int bind(
+      PreparedStatement statement,
+      int index,
+      Map<? extends Enum<?>, Value> writes,
+      Change change,
+      int attempt)
+      throws SQLException {
+    for (Value value : writes.values()) {
+      if (value != Value.NONE) {
+        statement.setObject(index++, jdbc(change.valueOf(value, transition, attempt)));
+      }
+    }
+    return index;
+  }
+
+  /** A value as its column holds it. */
+  private static Object jdbc(Object value) {
+    if (value instanceof Instant instant) {
+      // The same instant Hibernate would write, whatever the server's time zone.
+      return instant.atOffset(ZoneOffset.UTC);
+    }
+    if (value instanceof JobPlacement placement) {
+      return JsonColumns.write(placement);
+    }
+    if (value instanceof Enum<?> constant) {
+      return constant.name();
+    }
+    return value;
+  }
+}
