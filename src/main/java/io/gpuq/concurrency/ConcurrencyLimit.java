@@ -17,7 +17,15 @@ public record ConcurrencyLimit(int max) {
    * running count over the limit, as after the limit was lowered, starts none).
    */
   public int startable(int running, int queued) {
-    return Math.max(0, Math.min(queued, max - Math.max(0, running)));
+    return Math.min(queued, free(running));
+  }
+
+  /**
+   * How many more trials may start while {@code running} run, queued or not: the one rule, which
+   * the scheduler asks through {@link TrialSlots#free()}.
+   */
+  public int free(long running) {
+    return (int) Math.max(0, max - Math.max(0, running));
   }
 
   public boolean isUnlimited() {

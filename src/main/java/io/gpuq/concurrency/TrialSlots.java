@@ -7,9 +7,9 @@ package io.gpuq.concurrency;
  */
 public record TrialSlots(int maxConcurrent, long running) {
 
-  /** How many more of its trials may start. */
+  /** How many more of its trials may start: {@link ConcurrencyLimit}'s rule. */
   public int free() {
-    return (int) Math.max(0, maxConcurrent - running);
+    return new ConcurrencyLimit(maxConcurrent).free(running);
   }
 
   public boolean full() {
