@@ -11,9 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.sql.Connection;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Clock;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -25,7 +22,6 @@ import java.util.zip.Deflater;
 import java.util.zip.GZIPOutputStream;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipInputStream;
-import javax.sql.DataSource;
 
 /**
  * Online backups of the embedded H2 database into one directory, each a gzipped copy of the
@@ -50,17 +46,17 @@ public final class DatabaseBackups {
   private static final DateTimeFormatter STAMP =
       DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").withZone(ZoneOffset.UTC);
 
-  private final DataSource database;
+  private final OnlineCopy database;
   private final Path directory;
   private final int keep;
   private final Clock clock;
 
   /**
-   * @param database the embedded H2 database
+   * @param database the embedded H2 database, as its online copy
    * @param directory where the backups go; created if missing
    * @param keep how many of the newest backups are kept, at least 1
    */
-  public DatabaseBackups(DataSource database, Path directory, int keep, Clock clock) {
+  public DatabaseBackups(OnlineCopy database, Path directory, int keep, Clock clock) {
     if (keep < 1) {
       throw new IllegalArgumentException("keep at least one backup, not " + keep);
     }
@@ -83,7 +79,7 @@ public final class DatabaseBackups {
       Path zip = directory.resolve(PARTIAL + stamp + ".zip");
       Path partial = directory.resolve(PARTIAL + stamp + SUFFIX);
       try {
-        backUpTo(zip);
+        database.copyTo(zip);
         gzipDatabaseFile(zip, partial);
         Path done = directory.resolve(PREFIX + stamp + SUFFIX);
         Files.move(partial, done, StandardCopyOption.ATOMIC_MOVE);
@@ -122,15 +118,6 @@ public final class DatabaseBackups {
     // The names carry the time in a fixed width: by name is by time.
     found.sort(Comparator.comparing((Path p) -> p.getFileName().toString()).reversed());
     return found;
-  }
-
-  private void backUpTo(Path zip) {
-    try (Connection connection = database.getConnection();
-        Statement statement = connection.createStatement()) {
-      statement.execute("BACKUP TO '" + zip.toString().replace("'", "''") + "'");
-    } catch (SQLException e) {
-      throw new IllegalStateException("H2 could not back up the database: " + e.getMessage(), e);
-    }
   }
 
   /** The database file out of H2's zip into a gzip, flushed to disk before it is renamed. */

@@ -5,6 +5,7 @@ import io.gpuq.backup.DatabaseBackups;
 import io.gpuq.config.GpuqProperties;
 import io.gpuq.fs.DataDirectory;
 import io.gpuq.fs.StorageGuard;
+import io.gpuq.storage.H2OnlineCopy;
 import java.time.Clock;
 import java.time.Duration;
 import javax.sql.DataSource;
@@ -34,7 +35,10 @@ public class BackupConfiguration {
     GpuqProperties.Backup backup = properties.backup();
     DatabaseBackups backups =
         new DatabaseBackups(
-            dataSource, new DataDirectory(properties.dataDir()).backups(), backup.keep(), clock);
+            new H2OnlineCopy(dataSource),
+            new DataDirectory(properties.dataDir()).backups(),
+            backup.keep(),
+            clock);
     Duration interval = backup.interval();
     if (!embeddedH2(environment)) {
       log.info("database backups: not by gpuq on PostgreSQL; back it up with its own tools");

@@ -3,6 +3,7 @@ package io.gpuq.backup;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.gpuq.storage.H2OnlineCopy;
 import io.gpuq.support.IntegrationTier;
 import io.gpuq.support.SettableClock;
 import java.io.IOException;
@@ -51,7 +52,7 @@ class DatabaseBackupsTest {
 
   @Test
   void aBackupIsAGzippedDatabaseFileThatOpensWithEveryJobInIt() throws Exception {
-    Path backup = new DatabaseBackups(database, backups, 4, clock).backUp();
+    Path backup = new DatabaseBackups(new H2OnlineCopy(database), backups, 4, clock).backUp();
 
     assertThat(backup.getFileName().toString()).isEqualTo("gpuq-20261202T201500Z.mv.db.gz");
     assertThat(jobsIn(restored(backup))).containsExactly("job-1", "job-2", "job-3");
@@ -59,7 +60,8 @@ class DatabaseBackupsTest {
 
   @Test
   void aBackupHoldsWhatWasCommittedBeforeItAndNothingAfter() throws Exception {
-    DatabaseBackups backups = new DatabaseBackups(database, this.backups, 4, clock);
+    DatabaseBackups backups =
+        new DatabaseBackups(new H2OnlineCopy(database), this.backups, 4, clock);
     Path first = backups.backUp();
     insertJobs("job-4");
     clock.advance(Duration.ofMinutes(15));
@@ -72,7 +74,8 @@ class DatabaseBackupsTest {
 
   @Test
   void onlyTheNewestAreKeptAndNoPartialFileIsLeft() throws Exception {
-    DatabaseBackups backups = new DatabaseBackups(database, this.backups, 3, clock);
+    DatabaseBackups backups =
+        new DatabaseBackups(new H2OnlineCopy(database), this.backups, 3, clock);
     List<Path> made = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
       made.add(backups.backUp());
@@ -92,7 +95,7 @@ class DatabaseBackupsTest {
     Files.createDirectories(backups);
     Path leftover = Files.writeString(backups.resolve(".partial-20261202T200000Z.mv.db.gz"), "x");
 
-    Path backup = new DatabaseBackups(database, backups, 4, clock).backUp();
+    Path backup = new DatabaseBackups(new H2OnlineCopy(database), backups, 4, clock).backUp();
 
     assertThat(leftover).doesNotExist();
     assertThat(DatabaseBackups.latest(backups)).contains(backup);
@@ -100,7 +103,7 @@ class DatabaseBackupsTest {
 
   @Test
   void keepsAtLeastOne() {
-    assertThatThrownBy(() -> new DatabaseBackups(database, backups, 0, clock))
+    assertThatThrownBy(() -> new DatabaseBackups(new H2OnlineCopy(database), backups, 0, clock))
         .isInstanceOf(IllegalArgumentException.class);
   }
 
