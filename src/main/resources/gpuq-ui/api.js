@@ -89,13 +89,41 @@ export function whenShared(fn) {
   return () => watchers.delete(fn);
 }
 
+// Another tab asking gpuq for a path right now: path -> when it began. A tab about to ask the
+// same waits for that answer instead (at most SHARED_MS after the other began), so that tabs whose
+// refreshes fall together still ask once.
+const asking = new Map();
+const awaiting = new Map(); // path -> functions to call when an answer for it is heard
+
+function heardFor(path, ms) {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timeout);
+      const list = awaiting.get(path);
+      if (list) list.delete(done);
+      resolve();
+    };
+    const timeout = setTimeout(done, ms);
+    if (!awaiting.has(path)) awaiting.set(path, new Set());
+    awaiting.get(path).add(done);
+  });
+}
+
 function heard(m) {
   if (m && m.forget) {
     shared.clear();
+    asking.clear();
     return;
   }
-  if (!m || typeof m.path !== 'string' || typeof m.etag !== 'string') return;
+  if (!m || typeof m.path !== 'string') return;
+  if (m.asking) {
+    asking.set(m.path, Date.now());
+    return;
+  }
+  if (typeof m.etag !== 'string') return;
+  asking.delete(m.path);
   keep(m.path, m.etag, m.body);
+  for (const done of [...(awaiting.get(m.path) || [])]) done();
   if (m.body != null) for (const fn of watchers) fn(m.path);
 }
 
@@ -113,8 +141,15 @@ function tell(path, etag, body) {
 }
 
 export async function getChanged(path, fresh) {
-  share();
+  const ch = share();
   if (fresh) etags.delete(path);
+  if (!fresh) {
+    const since = asking.get(path);
+    const near = shared.get(path);
+    if (since !== undefined && !(near && Date.now() - near.at < SHARED_MS) && Date.now() - since < SHARED_MS) {
+      await heardFor(path, SHARED_MS - (Date.now() - since));
+    }
+  }
   const seen = etags.get(path);
   const near = shared.get(path);
   if (!fresh && near && Date.now() - near.at < SHARED_MS) {
@@ -124,6 +159,7 @@ export async function getChanged(path, fresh) {
       return near.body;
     }
   }
+  if (ch) ch.postMessage({path, asking: true});
   const extra = seen ? {'If-None-Match': seen.etag} : {};
   const res = await fetch(path, {headers: headers(extra), cache: 'no-store'});
   if (res.status === 304 && seen) {

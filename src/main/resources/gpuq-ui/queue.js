@@ -168,7 +168,9 @@ export function queueView(main, params) {
       status('refresh failed: ' + e.message, true);
     }
     clearTimeout(timer);
-    if (!stopped) timer = setTimeout(refresh, REFRESH_MS);
+    // Up to a quarter less, at random: tabs that were answered together do not stay in step, so
+    // that one of them asks and the others use its answer (api.js).
+    if (!stopped) timer = setTimeout(refresh, REFRESH_MS - Math.random() * 250);
   }
 
   function selectAll(on) {
