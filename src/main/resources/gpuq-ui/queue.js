@@ -1,9 +1,10 @@
-import {getChanged, post} from './api.js';
+import {getChanged, post, whenShared} from './api.js';
 import {bytes, duration, h, setText, TERMINAL} from './dom.js';
 import {setParams, status} from './app.js';
 
 const STATES = ['', 'QUEUED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED', 'PRUNED'];
-// A submitted job shows within about a second; an unchanged queue costs a 304 with no body.
+// A submitted job shows within about a second; an unchanged queue costs a 304 with no body, and
+// tabs of one token share their answers (api.js).
 const REFRESH_MS = 1000;
 
 export function resources(job) {
@@ -166,7 +167,10 @@ export function queueView(main, params) {
     } catch (e) {
       status('refresh failed: ' + e.message, true);
     }
-    if (!stopped) timer = setTimeout(refresh, REFRESH_MS);
+    clearTimeout(timer);
+    // Up to a quarter less, at random: tabs that were answered together do not stay in step, so
+    // that one of them asks and the others use its answer (api.js).
+    if (!stopped) timer = setTimeout(refresh, REFRESH_MS - Math.random() * 250);
   }
 
   function selectAll(on) {
@@ -190,6 +194,20 @@ export function queueView(main, params) {
     if (ids.length) cancelJobs(ids);
   }
 
+  // Another tab's changed answer for this list, and the tab coming into view, redraw at once.
+  const unshare = whenShared((path) => {
+    if (path === listPath() && !document.hidden) refresh();
+  });
+  const onVisible = () => {
+    if (!document.hidden) refresh();
+  };
+  document.addEventListener('visibilitychange', onVisible);
+
   refresh(true);
-  return {stop: () => { stopped = true; clearTimeout(timer); }};
+  return {stop: () => {
+    stopped = true;
+    clearTimeout(timer);
+    unshare();
+    document.removeEventListener('visibilitychange', onVisible);
+  }};
 }

@@ -11,6 +11,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.springframework.http.HttpHeaders;
 import org.springframework.util.DigestUtils;
@@ -42,6 +44,8 @@ import org.springframework.web.util.ContentCachingResponseWrapper;
  *       changed is seen by the next listing at once. Other changes (the scheduler's starts and
  *       ends, other nodes' writes) are seen within {@code maxAge}.
  *   <li>Only 200s are kept, and only up to {@code maxBodyBytes}; an error is never replayed.
+ *   <li>Requests for a listing that another request of the same caller and query is building wait
+ *       for it (up to 5 s) rather than build it again, and use it only if no write came between.
  * </ul>
  */
 public final class JobListingCache extends OncePerRequestFilter {
@@ -50,6 +54,9 @@ public final class JobListingCache extends OncePerRequestFilter {
 
   /** Past this many answers, the expired ones are dropped (and all, if none had expired). */
   private static final int MAX_ANSWERS = 128;
+
+  /** How long a request waits for the same listing another request is building, at most. */
+  private static final Duration BUILD_WAIT = Duration.ofSeconds(5);
 
   private record Key(Caller caller, String query) {}
 
@@ -60,6 +67,7 @@ public final class JobListingCache extends OncePerRequestFilter {
   private final Duration maxAge;
   private final int maxBodyBytes;
   private final ConcurrentHashMap<Key, Answer> answers = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<Key, Build> building = new ConcurrentHashMap<>();
 
   /**
    * Bumped by every write through this node's API: an answer built under an older generation is
@@ -101,32 +109,101 @@ public final class JobListingCache extends OncePerRequestFilter {
       return;
     }
     Key key = new Key(caller, Objects.requireNonNullElse(request.getQueryString(), ""));
-    Instant now = clock.instant();
-    long current = generation.get();
+    String ifNoneMatch = request.getHeader(HttpHeaders.IF_NONE_MATCH);
     Answer kept = answers.get(key);
-    if (kept != null && isFresh(kept, now, current)) {
-      if (matches(request.getHeader(HttpHeaders.IF_NONE_MATCH), kept.etag())) {
-        // The page's usual refresh: a 304 for a map look-up. The ETag filter outside leaves a
-        // 304 as it is.
-        response.setHeader(HttpHeaders.ETAG, kept.etag());
-        response.setStatus(HttpServletResponse.SC_NOT_MODIFIED);
-        return;
-      }
-      // The ETag filter outside hashes these bytes again and sends them with the same ETag.
-      response.setStatus(HttpServletResponse.SC_OK);
-      response.setContentType(kept.contentType());
-      response.getOutputStream().write(kept.body());
+    if (kept != null && isFresh(kept, clock.instant(), generation.get())) {
+      answerFrom(kept, ifNoneMatch, response);
       return;
     }
-    ContentCachingResponseWrapper built = new ContentCachingResponseWrapper(response);
-    chain.doFilter(request, built);
-    if (built.getStatus() == HttpServletResponse.SC_OK
-        && built.getContentSize() <= maxBodyBytes
-        && built.getContentType() != null) {
-      byte[] body = built.getContentAsByteArray();
-      keep(key, new Answer(body, built.getContentType(), weakEtagOf(body), now, current));
+    // Pages of one caller refresh out of step, and a listing takes a while to build: those that
+    // ask while it is being built wait for it instead of building it again each.
+    Build mine = new Build();
+    Build theirs = building.putIfAbsent(key, mine);
+    if (theirs != null) {
+      Answer shared = theirs.await(BUILD_WAIT);
+      if (shared != null && shared.generation() == generation.get()) {
+        answerFrom(shared, ifNoneMatch, response);
+        return;
+      }
+      buildAndAnswer(key, ifNoneMatch, request, response, chain, null);
+      return;
     }
-    built.copyBodyToResponse();
+    buildAndAnswer(key, ifNoneMatch, request, response, chain, mine);
+  }
+
+  /**
+   * Builds the listing and keeps it if it may be kept; answers 304 at once when its ETag is the
+   * page's, so that its bytes are hashed once, here, and not again by the ETag filter outside.
+   */
+  private void buildAndAnswer(
+      Key key,
+      String ifNoneMatch,
+      HttpServletRequest request,
+      HttpServletResponse response,
+      FilterChain chain,
+      Build build)
+      throws ServletException, IOException {
+    Instant now = clock.instant();
+    long current = generation.get();
+    Answer answer = null;
+    try {
+      ContentCachingResponseWrapper built = new ContentCachingResponseWrapper(response);
+      chain.doFilter(request, built);
+      if (built.getStatus() == HttpServletResponse.SC_OK
+          && built.getContentSize() <= maxBodyBytes
+          && built.getContentType() != null) {
+        byte[] body = built.getContentAsByteArray();
+        answer = new Answer(body, built.getContentType(), weakEtagOf(body), now, current);
+        keep(key, answer);
+        if (matches(ifNoneMatch, answer.etag())) {
+          response.setHeader(HttpHeaders.ETAG, answer.etag());
+          response.setStatus(HttpServletResponse.SC_NOT_MODIFIED);
+          return;
+        }
+      }
+      built.copyBodyToResponse();
+    } finally {
+      if (build != null) {
+        building.remove(key, build);
+        build.done(answer);
+      }
+    }
+  }
+
+  /** A kept answer: 304 for a map look-up when it is the page's, else its bytes. */
+  private static void answerFrom(Answer kept, String ifNoneMatch, HttpServletResponse response)
+      throws IOException {
+    if (matches(ifNoneMatch, kept.etag())) {
+      // The page's usual refresh. The ETag filter outside leaves a 304 as it is.
+      response.setHeader(HttpHeaders.ETAG, kept.etag());
+      response.setStatus(HttpServletResponse.SC_NOT_MODIFIED);
+      return;
+    }
+    // The ETag filter outside hashes these bytes again and sends them with the same ETag.
+    response.setStatus(HttpServletResponse.SC_OK);
+    response.setContentType(kept.contentType());
+    response.getOutputStream().write(kept.body());
+  }
+
+  /** A listing being built: the requests for the same key that arrive meanwhile wait for it. */
+  private static final class Build {
+    private final CountDownLatch done = new CountDownLatch(1);
+    private volatile Answer answer;
+
+    void done(Answer built) {
+      answer = built;
+      done.countDown();
+    }
+
+    /** The answer built, or null if it may not be kept, failed, or took longer than {@code max}. */
+    Answer await(Duration max) {
+      try {
+        return done.await(max.toMillis(), TimeUnit.MILLISECONDS) ? answer : null;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return null;
+      }
+    }
   }
 
   private boolean isFresh(Answer answer, Instant now, long current) {

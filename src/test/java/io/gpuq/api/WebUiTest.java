@@ -24,6 +24,7 @@ import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.NoAlertPresentException;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
+import org.openqa.selenium.WindowType;
 
 /**
  * The web page in a real browser (Debian's chromium) against the real gpuq of {@link
@@ -175,6 +176,42 @@ class WebUiTest extends IntegrationTest {
     await().atMost(SOON).until(() -> alice.state(id).equals("CANCELLED"));
     await().atMost(SOON).until(() -> text(By.id("job-state")).equals("CANCELLED"));
     await().atMost(SOON).until(() -> text(By.id("job-log-state")).contains("complete"));
+  }
+
+  @Test
+  @DisplayName(
+      "tabs of one token share their answers and all show a new job within 2 s; a tab of another"
+          + " token on the same list hears none of them")
+  void tabs_of_one_token_share_answers_and_no_other_token_hears_them() {
+    String route = "/queue?label=suite:shared-" + System.nanoTime();
+    signIn(ALICE_TOKEN, route);
+    visible(By.id("queue"));
+    String hers = page.getWindowHandle();
+    page.switchTo().newWindow(WindowType.WINDOW);
+    signIn(BOB_TOKEN, route);
+    visible(By.id("queue"));
+    String his = page.getWindowHandle();
+    page.switchTo().newWindow(WindowType.WINDOW);
+    signIn(ALICE_TOKEN, route);
+    visible(By.id("queue"));
+    String hersToo = page.getWindowHandle();
+
+    String label = route.substring(route.indexOf(':') + 1);
+    String id = alice.submit(aJob().command("sleep", "30").label("suite", label).json());
+    for (String window : List.of(hersToo, hers)) {
+      page.switchTo().window(window);
+      await()
+          .atMost(Duration.ofSeconds(2))
+          .pollInterval(Duration.ofMillis(50))
+          .ignoreExceptions()
+          .until(() -> row(id).isDisplayed());
+    }
+    page.switchTo().window(his);
+    // Long enough for his page to have refreshed, and to have heard anything her tabs posted.
+    await().pollDelay(Duration.ofMillis(1500)).atMost(SOON).until(() -> true);
+    assertThat(page.findElements(By.cssSelector("#queue tr[data-id='" + id + "']"))).isEmpty();
+    assertThat(page.findElement(By.id("queue-count")).getText()).startsWith("0 jobs");
+    alice.post("/api/v1/jobs/" + id + "/cancel");
   }
 
   @Test

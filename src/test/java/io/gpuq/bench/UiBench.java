@@ -31,7 +31,8 @@ import org.openqa.selenium.WindowType;
  *       page of 100 jobs and for {@code ?limit=1000};
  *   <li>opens {@code pages} windows on the queue, each refreshing itself every second as a user's
  *       would, and measures gpuq's CPU time (utime + stime from /proc) over {@code seconds},
- *       against the same span with no page open.
+ *       against the same span with no page open, and how many requests reached gpuq meanwhile (its
+ *       {@code http.server.requests} meter).
  * </ol>
  *
  * <p>Targets (issue 29): the first page in under 1 s; 20 open pages under 5 % of one core.
@@ -116,11 +117,15 @@ public final class UiBench {
         visible += "visible".equals(state) ? 1 : 0;
       }
       System.out.println("pages open: " + pages + ", of which visible: " + visible);
+      long asked = requests(base);
+      long t0 = System.nanoTime();
       double open = coreShare(gpuq.pid(), seconds);
+      // Less one: the count read just now is itself a request.
+      double perSecond = (requests(base) - asked - 1) * 1e9 / (System.nanoTime() - t0);
       System.out.printf(
           "gpuq CPU with %d queue pages open (each refreshing every 1 s): %.2f %% of one core"
-              + " (%.2f %% above idle)%n",
-          pages, open * 100, (open - idle) * 100);
+              + " (%.2f %% above idle); requests reaching gpuq: %.1f a second%n",
+          pages, open * 100, (open - idle) * 100, perSecond);
     }
     System.out.println("load average at end: " + loadAverage());
   }
@@ -146,6 +151,24 @@ public final class UiBench {
       }
     }
     throw new IllegalStateException("the queue never showed " + rows + " rows");
+  }
+
+  /** How many HTTP requests gpuq has answered so far, by its own meter. */
+  private static long requests(String base) throws Exception {
+    HttpResponse<String> scraped =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create(base + "/actuator/prometheus"))
+                    .header("Authorization", "Bearer " + GpuqServer.TOKEN)
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+    double sum = 0;
+    for (String line : scraped.body().split("\n")) {
+      if (line.startsWith("http_server_requests_seconds_count{")) {
+        sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+      }
+    }
+    return Math.round(sum);
   }
 
   /** gpuq's CPU time over {@code seconds}, as a share of one core. */
