@@ -52,40 +52,26 @@ public class ApiProblems extends ResponseEntityExceptionHandler {
 
   @ExceptionHandler(InvalidJobRequestException.class)
   ProblemDetail invalid(InvalidJobRequestException e) {
-    return withErrors(
-        ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, e.getMessage()),
-        "Invalid request",
-        e.errors());
+    return withErrors(HttpStatus.BAD_REQUEST, "Invalid request", e.getMessage(), e.errors());
   }
 
   @ExceptionHandler(UnsatisfiableRequestException.class)
   ProblemDetail unsatisfiable(UnsatisfiableRequestException e) {
     return withErrors(
-        ProblemDetail.forStatusAndDetail(HttpStatus.UNPROCESSABLE_CONTENT, e.getMessage()),
+        HttpStatus.UNPROCESSABLE_CONTENT,
         "Request can never fit on this node",
+        e.getMessage(),
         List.of(new FieldError(e.field(), e.getMessage())));
   }
 
   @ExceptionHandler(IdempotencyKeyReusedException.class)
   ProblemDetail idempotencyKeyReused(IdempotencyKeyReusedException e) {
-    ProblemDetail problem =
-        withErrors(
-            ProblemDetail.forStatusAndDetail(HttpStatus.UNPROCESSABLE_CONTENT, e.getMessage()),
-            "Idempotency-Key reused with a different request",
-            List.of(new FieldError("Idempotency-Key", e.getMessage())));
-    problem.setProperty("jobId", e.jobId());
-    return problem;
+    return keyReused(e.getMessage(), "jobId", e.jobId());
   }
 
   @ExceptionHandler(SweepKeyReusedException.class)
   ProblemDetail sweepKeyReused(SweepKeyReusedException e) {
-    ProblemDetail problem =
-        withErrors(
-            ProblemDetail.forStatusAndDetail(HttpStatus.UNPROCESSABLE_CONTENT, e.getMessage()),
-            "Idempotency-Key reused with a different request",
-            List.of(new FieldError("Idempotency-Key", e.getMessage())));
-    problem.setProperty("sweepId", e.sweepId());
-    return problem;
+    return keyReused(e.getMessage(), "sweepId", e.sweepId());
   }
 
   @ExceptionHandler(SweepNotFoundException.class)
@@ -171,8 +157,9 @@ public class ApiProblems extends ResponseEntityExceptionHandler {
   ProblemDetail typeMismatch(MethodArgumentTypeMismatchException e) {
     String message = "\"" + UserText.echo(String.valueOf(e.getValue())) + "\" is not a valid value";
     return withErrors(
-        ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, e.getName() + ": " + message),
+        HttpStatus.BAD_REQUEST,
         "Invalid request",
+        e.getName() + ": " + message,
         List.of(new FieldError(e.getName(), message)));
   }
 
@@ -203,8 +190,9 @@ public class ApiProblems extends ResponseEntityExceptionHandler {
       String detail = "the request body is not valid JSON: " + bounded(read.getOriginalMessage());
       problem =
           withErrors(
-              ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, detail),
+              HttpStatus.BAD_REQUEST,
               "Malformed JSON",
+              detail,
               List.of(new FieldError(parserPath(read.processor()), detail)));
     } else if (json != null && !json.getPath().isEmpty()) {
       problem =
@@ -218,8 +206,9 @@ public class ApiProblems extends ResponseEntityExceptionHandler {
               : "the request body is not valid JSON: " + bounded(json.getOriginalMessage());
       problem =
           withErrors(
-              ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, detail),
+              HttpStatus.BAD_REQUEST,
               "Malformed JSON",
+              detail,
               List.of(new FieldError("", detail)));
     }
     return ResponseEntity.badRequest().body(problem);
@@ -227,8 +216,9 @@ public class ApiProblems extends ResponseEntityExceptionHandler {
 
   private static ProblemDetail fieldProblem(String field, String message) {
     return withErrors(
-        ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, field + ": " + message),
+        HttpStatus.BAD_REQUEST,
         "Invalid request",
+        field + ": " + message,
         List.of(new FieldError(field, message)));
   }
 
@@ -343,9 +333,24 @@ public class ApiProblems extends ResponseEntityExceptionHandler {
     return problem;
   }
 
+  /**
+   * 422 for an Idempotency-Key used before with a different request, jobs' and sweeps' alike;
+   * {@code idProperty} names what the first request created.
+   */
+  private static ProblemDetail keyReused(String message, String idProperty, String id) {
+    ProblemDetail problem =
+        withErrors(
+            HttpStatus.UNPROCESSABLE_CONTENT,
+            "Idempotency-Key reused with a different request",
+            message,
+            List.of(new FieldError("Idempotency-Key", message)));
+    problem.setProperty(idProperty, id);
+    return problem;
+  }
+
   private static ProblemDetail withErrors(
-      ProblemDetail problem, String title, List<FieldError> errors) {
-    problem.setTitle(title);
+      HttpStatus status, String title, String detail, List<FieldError> errors) {
+    ProblemDetail problem = titled(status, title, detail);
     problem.setProperty(
         "errors",
         errors.stream().map(e -> Map.of("field", e.field(), "message", e.message())).toList());

@@ -22,7 +22,6 @@ import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -91,10 +90,7 @@ public class JobController {
     Submitted<JobView> submitted =
         commands.submit(caller, request, idempotencyKey, job -> view(caller, job));
     JobView view = submitted.answer();
-    if (!submitted.created()) {
-      return ResponseEntity.ok(view);
-    }
-    return ResponseEntity.created(URI.create("/api/v1/jobs/" + view.id())).body(view);
+    return IdempotencyKeys.answer(submitted.created(), view, "/api/v1/jobs/" + view.id());
   }
 
   @GetMapping("/{id}")

@@ -48,6 +48,12 @@ public class SweepController {
   @Schema(name = "NewTrial")
   public record NewTrialBody(Map<String, Object> parameters) {}
 
+  /** The scope parameter of a sweep and of the sweep listing: which trial is the best. */
+  private static final String BEST_SCOPE_DOC =
+      "which value makes the best trial: last (the default: the completed trial with the best"
+          + " final value, as Optuna's best_trial) or all (the best value of any trial at any"
+          + " step)";
+
   private final SweepService sweeps;
 
   public SweepController(SweepService sweeps) {
@@ -90,10 +96,7 @@ public class SweepController {
     }
     SweepCreation creation = sweeps.create(caller, body.template(), body.sweep(), idempotencyKey);
     SweepView view = SweepView.of(creation.sweep());
-    if (!creation.created()) {
-      return ResponseEntity.ok(view);
-    }
-    return ResponseEntity.created(URI.create("/api/v1/sweeps/" + view.id())).body(view);
+    return IdempotencyKeys.answer(creation.created(), view, "/api/v1/sweeps/" + view.id());
   }
 
   @GetMapping
@@ -105,13 +108,7 @@ public class SweepController {
           Integer limit,
       @Parameter(description = "nextCursor of the previous page") @RequestParam(required = false)
           String cursor,
-      @Parameter(
-              description =
-                  "which value makes the best trial: last (the default: the completed trial with"
-                      + " the best final value, as Optuna's best_trial) or all (the best value of"
-                      + " any trial at any step)")
-          @RequestParam(required = false)
-          String scope) {
+      @Parameter(description = BEST_SCOPE_DOC) @RequestParam(required = false) String scope) {
     List<FieldError> errors = new ArrayList<>();
     int pageSize = PageSizes.of(limit, errors);
     String beforeId = IdCursors.decode(cursor, errors);
@@ -130,13 +127,7 @@ public class SweepController {
   public SweepView get(
       @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
       @PathVariable String id,
-      @Parameter(
-              description =
-                  "which value makes the best trial: last (the default: the completed trial with"
-                      + " the best final value, as Optuna's best_trial) or all (the best value of"
-                      + " any trial at any step)")
-          @RequestParam(required = false)
-          String scope) {
+      @Parameter(description = BEST_SCOPE_DOC) @RequestParam(required = false) String scope) {
     List<FieldError> errors = new ArrayList<>();
     BestScope bestScope = scopeOf(scope, errors);
     if (!errors.isEmpty()) {

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.Optional;
 import java.util.Set;
 
@@ -168,6 +169,15 @@ public final class SafeFiles {
 
   /** Reads up to {@code length} bytes from {@code position}; a file that shrank gives fewer. */
   static String read(FileChannel channel, long position, int length) throws IOException {
+    return new String(readBytes(channel, position, length), StandardCharsets.UTF_8);
+  }
+
+  /**
+   * Reads up to {@code length} bytes from {@code position}, looping over short reads; a file that
+   * shrank gives fewer. The logs' text and the metrics files' lines are both read this way.
+   */
+  public static byte[] readBytes(FileChannel channel, long position, int length)
+      throws IOException {
     ByteBuffer buffer = ByteBuffer.allocate(length);
     long at = position;
     while (buffer.hasRemaining()) {
@@ -177,7 +187,7 @@ public final class SafeFiles {
       }
       at += n;
     }
-    return new String(buffer.array(), 0, buffer.position(), StandardCharsets.UTF_8);
+    return Arrays.copyOf(buffer.array(), buffer.position());
   }
 
   /** Sets this process's file-creation mask, returning the one it had. */

@@ -10,7 +10,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -170,7 +169,7 @@ public class JobService {
    */
   public void recordAttemptEnd(
       String id, int attempt, AttemptOutcome outcome, long gpuMemoryCapBytes) {
-    await(recordAttemptEndLater(id, attempt, outcome, gpuMemoryCapBytes));
+    JobStore.await(recordAttemptEndLater(id, attempt, outcome, gpuMemoryCapBytes));
   }
 
   /**
@@ -205,18 +204,6 @@ public class JobService {
             });
   }
 
-  /** Waits for a write, rethrowing what failed it as it was thrown. */
-  private static <T> T await(CompletableFuture<T> write) {
-    try {
-      return write.join();
-    } catch (CompletionException e) {
-      if (e.getCause() instanceof RuntimeException cause) {
-        throw cause;
-      }
-      throw e;
-    }
-  }
-
   /** What became of this attempt that a worker on {@code node} runs. */
   public AttemptStanding standingOf(String id, int attempt, String node) {
     return store.standingOf(id, attempt, node);
@@ -230,7 +217,8 @@ public class JobService {
   public int declareLostOn(String node, String why) {
     int lost = 0;
     for (Job job : runningOn(node)) {
-      JobState after = await(store.declareLost(job.id(), job.attempt(), why, clock.instant()));
+      JobState after =
+          JobStore.await(store.declareLost(job.id(), job.attempt(), why, clock.instant()));
       if (after != null) {
         AttemptOutcome outcome = new AttemptOutcome(FailureReason.LOST, why, null);
         notify(l -> l.attemptEnded(job.id(), job.attempt(), outcome, after));

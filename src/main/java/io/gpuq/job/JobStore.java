@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.function.Function;
 
 /**
@@ -63,6 +64,21 @@ public interface JobStore extends AutoCloseable {
    * @return what {@code change} answered; empty when there is no such job, or it answered null
    */
   <T> Optional<T> update(String id, Function<Job, T> change);
+
+  /**
+   * Waits for one of these writes (or a group commit behind one), rethrowing what failed it as it
+   * was thrown rather than wrapped in a {@link CompletionException}.
+   */
+  static <T> T await(CompletableFuture<T> write) {
+    try {
+      return write.join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof RuntimeException cause) {
+        throw cause;
+      }
+      throw e;
+    }
+  }
 
   /**
    * Records an attempt's worker process. Not only while the job runs: a fast worker may have ended,

@@ -57,17 +57,12 @@ public final class SchedulerMetrics implements JobLifecycleListener {
     this.registry = registry;
     this.node = node;
     this.queueWait =
-        Timer.builder(MeterNames.JOB_QUEUE_WAIT)
-            .description("Time an attempt waited in the queue before it started")
-            .serviceLevelObjectives(WAIT_BUCKETS)
-            .tag(NODE, node)
-            .register(registry);
+        waitTimer(
+            MeterNames.JOB_QUEUE_WAIT, "Time an attempt waited in the queue before it started");
     this.submitToStart =
-        Timer.builder(MeterNames.JOB_SUBMIT_TO_START)
-            .description("Time from a job's submission to the start of its first attempt")
-            .serviceLevelObjectives(WAIT_BUCKETS)
-            .tag(NODE, node)
-            .register(registry);
+        waitTimer(
+            MeterNames.JOB_SUBMIT_TO_START,
+            "Time from a job's submission to the start of its first attempt");
     // Registered at 0 so that the first failure of a kind is an increase Prometheus can see.
     finished(JobState.SUCCEEDED.name(), NO_REASON);
     finished(JobState.CANCELLED.name(), NO_REASON);
@@ -76,6 +71,15 @@ public final class SchedulerMetrics implements JobLifecycleListener {
       finished(JobState.FAILED.name(), reason.name());
       finished(RETRIED, reason.name());
     }
+  }
+
+  /** A wait before a start, this node's, in {@link #WAIT_BUCKETS}. */
+  private Timer waitTimer(String name, String description) {
+    return Timer.builder(name)
+        .description(description)
+        .serviceLevelObjectives(WAIT_BUCKETS)
+        .tag(NODE, node)
+        .register(registry);
   }
 
   private Counter finished(String outcome, String reason) {

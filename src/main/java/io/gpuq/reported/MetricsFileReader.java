@@ -2,7 +2,6 @@ package io.gpuq.reported;
 
 import io.gpuq.fs.SafeFiles;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -57,7 +56,7 @@ public final class MetricsFileReader {
       MetricsPosition start =
           size < from.offset() ? new MetricsPosition(0, from.lastStep(), false) : from;
       int length = (int) Math.min(maxBytesPerRead, size - start.offset());
-      byte[] bytes = readFully(channel, start.offset(), length);
+      byte[] bytes = SafeFiles.readBytes(channel, start.offset(), length);
       boolean atEnd = start.offset() + bytes.length >= size;
       return scan(bytes, start, ended && atEnd, !atEnd);
     } catch (NoSuchFileException e) {
@@ -117,21 +116,5 @@ public final class MetricsFileReader {
       return Optional.empty();
     }
     return MetricLineParser.parse(bytes, offset, length, lastStep);
-  }
-
-  private static byte[] readFully(FileChannel channel, long position, int length)
-      throws IOException {
-    ByteBuffer buffer = ByteBuffer.allocate(length);
-    long at = position;
-    while (buffer.hasRemaining()) {
-      int n = channel.read(buffer, at);
-      if (n < 0) {
-        break;
-      }
-      at += n;
-    }
-    byte[] bytes = new byte[buffer.position()];
-    System.arraycopy(buffer.array(), 0, bytes, 0, bytes.length);
-    return bytes;
   }
 }

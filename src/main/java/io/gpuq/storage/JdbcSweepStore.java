@@ -281,17 +281,8 @@ public class JdbcSweepStore implements SweepStore {
     return tx.execute(
         status -> {
           Sweep sweep = lock(sweepId);
-          if (!sweep.isExternal()) {
-            throw new SweepConflictException(
-                "sweep "
-                    + sweepId
-                    + " is a "
-                    + sweep.method()
-                    + " sweep; trials are added only to an external one");
-          }
-          if (sweep.isCancelled()) {
-            throw new SweepConflictException("sweep " + sweepId + " was cancelled");
-          }
+          sweep.requireExternalToAddTrials();
+          requireNotCancelled(sweep);
           if (sweep.closed()) {
             throw new SweepConflictException(
                 "sweep " + sweepId + " is closed: no more trials are added");
@@ -324,17 +315,8 @@ public class JdbcSweepStore implements SweepStore {
     return tx.execute(
         status -> {
           Sweep sweep = lock(sweepId);
-          if (!sweep.isExternal()) {
-            throw new SweepConflictException(
-                "sweep "
-                    + sweepId
-                    + " is a "
-                    + sweep.method()
-                    + " sweep, closed from its creation; only an external sweep is closed");
-          }
-          if (sweep.isCancelled()) {
-            throw new SweepConflictException("sweep " + sweepId + " was cancelled");
-          }
+          sweep.requireExternalToClose();
+          requireNotCancelled(sweep);
           if (!sweep.closed()) {
             jdbc.update(
                 "update sweeps set closed = true, version = version + 1 where id = ?", sweepId);
@@ -379,6 +361,13 @@ public class JdbcSweepStore implements SweepStore {
             Long.class,
             sweepId);
     return count == null ? 0 : count;
+  }
+
+  /** A cancelled sweep takes no more trials and is not closed: it ended otherwise. */
+  private static void requireNotCancelled(Sweep sweep) {
+    if (sweep.isCancelled()) {
+      throw new SweepConflictException("sweep " + sweep.id() + " was cancelled");
+    }
   }
 
   /** The sweep's row, locked until the transaction ends. */

@@ -62,6 +62,16 @@ class JobListingImpl implements JobListing {
 
   private static StringBuilder jobsNewestFirst(JobFilter filter, List<Object> parameters) {
     StringBuilder sql = new StringBuilder("select j.id from jobs j where 1 = 1");
+    ownerAndState(filter, sql, parameters);
+    if (filter.beforeId() != null) {
+      sql.append(" and j.id < ?");
+      parameters.add(filter.beforeId());
+    }
+    return sql.append(" order by ").append(newestFirst(filter)).append(" limit ?");
+  }
+
+  /** The filter's owner and state as conditions on {@code jobs j}, each only when it is set. */
+  private static void ownerAndState(JobFilter filter, StringBuilder sql, List<Object> parameters) {
     if (filter.owner() != null) {
       sql.append(" and j.owner = ?");
       parameters.add(filter.owner());
@@ -70,11 +80,6 @@ class JobListingImpl implements JobListing {
       sql.append(" and j.state = ?");
       parameters.add(filter.state().name());
     }
-    if (filter.beforeId() != null) {
-      sql.append(" and j.id < ?");
-      parameters.add(filter.beforeId());
-    }
-    return sql.append(" order by ").append(newestFirst(filter)).append(" limit ?");
   }
 
   /**
@@ -97,14 +102,7 @@ class JobListingImpl implements JobListing {
     }
     if (filter.owner() != null || filter.state() != null) {
       sql.append(" and exists (select 1 from jobs j where j.id = l0.job_id");
-      if (filter.owner() != null) {
-        sql.append(" and j.owner = ?");
-        parameters.add(filter.owner());
-      }
-      if (filter.state() != null) {
-        sql.append(" and j.state = ?");
-        parameters.add(filter.state().name());
-      }
+      ownerAndState(filter, sql, parameters);
       sql.append(")");
     }
     for (Map.Entry<String, String> label : labels.subList(1, labels.size())) {

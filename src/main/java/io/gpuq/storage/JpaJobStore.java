@@ -140,7 +140,7 @@ public class JpaJobStore implements JobStore {
   public Job submit(NewJob job) {
     try {
       // Concurrent submissions share a commit.
-      return await(newJobs.write(job));
+      return JobStore.await(newJobs.write(job));
     } catch (DataIntegrityViolationException e) {
       if (job.idempotencyKey() == null) {
         throw e;
@@ -388,17 +388,5 @@ public class JpaJobStore implements JobStore {
   @Override
   public List<TrialSeries> sweepSeries(String sweepId, String metric) {
     return tx.execute(status -> jobs.findSweepSeries(sweepId, metric));
-  }
-
-  /** Waits for a group commit, rethrowing what failed the write as it was thrown. */
-  private static <T> T await(CompletableFuture<T> write) {
-    try {
-      return write.join();
-    } catch (CompletionException e) {
-      if (e.getCause() instanceof RuntimeException cause) {
-        throw cause;
-      }
-      throw e;
-    }
   }
 }

@@ -36,18 +36,12 @@ public final class TransitionSql {
    * {@code byAttempt}) the attempt, then the source states.
    */
   String updateJob(boolean byAttempt) {
-    List<String> sets = new ArrayList<>();
-    sets.add("state = ?");
-    transition.jobWrites().forEach((field, value) -> sets.add(field.column() + assigned(value)));
-    // As an entity update would: a transaction holding the job (a cancel) then fails instead of
-    // overwriting this.
-    sets.add("version = version + 1");
     return "update jobs set "
-        + String.join(", ", sets)
+        + jobSets()
         + " where id = ?"
         + (byAttempt ? " and attempt = ?" : "")
         + " and state in ("
-        + String.join(", ", Collections.nCopies(transition.sources().size(), "?"))
+        + sourcePlaceholders()
         + ")";
   }
 
@@ -61,17 +55,29 @@ public final class TransitionSql {
     if (transition.jobWrites().containsValue(Value.NEXT_ATTEMPT)) {
       throw new IllegalStateException(transition + " writes each job's own attempt number");
     }
-    List<String> sets = new ArrayList<>();
-    sets.add("state = ?");
-    transition.jobWrites().forEach((field, value) -> sets.add(field.column() + assigned(value)));
-    sets.add("version = version + 1");
     return "update jobs set "
-        + String.join(", ", sets)
+        + jobSets()
         + " where ("
         + where
         + ") and state in ("
-        + String.join(", ", Collections.nCopies(transition.sources().size(), "?"))
+        + sourcePlaceholders()
         + ")";
+  }
+
+  /** The set clause of both updates: the state, the transition's job writes, the version. */
+  private String jobSets() {
+    List<String> sets = new ArrayList<>();
+    sets.add("state = ?");
+    transition.jobWrites().forEach((field, value) -> sets.add(field.column() + assigned(value)));
+    // As an entity update would: a transaction holding the job (a cancel) then fails instead of
+    // overwriting this.
+    sets.add("version = version + 1");
+    return String.join(", ", sets);
+  }
+
+  /** One {@code ?} per source state, for {@code state in (...)}. */
+  private String sourcePlaceholders() {
+    return String.join(", ", Collections.nCopies(transition.sources().size(), "?"));
   }
 
   /** Binds {@link #updateJobsWhere}'s parameters from 1. */

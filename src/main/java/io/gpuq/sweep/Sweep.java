@@ -47,6 +47,30 @@ public record Sweep(
     return EXTERNAL.equals(method);
   }
 
+  /**
+   * Trials are added by the caller only to an external sweep; the others make their own.
+   *
+   * @throws SweepConflictException unless this sweep is external
+   */
+  public void requireExternalToAddTrials() {
+    requireExternal("; trials are added only to an external one");
+  }
+
+  /**
+   * Only an external sweep is closed by its caller; the others are closed from their creation.
+   *
+   * @throws SweepConflictException unless this sweep is external
+   */
+  public void requireExternalToClose() {
+    requireExternal(", closed from its creation; only an external sweep is closed");
+  }
+
+  private void requireExternal(String refusal) {
+    if (!isExternal()) {
+      throw new SweepConflictException("sweep " + id + " is a " + method + " sweep" + refusal);
+    }
+  }
+
   public boolean isCancelled() {
     return cancelledAt != null;
   }

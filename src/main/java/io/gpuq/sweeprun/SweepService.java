@@ -20,7 +20,6 @@ import io.gpuq.sweep.ExternalTrials;
 import io.gpuq.sweep.InvalidSweepException;
 import io.gpuq.sweep.Sweep;
 import io.gpuq.sweep.SweepAccessDeniedException;
-import io.gpuq.sweep.SweepConflictException;
 import io.gpuq.sweep.SweepDefinition;
 import io.gpuq.sweep.SweepKeyReusedException;
 import io.gpuq.sweep.SweepKeyTakenException;
@@ -338,16 +337,8 @@ public class SweepService {
 
   private Job added(Caller caller, String sweepId, Map<String, Object> parameters) {
     Sweep sweep = accessible(caller, sweepId);
-    if (!sweep.isExternal()) {
-      // Said before the definition is rebuilt; the store says it again under the row's lock.
-      throw new SweepConflictException(
-          "sweep "
-              + sweepId
-              + " is a "
-              + sweep.method()
-              + " sweep; trials are added only to an"
-              + " external one");
-    }
+    // Said before the definition is rebuilt; the store says it again under the row's lock.
+    sweep.requireExternalToAddTrials();
     SweepDefinition definition = definitions.of(sweep);
     Instant now = clock.instant();
     NewJob stored =
