@@ -4,6 +4,7 @@ import io.gpuq.proc.ProcFs;
 import io.gpuq.proc.ProcStat;
 import io.gpuq.proc.ProcessTable;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,7 +47,12 @@ public final class GpuPoller {
   /** Polls once; throws {@link GpuBackendException} when the backend cannot be read. */
   public GpuUsage poll() {
     List<GpuSample> samples = backend.sample();
-    Map<Long, String> jobOfPid = attribute(workerRoots.get());
+    Map<Long, String> roots = workerRoots.get();
+    ProcessTable table = roots.isEmpty() ? null : procFs.snapshot();
+    Map<Long, String> jobOfPid = attribute(roots, table);
+    if (table != null) {
+      samples = withoutEndedProcesses(samples, table, jobOfPid);
+    }
     Map<String, Map<Integer, Long>> jobBytes = new HashMap<>();
     for (GpuSample sample : samples) {
       for (GpuProcessUsage process : sample.processes()) {
@@ -69,12 +75,11 @@ public final class GpuPoller {
     return latest.get();
   }
 
-  private Map<Long, String> attribute(Map<Long, String> roots) {
+  private static Map<Long, String> attribute(Map<Long, String> roots, ProcessTable table) {
     Map<Long, String> jobOfPid = new HashMap<>();
-    if (roots.isEmpty()) {
+    if (table == null) {
       return jobOfPid;
     }
-    ProcessTable table = procFs.snapshot();
     roots.forEach(
         (root, job) -> {
           for (ProcStat process : table.treeOf(root)) {
@@ -82,6 +87,38 @@ public final class GpuPoller {
           }
         });
     return jobOfPid;
+  }
+
+  /**
+   * The samples without the processes that ended between the backend's reading and the process
+   * table's: a worker's short-lived child (a {@code sleep} in its shell loop) is on the GPU in the
+   * one and gone from the other, so no tree holds it, and it would be shown as a process gpuq did
+   * not start, with its pid, to every caller. Only where this node sees the backend's pids at all
+   * (some of them are its workers'): in a container without the host's PID namespace none is in
+   * {@code /proc}, and every process is kept as the backend reported it.
+   */
+  private static List<GpuSample> withoutEndedProcesses(
+      List<GpuSample> samples, ProcessTable table, Map<Long, String> jobOfPid) {
+    boolean samePidNamespace =
+        samples.stream()
+            .flatMap(s -> s.processes().stream())
+            .anyMatch(p -> jobOfPid.containsKey(p.pid()));
+    if (!samePidNamespace) {
+      return samples;
+    }
+    List<GpuSample> kept = new ArrayList<>(samples.size());
+    for (GpuSample sample : samples) {
+      List<GpuProcessUsage> alive =
+          sample.processes().stream()
+              .filter(p -> jobOfPid.containsKey(p.pid()) || table.get(p.pid()).isPresent())
+              .toList();
+      kept.add(
+          alive.size() == sample.processes().size()
+              ? sample
+              : new GpuSample(
+                  sample.device(), sample.memoryUsedBytes(), sample.utilization(), alive));
+    }
+    return kept;
   }
 
   private static java.util.Set<Long> pidsOn(List<GpuSample> samples) {

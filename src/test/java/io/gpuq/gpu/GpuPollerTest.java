@@ -48,6 +48,38 @@ class GpuPollerTest {
     assertThat(heardTheLatest).containsExactly(true);
   }
 
+  @Test
+  void a_workers_short_lived_children_are_its_own_or_gone_never_a_stranger() throws Exception {
+    // A shell loop forks a child every few milliseconds: some are on the GPU in the backend's
+    // reading and gone by the time the poller reads the process table to attribute them.
+    Process worker =
+        new ProcessBuilder("sh", "-c", "while :; do /bin/true; done")
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            .start();
+    try {
+      backend.attach(worker.pid(), List.of(0));
+      GpuPoller poller =
+          new GpuPoller(
+              backend,
+              ProcFs.system(),
+              Clock.systemUTC(),
+              () -> Map.of(worker.pid(), "job-1"),
+              List.of());
+
+      for (int poll = 0; poll < 300; poll++) {
+        GpuUsage usage = poller.poll();
+        assertThat(usage.samples().get(0).processes())
+            .as("poll %d", poll)
+            .isNotEmpty()
+            .allSatisfy(p -> assertThat(usage.jobOfPid()).containsEntry(p.pid(), "job-1"));
+      }
+    } finally {
+      backend.detach(worker.pid());
+      worker.destroyForcibly().waitFor();
+    }
+  }
+
   @SafeVarargs
   private GpuPoller pollerHeardBy(java.util.function.Consumer<GpuUsage>... listeners) {
     return new GpuPoller(backend, ProcFs.system(), Clock.systemUTC(), Map::of, List.of(listeners));
