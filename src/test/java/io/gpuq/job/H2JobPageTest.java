@@ -1,9 +1,6 @@
 package io.gpuq.job;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import io.gpuq.support.TestDataDirs;
 import org.junit.jupiter.api.DisplayName;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -13,15 +10,6 @@ class H2JobPageTest extends JobPageContract {
 
   @DynamicPropertySource
   static void database(DynamicPropertyRegistry registry) {
-    registry.add("gpuq.data-dir", () -> freshDataDir().toString());
-  }
-
-  private static Path freshDataDir() {
-    try {
-      Path base = Files.createDirectories(Path.of("target", "test-data").toAbsolutePath());
-      return Files.createTempDirectory(base, "page-h2-");
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    registry.add("gpuq.data-dir", () -> TestDataDirs.fresh("page-h2-").toString());
   }
 }

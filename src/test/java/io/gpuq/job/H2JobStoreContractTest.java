@@ -1,9 +1,6 @@
 package io.gpuq.job;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import io.gpuq.support.TestDataDirs;
 import org.junit.jupiter.api.DisplayName;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -14,7 +11,7 @@ class H2JobStoreContractTest extends JpaJobStoreContract {
 
   @DynamicPropertySource
   static void database(DynamicPropertyRegistry registry) {
-    registry.add("gpuq.data-dir", () -> freshDataDir().toString());
+    registry.add("gpuq.data-dir", () -> TestDataDirs.fresh("contract-h2-").toString());
   }
 
   @Override
@@ -25,15 +22,5 @@ class H2JobStoreContractTest extends JpaJobStoreContract {
   @Override
   String sessionsWaitingForALockSql() {
     return "select count(*) from information_schema.sessions where blocker_id is not null";
-  }
-
-  private static Path freshDataDir() {
-    try {
-      Path base = Path.of("target", "test-data").toAbsolutePath();
-      Files.createDirectories(base);
-      return Files.createTempDirectory(base, "contract-h2-");
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 }

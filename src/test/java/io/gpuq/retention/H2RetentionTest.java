@@ -1,9 +1,6 @@
 package io.gpuq.retention;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import io.gpuq.support.TestDataDirs;
 import org.junit.jupiter.api.DisplayName;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -13,15 +10,6 @@ class H2RetentionTest extends RetentionContract {
 
   @DynamicPropertySource
   static void database(DynamicPropertyRegistry registry) {
-    registry.add("gpuq.data-dir", () -> freshDatabaseDir().toString());
-  }
-
-  private static Path freshDatabaseDir() {
-    try {
-      Path base = Files.createDirectories(Path.of("target", "test-data").toAbsolutePath());
-      return Files.createTempDirectory(base, "retention-h2-");
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    registry.add("gpuq.data-dir", () -> TestDataDirs.fresh("retention-h2-").toString());
   }
 }

@@ -1,8 +1,5 @@
 package io.gpuq.support;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.BeforeEach;
 import org.springframework.beans.factory.annotation.Value;
@@ -42,7 +39,7 @@ public abstract class IntegrationTest {
   public static final String ALICE_TOKEN = "alice-token-0123456789";
   public static final String BOB_TOKEN = "bob-token-0123456789ab";
 
-  private static final Path DATA_DIR = newDataDir();
+  private static final Path DATA_DIR = TestDataDirs.fresh("it-");
 
   @Value("${local.server.port}")
   protected int port;
@@ -71,15 +68,5 @@ public abstract class IntegrationTest {
 
   protected static Path dataDir() {
     return DATA_DIR;
-  }
-
-  private static Path newDataDir() {
-    try {
-      Path base = Path.of("target", "test-data");
-      Files.createDirectories(base);
-      return Files.createTempDirectory(base.toAbsolutePath(), "it-");
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 }
