@@ -61,7 +61,11 @@ class MetricsRowsImpl implements MetricsRows {
           + " metrics_skipped_lines = ?, metrics_latest = ?, metrics_step = ?, metric_value = ?,"
           + " metric_best = ?, metrics_done = ?, metrics_attempt = ?, metrics_points = ?,"
           + " metrics_stride = ?, metrics_skipped_values = ?, metrics_end_offset = ?,"
-          + " metrics_cut = ? where id = ? and attempt = ?";
+          + " metrics_cut = ?,"
+          // A trial's view names its sweep's metric; copied here, where metrics are written, so
+          // that reading a job never reads the sweeps table.
+          + " metric_name = (select s.metric_name from sweeps s where s.id = jobs.sweep_id)"
+          + " where id = ? and attempt = ?";
 
   private static final String POINTS =
       "select attempt, step, metric_values, read_at from job_metrics where job_id = ? order by seq";
