@@ -1,9 +1,18 @@
 package io.gpuq.wiring;
 
+import io.gpuq.job.Job;
+import io.gpuq.job.JobAttempt;
+import io.gpuq.node.Node;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URL;
+import java.util.List;
 import org.springframework.boot.jpa.autoconfigure.EntityManagerFactoryBuilderCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.io.ClassPathResource;
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
+import org.springframework.orm.jpa.persistenceunit.PersistenceManagedTypes;
 
 /**
  * Hibernate starts on a thread of its own: building its metamodel is the longest single step of
@@ -19,6 +28,39 @@ import org.springframework.core.task.SimpleAsyncTaskExecutor;
  */
 @Configuration(proxyBeanMethods = false)
 public class JpaBootstrapConfiguration {
+
+  /**
+   * The classes {@code META-INF/orm.xml} maps, named: Spring's scan finds only classes annotated
+   * {@code @Entity}, and gpuq's are plain Java. With them named, and the root that holds the XML,
+   * the build's ahead-of-time step can build the metamodel and generate the repositories' queries,
+   * which a start would otherwise derive and parse (docs/benchmarks.md, "Start-up").
+   */
+  @Bean
+  PersistenceManagedTypes persistenceManagedTypes() throws IOException {
+    URL mapping = new ClassPathResource(MAPPING).getURL();
+    String text = mapping.toString();
+    URL root = URI.create(text.substring(0, text.length() - MAPPING.length())).toURL();
+    List<String> mapped =
+        List.of(Job.class.getName(), JobAttempt.class.getName(), Node.class.getName());
+    return new PersistenceManagedTypes() {
+      @Override
+      public List<String> getManagedClassNames() {
+        return mapped;
+      }
+
+      @Override
+      public List<String> getManagedPackages() {
+        return List.of();
+      }
+
+      @Override
+      public URL getPersistenceUnitRootUrl() {
+        return root;
+      }
+    };
+  }
+
+  private static final String MAPPING = "META-INF/orm.xml";
 
   @Bean
   EntityManagerFactoryBuilderCustomizer hibernateInTheBackground() {
