@@ -1,0 +1,68 @@
+"""Seed 004's two ways of running many short RL runs without a scheduler, for comparison with gpuq.
+
+    python baselines.py pool RUNS WORKERS STEPS   # torch.multiprocessing.Pool(WORKERS), as the seed wrote it
+    python baselines.py procs RUNS PROCS STEPS    # PROCS processes at once, each its share of the runs
+
+Prints one JSON line: the mode, the runs, the makespan in seconds.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def one_run(seed_and_steps):
+    # Imported here, as the seed's worker function does: each pool worker pays torch's import once.
+    sys.path.insert(0, HERE)
+    import cartpole
+
+    seed, steps = seed_and_steps
+    sys.argv = ["cartpole.py", str(seed), str(steps)]
+    return cartpole.main()
+
+
+def pool(runs, workers, steps):
+    import torch.multiprocessing as mp
+
+    with mp.get_context("spawn").Pool(workers) as workers_pool:
+        return workers_pool.map(one_run, [(seed, steps) for seed in range(runs)], chunksize=1)
+
+
+def procs(runs, count, steps):
+    # Each process runs its share of the seeds one after another: count processes at once.
+    shares = [list(range(runs))[i::count] for i in range(count)]
+    script = "; ".join(
+        [
+            "import sys",
+            f"sys.path.insert(0, {HERE!r})",
+            "import cartpole",
+            "seeds = [int(s) for s in sys.argv[1].split(',')]",
+            "steps = sys.argv[2]",
+            "[(setattr(sys, 'argv', ['cartpole.py', str(s), steps]), cartpole.main()) for s in seeds]",
+        ]
+    )
+    children = [
+        subprocess.Popen([sys.executable, "-c", script, ",".join(map(str, share)), str(steps)],
+                         stdout=subprocess.DEVNULL)
+        for share in shares if share
+    ]
+    return [child.wait() for child in children]
+
+
+def main():
+    mode, runs, width = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    steps = int(sys.argv[4]) if len(sys.argv) > 4 else 5_000
+    start = time.monotonic()
+    results = pool(runs, width, steps) if mode == "pool" else procs(runs, width, steps)
+    if mode == "procs" and any(code != 0 for code in results):
+        raise SystemExit(f"a process failed: {results}")
+    print(json.dumps({"mode": mode, "runs": runs, "width": width, "steps": steps,
+                      "makespan_s": round(time.monotonic() - start, 2)}), flush=True)
+
+
+if __name__ == "__main__":
+    main()

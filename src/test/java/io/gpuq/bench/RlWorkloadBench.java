@@ -1,0 +1,208 @@
+package io.gpuq.bench;
+
+import io.gpuq.GpuqApplication;
+import io.gpuq.support.TestAccounts;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * Seed 004's workload, side by side: N short RL training runs (REINFORCE on gymnasium's CartPole
+ * with a small PyTorch policy, {@code bench/rl/cartpole.py}), each keeping a core busy for a few
+ * seconds, done three ways, one after another in each round:
+ *
+ * <ul>
+ *   <li>{@code gpuq}: one sweep of N trials ({@code gpus: 0}) on a gpuq in this JVM, with as many
+ *       CPU slots as the machine has cores; with {@code cpus=K}, the template asks for K cores
+ *       ({@code resources.cpus}) instead;
+ *   <li>{@code pool}: {@code torch.multiprocessing.Pool(8)}, as the seed wrote it;
+ *   <li>{@code procs}: 24 processes at once, as the seed's answer suggests.
+ * </ul>
+ *
+ * <p>The makespan is from the start of each way to its last run's end (for gpuq: from the sweep's
+ * creation to its {@code DONE}). The Python needs torch and gymnasium: {@code python=} names an
+ * interpreter that has them; by default a virtual environment in {@code target/rl-venv} is made and
+ * filled with pip from its configured index.
+ *
+ * <p>{@code bench/run RlWorkloadBench [runs=48] [steps=5000] [rounds=1] [pool=8] [procs=24] [cpus=]
+ * [python=target/rl-venv/bin/python] [modes=gpuq,pool,procs]}
+ */
+public final class RlWorkloadBench {
+
+  private static final Path SCRIPTS = Path.of("bench/rl").toAbsolutePath();
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+  public static void main(String[] args) throws Exception {
+    BenchArgs given = new BenchArgs(args);
+    int runs = given.getInt("runs", 48);
+    int steps = given.getInt("steps", 5000);
+    int rounds = given.getInt("rounds", 1);
+    int poolWorkers = given.getInt("pool", 8);
+    int processes = given.getInt("procs", 24);
+    String cpus = given.get("cpus", "");
+    String python = given.get("python", "");
+    List<String> modes = List.of(given.get("modes", "gpuq,pool,procs").split(","));
+    given.requireAllRead();
+
+    String interpreter = python.isEmpty() ? preparedVenv() : python;
+    int cores = Runtime.getRuntime().availableProcessors();
+    Map<String, List<Double>> makespans = new LinkedHashMap<>();
+    for (int round = 1; round <= rounds; round++) {
+      for (String mode : modes) {
+        double seconds =
+            switch (mode) {
+              case "gpuq" -> viaGpuq(interpreter, runs, steps, cores, cpus);
+              case "pool" -> baseline(interpreter, "pool", runs, poolWorkers, steps);
+              case "procs" -> baseline(interpreter, "procs", runs, processes, steps);
+              default -> throw new IllegalArgumentException("no mode " + mode);
+            };
+        makespans.computeIfAbsent(mode, m -> new ArrayList<>()).add(seconds);
+        System.out.printf("round %d %-6s makespan %8.1f s%n", round, mode, seconds);
+      }
+    }
+    System.out.printf(
+        "%n%d runs of %d CartPole steps, %d cores, rounds=%d (median makespan, s)%n",
+        runs, steps, cores, rounds);
+    double gpuq = makespans.containsKey("gpuq") ? median(makespans.get("gpuq")) : Double.NaN;
+    for (Map.Entry<String, List<Double>> entry : makespans.entrySet()) {
+      double median = median(entry.getValue());
+      System.out.printf(
+          "%-6s %8.1f s   %s / gpuq = %.2f%n",
+          entry.getKey(), median, entry.getKey(), median / gpuq);
+    }
+  }
+
+  private static double baseline(String python, String mode, int runs, int width, int steps)
+      throws IOException, InterruptedException {
+    long start = System.nanoTime();
+    Process process =
+        new ProcessBuilder(
+                python,
+                SCRIPTS.resolve("baselines.py").toString(),
+                mode,
+                Integer.toString(runs),
+                Integer.toString(width),
+                Integer.toString(steps))
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            .start();
+    if (process.waitFor() != 0) {
+      throw new IllegalStateException(mode + " failed with exit code " + process.exitValue());
+    }
+    return (System.nanoTime() - start) / 1e9;
+  }
+
+  private static double viaGpuq(String python, int runs, int steps, int cores, String cpus)
+      throws Exception {
+    Path dataDir = Files.createTempDirectory("rl-workload-bench-");
+    try (ConfigurableApplicationContext gpuq =
+        new SpringApplicationBuilder(GpuqApplication.class)
+            .run(
+                "--server.port=0",
+                "--gpuq.data-dir=" + dataDir,
+                "--gpuq.node-name=bench",
+                "--gpuq.gpu.backend=emulated",
+                "--gpuq.auth.tokens[0].name=bench",
+                "--gpuq.auth.tokens[0].token=" + GpuqServer.TOKEN,
+                "--gpuq.auth.tokens[0].role=ADMIN",
+                TestAccounts.runAsSelfArgument(),
+                "--gpuq.scheduler.cpu-slots=" + cores,
+                "--logging.level.io.gpuq=WARN")) {
+      String base =
+          "http://localhost:" + gpuq.getEnvironment().getProperty("local.server.port") + "/api/v1";
+      String seeds =
+          IntStream.range(0, runs).mapToObj(Integer::toString).collect(Collectors.joining(","));
+      String resources = cpus.isEmpty() ? "{\"gpus\": 0}" : "{\"gpus\": 0, \"cpus\": " + cpus + "}";
+      String sweep =
+          """
+          {"name": "cartpole", "method": "grid", "resources": %s,
+           "workingDir": "%s",
+           "command": ["%s", "cartpole.py", "{seed}", "%d"],
+           "parameters": {"seed": {"values": [%s]}}}
+          """
+              .formatted(resources, SCRIPTS, python, steps, seeds);
+      long start = System.nanoTime();
+      JsonNode created = send("POST", base + "/sweeps", sweep);
+      String id = created.get("id").asString();
+      JsonNode state = created;
+      while (state.get("state").asString().equals("RUNNING")) {
+        TimeUnit.MILLISECONDS.sleep(200); // polling gpuq as a client would; not a test's wait
+        state = send("GET", base + "/sweeps/" + id, null);
+      }
+      double seconds = (System.nanoTime() - start) / 1e9;
+      JsonNode trials = state.get("trials");
+      if (trials.get("SUCCEEDED").asInt() != runs) {
+        throw new IllegalStateException("not every trial succeeded: " + trials);
+      }
+      return seconds;
+    } finally {
+      GpuqServer.deleteTree(dataDir);
+    }
+  }
+
+  private static JsonNode send(String method, String url, String body)
+      throws IOException, InterruptedException {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(URI.create(url))
+            .header("Authorization", "Bearer " + GpuqServer.TOKEN)
+            .header("Content-Type", "application/json");
+    request.method(
+        method,
+        body == null
+            ? HttpRequest.BodyPublishers.noBody()
+            : HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
+    HttpResponse<String> response =
+        HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    if (response.statusCode() >= 300) {
+      throw new IllegalStateException(method + " " + url + ": " + response.body());
+    }
+    return BenchClient.JSON.readTree(response.body());
+  }
+
+  /** A virtual environment with torch and gymnasium, made once, from pip's configured index. */
+  private static String preparedVenv() throws IOException, InterruptedException {
+    Path venv = Path.of("target/rl-venv").toAbsolutePath();
+    Path python = venv.resolve("bin/python");
+    if (run(python.toString(), "-c", "import torch, gymnasium") == 0) {
+      return python.toString();
+    }
+    if (run("python3", "-m", "venv", venv.toString()) != 0
+        || run(python.toString(), "-m", "pip", "install", "-q", "torch", "gymnasium") != 0) {
+      throw new IllegalStateException(
+          "could not install torch and gymnasium into " + venv + "; give python=...");
+    }
+    return python.toString();
+  }
+
+  private static int run(String... command) throws IOException, InterruptedException {
+    if (!Files.isExecutable(Path.of(command[0])) && command[0].contains("/")) {
+      return 1;
+    }
+    return new ProcessBuilder(command).inheritIO().start().waitFor();
+  }
+
+  private static double median(List<Double> values) {
+    List<Double> sorted = values.stream().sorted().toList();
+    int middle = sorted.size() / 2;
+    return sorted.size() % 2 == 1
+        ? sorted.get(middle)
+        : (sorted.get(middle - 1) + sorted.get(middle)) / 2;
+  }
+
+  private RlWorkloadBench() {}
+}
