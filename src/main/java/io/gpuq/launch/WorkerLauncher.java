@@ -193,11 +193,12 @@ public final class WorkerLauncher {
       return new RunningWorker(
           request.jobId(),
           request.attempt(),
-          started.handle(),
+          started.handle().pid(),
           started.exitCode(),
           now,
           deadline,
-          request.placement());
+          request.placement(),
+          new StopMark());
     } catch (IOException e) {
       throw new LaunchException("cannot start " + program + ": " + e.getMessage(), e);
     }
@@ -357,13 +358,14 @@ public final class WorkerLauncher {
             new RunningWorker(
                 request.jobId(),
                 request.attempt(),
-                h,
+                h.pid(),
                 h.onExit()
                     .thenApply(
                         gone -> recordedExitCode(request.jobId(), request.attempt()).orElse(null)),
                 request.startedAt(),
                 request.deadline(),
-                request.placement()));
+                request.placement(),
+                new StopMark()));
   }
 
   /**

@@ -5,7 +5,6 @@ import io.gpuq.job.WorkerProcess;
 import io.gpuq.proc.ProcFs;
 import java.io.IOException;
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
@@ -28,7 +27,6 @@ public final class Workers {
   private final WorkerLauncher launcher;
   private final ProcessTreeStopper stopper;
   private final Executor exitExecutor;
-  private final Duration killGrace;
   private final ProcFs procFs;
   private final Clock clock;
   private final Map<String, RunningWorker> live = new ConcurrentHashMap<>();
@@ -38,7 +36,6 @@ public final class Workers {
       WorkerLauncher launcher,
       ProcessTreeStopper stopper,
       Executor exitExecutor,
-      Duration killGrace,
       ProcFs procFs,
       Clock clock) {
     this.clock = clock;
@@ -46,7 +43,6 @@ public final class Workers {
     this.procFs = procFs;
     this.stopper = stopper;
     this.exitExecutor = exitExecutor;
-    this.killGrace = killGrace;
   }
 
   /**
@@ -96,7 +92,7 @@ public final class Workers {
           worker.attempt(),
           earlier.attempt(),
           earlier.pid());
-      stopper.stop(earlier.pid(), killGrace);
+      stopper.stop(earlier.pid());
     }
     worker.exitCode().thenAcceptAsync(code -> exited(worker, code, onExit), exitExecutor);
     return worker;
@@ -148,7 +144,7 @@ public final class Workers {
         worker.pid(),
         reason,
         detail == null ? "" : " (" + detail + ")");
-    stopper.stop(worker.pid(), killGrace);
+    stopper.stop(worker.pid());
     return true;
   }
 
@@ -160,7 +156,7 @@ public final class Workers {
   public boolean stopOrphan(long pid, long startTicks) {
     boolean same = procFs.stat(pid).map(stat -> stat.startTimeTicks() == startTicks).orElse(false);
     if (same) {
-      stopper.stop(pid, killGrace);
+      stopper.stop(pid);
     }
     return same;
   }

@@ -109,9 +109,8 @@ public class CoreConfiguration {
       ProcFs procFs) {
     return new Workers(
         new WorkerLauncher(files, clock),
-        new ProcessTreeStopper(workerTimer),
+        new ProcessTreeStopper(workerTimer, properties.worker().killGrace()),
         workerExitExecutor,
-        properties.worker().killGrace(),
         procFs,
         clock);
   }
