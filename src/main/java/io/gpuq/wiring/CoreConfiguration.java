@@ -111,8 +111,7 @@ public class CoreConfiguration {
         new WorkerLauncher(files, clock),
         new ProcessTreeStopper(workerTimer, properties.worker().killGrace()),
         workerExitExecutor,
-        procFs,
-        clock);
+        procFs);
   }
 
   /**

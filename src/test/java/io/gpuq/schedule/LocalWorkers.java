@@ -37,8 +37,7 @@ public final class LocalWorkers implements AutoCloseable {
             new WorkerLauncher(new JobFiles(dataDir), clock),
             new ProcessTreeStopper(timer, Duration.ofSeconds(5)),
             Runnable::run,
-            new ProcFs(Path.of("/proc")),
-            clock);
+            new ProcFs(Path.of("/proc")));
   }
 
   public Workers workers() {
