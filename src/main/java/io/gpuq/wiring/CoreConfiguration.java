@@ -81,7 +81,7 @@ public class CoreConfiguration {
         name = "localhost";
       }
     }
-    return new NodeIdentity(name);
+    return new NodeIdentity(name, properties.nodeLabels());
   }
 
   @Bean
