@@ -39,6 +39,34 @@ export function status(text, isError) {
   el.classList.toggle('error', !!isError);
 }
 
+/**
+ * A view's refresh: load(fresh) at once on refresh(true), then again ms after each one ended (up to
+ * jitter less, at random), until stop(). A failed load is said in the status line; the next one that
+ * works clears it.
+ */
+export function poller(load, ms, jitter = 0) {
+  let timer = null;
+  let stopped = false;
+  async function refresh(fresh) {
+    clearTimeout(timer);
+    // A page nobody can see asks nothing: open tabs in the background cost gpuq no work.
+    if (document.hidden && !fresh) {
+      timer = setTimeout(refresh, ms);
+      return;
+    }
+    try {
+      await load(fresh);
+      status('');
+    } catch (e) {
+      status('refresh failed: ' + e.message, true);
+    }
+    // A refresh asked for meanwhile (a click, another tab's answer) has set a timer of its own.
+    clearTimeout(timer);
+    if (!stopped) timer = setTimeout(refresh, ms - Math.random() * jitter);
+  }
+  return {refresh, stop: () => { stopped = true; clearTimeout(timer); }};
+}
+
 function show() {
   if (current && current.stop) current.stop();
   current = null;

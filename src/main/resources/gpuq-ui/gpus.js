@@ -1,7 +1,7 @@
 import {get, getChanged} from './api.js';
 import {bytes, h, s, setText} from './dom.js';
 import {color} from './charts.js';
-import {status} from './app.js';
+import {poller} from './app.js';
 
 /**
  * One bar per GPU: each job's budget (lighter) with its measured use inside it (darker), the
@@ -64,8 +64,6 @@ export function gpusView(main) {
     h('span', {class: 'key budget'}), 'job budget ', h('span', {class: 'key used'}), 'measured use ',
     h('span', {class: 'key unseen'}), "others' budgets ", h('span', {class: 'key other'}), 'not gpuq ',
     h('span', {class: 'key free'}), 'free'), box);
-  let timer = null;
-  let stopped = false;
   let gpus = [];
   let jobs = [];
 
@@ -94,24 +92,13 @@ export function gpusView(main) {
     box.replaceChildren(...out);
   }
 
-  async function refresh(fresh) {
-    clearTimeout(timer);
-    // A page nobody can see asks nothing: open tabs in the background cost gpuq no work.
-    if (document.hidden && !fresh) {
-      timer = setTimeout(refresh, 2000);
-      return;
-    }
-    try {
-      const [g, j] = await Promise.all([getChanged('/api/v1/gpus', fresh), getChanged('/api/v1/jobs?state=RUNNING&limit=1000', fresh)]);
-      if (g) gpus = g;
-      if (j) jobs = j.items;
-      if (g || j || fresh) render();
-      status('');
-    } catch (e) {
-      status('refresh failed: ' + e.message, true);
-    }
-    if (!stopped) timer = setTimeout(refresh, 2000);
+  async function load(fresh) {
+    const [g, j] = await Promise.all([getChanged('/api/v1/gpus', fresh), getChanged('/api/v1/jobs?state=RUNNING&limit=1000', fresh)]);
+    if (g) gpus = g;
+    if (j) jobs = j.items;
+    if (g || j || fresh) render();
   }
-  refresh(true);
-  return {stop: () => { stopped = true; clearTimeout(timer); }};
+  const refreshing = poller(load, 2000);
+  refreshing.refresh(true);
+  return refreshing;
 }

@@ -1,6 +1,6 @@
 import {getChanged, post, whenShared} from './api.js';
 import {bytes, duration, h, setText, TERMINAL} from './dom.js';
-import {setParams, status} from './app.js';
+import {poller, setParams, status} from './app.js';
 
 const STATES = ['', 'QUEUED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED', 'PRUNED'];
 // A submitted job shows within about a second; an unchanged queue costs a 304 with no body, and
@@ -41,8 +41,6 @@ export function queueView(main, params) {
   const rows = new Map();
   const selected = new Set();
   let jobs = [];
-  let timer = null;
-  let stopped = false;
 
   const stateSelect = h('select', {id: 'filter-state', onchange: (e) => setFilter('state', e.target.value)},
     STATES.map((st) => h('option', {value: st}, st || 'any state')));
@@ -72,7 +70,7 @@ export function queueView(main, params) {
     for (const [k, v] of Object.entries(filters)) if (v) p.set(k, v);
     if (limit !== 100) p.set('limit', limit);
     setParams(p);
-    refresh(true);
+    refreshing.refresh(true);
   }
 
   function listPath() {
@@ -151,27 +149,15 @@ export function queueView(main, params) {
     cancelSelected.disabled = selected.size === 0;
   }
 
-  async function refresh(fresh) {
-    clearTimeout(timer);
-    // A page nobody can see asks nothing: open tabs in the background cost gpuq no work.
-    if (document.hidden && !fresh) {
-      timer = setTimeout(refresh, REFRESH_MS);
-      return;
-    }
-    try {
-      const page = await getChanged(listPath(), fresh);
-      if (page) jobs = page.items;
-      if (page || fresh) render();
-      else for (const r of rows.values()) setText(r.cells.time, timing(r.job, Date.now()));
-      status('');
-    } catch (e) {
-      status('refresh failed: ' + e.message, true);
-    }
-    clearTimeout(timer);
-    // Up to a quarter less, at random: tabs that were answered together do not stay in step, so
-    // that one of them asks and the others use its answer (api.js).
-    if (!stopped) timer = setTimeout(refresh, REFRESH_MS - Math.random() * 250);
+  async function load(fresh) {
+    const page = await getChanged(listPath(), fresh);
+    if (page) jobs = page.items;
+    if (page || fresh) render();
+    else for (const r of rows.values()) setText(r.cells.time, timing(r.job, Date.now()));
   }
+  // Up to a quarter less, at random: tabs that were answered together do not stay in step, so
+  // that one of them asks and the others use its answer (api.js).
+  const refreshing = poller(load, REFRESH_MS, 250);
 
   function selectAll(on) {
     for (const [id, r] of rows) {
@@ -186,7 +172,7 @@ export function queueView(main, params) {
     const failed = [];
     await Promise.all(ids.map((id) => post('/api/v1/jobs/' + encodeURIComponent(id) + '/cancel').catch((e) => failed.push(id + ': ' + e.message))));
     if (failed.length) status('could not cancel ' + failed.join('; '), true);
-    refresh();
+    refreshing.refresh();
   }
 
   function cancelSelection() {
@@ -196,17 +182,16 @@ export function queueView(main, params) {
 
   // Another tab's changed answer for this list, and the tab coming into view, redraw at once.
   const unshare = whenShared((path) => {
-    if (path === listPath() && !document.hidden) refresh();
+    if (path === listPath() && !document.hidden) refreshing.refresh();
   });
   const onVisible = () => {
-    if (!document.hidden) refresh();
+    if (!document.hidden) refreshing.refresh();
   };
   document.addEventListener('visibilitychange', onVisible);
 
-  refresh(true);
+  refreshing.refresh(true);
   return {stop: () => {
-    stopped = true;
-    clearTimeout(timer);
+    refreshing.stop();
     unshare();
     document.removeEventListener('visibilitychange', onVisible);
   }};

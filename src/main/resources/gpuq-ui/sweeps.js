@@ -2,7 +2,7 @@ import {get, getChanged, post} from './api.js';
 import {h, number, setText, TERMINAL} from './dom.js';
 import {color, legend, lineChart, parallelCoordinates} from './charts.js';
 import {stateBadge} from './queue.js';
-import {setParams, status} from './app.js';
+import {poller, setParams, status} from './app.js';
 
 function counts(t) {
   return ['QUEUED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED', 'PRUNED']
@@ -19,34 +19,21 @@ export function sweepsView(main) {
   main.append(h('table', {class: 'grid', id: 'sweeps'},
     h('thead', null, h('tr', null, ['Name', 'State', 'Owner', 'Method', 'Progress', 'Trials', 'Best', 'Created'].map((c) => h('th', null, c)))),
     tbody));
-  let timer = null;
-  let stopped = false;
-  async function refresh(fresh) {
-    clearTimeout(timer);
-    // A page nobody can see asks nothing: open tabs in the background cost gpuq no work.
-    if (document.hidden && !fresh) {
-      timer = setTimeout(refresh, 3000);
-      return;
+  async function load(fresh) {
+    const page = await getChanged('/api/v1/sweeps?limit=200', fresh);
+    if (page) {
+      tbody.replaceChildren(...page.items.map((sw) => h('tr', {'data-id': sw.id},
+        h('td', null, h('a', {href: '#/sweep/' + encodeURIComponent(sw.id)}, sw.name || sw.id)),
+        h('td', null, stateBadge(sw.state)), h('td', null, sw.owner), h('td', null, sw.method),
+        h('td', null, progress(sw.progress)), h('td', null, sw.trials.total + ' (' + counts(sw.trials) + ')'),
+        h('td', null, sw.best ? (sw.metric ? sw.metric.name + ' ' : '') + number(sw.best.value) : ''),
+        h('td', null, new Date(sw.createdAt).toLocaleString()))));
+      if (!page.items.length) tbody.replaceChildren(h('tr', null, h('td', {colspan: 8, class: 'muted'}, 'No sweeps.')));
     }
-    try {
-      const page = await getChanged('/api/v1/sweeps?limit=200', fresh);
-      if (page) {
-        tbody.replaceChildren(...page.items.map((sw) => h('tr', {'data-id': sw.id},
-          h('td', null, h('a', {href: '#/sweep/' + encodeURIComponent(sw.id)}, sw.name || sw.id)),
-          h('td', null, stateBadge(sw.state)), h('td', null, sw.owner), h('td', null, sw.method),
-          h('td', null, progress(sw.progress)), h('td', null, sw.trials.total + ' (' + counts(sw.trials) + ')'),
-          h('td', null, sw.best ? (sw.metric ? sw.metric.name + ' ' : '') + number(sw.best.value) : ''),
-          h('td', null, new Date(sw.createdAt).toLocaleString()))));
-        if (!page.items.length) tbody.replaceChildren(h('tr', null, h('td', {colspan: 8, class: 'muted'}, 'No sweeps.')));
-      }
-      status('');
-    } catch (e) {
-      status('refresh failed: ' + e.message, true);
-    }
-    if (!stopped) timer = setTimeout(refresh, 3000);
   }
-  refresh(true);
-  return {stop: () => { stopped = true; clearTimeout(timer); }};
+  const refreshing = poller(load, 3000);
+  refreshing.refresh(true);
+  return refreshing;
 }
 
 const MAX_TRIAL_SERIES = 500;
@@ -81,8 +68,6 @@ export function sweepView(main, params, id) {
   let sweep = null;
   let trials = [];
   const series = new Map(); // jobId -> {state, points: [{step, value, at}]}
-  let timer = null;
-  let stopped = false;
 
   function keep() {
     const p = new URLSearchParams();
@@ -94,7 +79,7 @@ export function sweepView(main, params, id) {
   async function act(what) {
     try {
       await post(path + '/' + what);
-      refresh();
+      refreshing.refresh();
     } catch (e) {
       status(what + ' failed: ' + e.message, true);
     }
@@ -216,36 +201,25 @@ export function sweepView(main, params, id) {
     return typeof v === 'number' ? number(v) : v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v);
   }
 
-  async function refresh(fresh) {
-    clearTimeout(timer);
-    // A page nobody can see asks nothing: open tabs in the background cost gpuq no work.
-    if (document.hidden && !fresh) {
-      timer = setTimeout(refresh, 3000);
-      return;
+  async function load(fresh) {
+    const sw = await getChanged(path, fresh);
+    if (sw) sweep = sw;
+    if (sw || fresh || sweep.state === 'RUNNING') {
+      trials = await loadTrials();
+      await loadSeries();
+      setText(title, sweep.name || sweep.id);
+      badge.replaceChildren(stateBadge(sweep.state));
+      setText(summary, [sweep.method, 'owner ' + sweep.owner, sweep.trials.total + ' trials: ' + counts(sweep.trials),
+        sweep.maxConcurrent ? 'at most ' + sweep.maxConcurrent + ' at once' : null,
+        sweep.metric ? sweep.metric.goal + ' ' + sweep.metric.name : null].filter(Boolean).join(' · '));
+      prog.replaceChildren(progress(sweep.progress));
+      setText(best, sweep.best ? `best ${sweep.metric.name} ${number(sweep.best.value)} by trial ${sweep.best.trial} at step ${sweep.best.step} with ${JSON.stringify(sweep.best.parameters)}` : '');
+      cancel.hidden = sweep.state !== 'RUNNING';
+      close.hidden = sweep.method !== 'external' || sweep.closed || sweep.state !== 'RUNNING';
+      draw();
     }
-    try {
-      const sw = await getChanged(path, fresh);
-      if (sw) sweep = sw;
-      if (sw || fresh || sweep.state === 'RUNNING') {
-        trials = await loadTrials();
-        await loadSeries();
-        setText(title, sweep.name || sweep.id);
-        badge.replaceChildren(stateBadge(sweep.state));
-        setText(summary, [sweep.method, 'owner ' + sweep.owner, sweep.trials.total + ' trials: ' + counts(sweep.trials),
-          sweep.maxConcurrent ? 'at most ' + sweep.maxConcurrent + ' at once' : null,
-          sweep.metric ? sweep.metric.goal + ' ' + sweep.metric.name : null].filter(Boolean).join(' · '));
-        prog.replaceChildren(progress(sweep.progress));
-        setText(best, sweep.best ? `best ${sweep.metric.name} ${number(sweep.best.value)} by trial ${sweep.best.trial} at step ${sweep.best.step} with ${JSON.stringify(sweep.best.parameters)}` : '');
-        cancel.hidden = sweep.state !== 'RUNNING';
-        close.hidden = sweep.method !== 'external' || sweep.closed || sweep.state !== 'RUNNING';
-        draw();
-      }
-      status('');
-    } catch (e) {
-      status('refresh failed: ' + e.message, true);
-    }
-    if (!stopped) timer = setTimeout(refresh, 3000);
   }
-  refresh(true);
-  return {stop: () => { stopped = true; clearTimeout(timer); }};
+  const refreshing = poller(load, 3000);
+  refreshing.refresh(true);
+  return refreshing;
 }

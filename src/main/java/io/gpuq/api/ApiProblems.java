@@ -50,6 +50,42 @@ import tools.jackson.databind.exc.UnrecognizedPropertyException;
 @RestControllerAdvice
 public class ApiProblems extends ResponseEntityExceptionHandler {
 
+  /** A status and a title, for the errors whose own message is the whole detail. */
+  private record Titled(HttpStatus status, String title) {}
+
+  /** The errors {@link #plain} answers: each class with its status and title. */
+  private static final Map<Class<? extends RuntimeException>, Titled> PLAIN =
+      Map.of(
+          JobNotFoundException.class, new Titled(HttpStatus.NOT_FOUND, "Job not found"),
+          JobAccessDeniedException.class, new Titled(HttpStatus.FORBIDDEN, "Not your job"),
+          JobConflictException.class,
+              new Titled(HttpStatus.CONFLICT, "Conflict with the job's state"),
+          SweepNotFoundException.class, new Titled(HttpStatus.NOT_FOUND, "Sweep not found"),
+          SweepAccessDeniedException.class, new Titled(HttpStatus.FORBIDDEN, "Not your sweep"),
+          SweepConflictException.class,
+              new Titled(HttpStatus.CONFLICT, "Conflict with the sweep's state"),
+          InsufficientStorageException.class,
+              new Titled(HttpStatus.INSUFFICIENT_STORAGE, "Insufficient Storage"));
+
+  /** The errors in {@link #PLAIN}: their status and title, with their message as the detail. */
+  @ExceptionHandler({
+    JobNotFoundException.class,
+    JobAccessDeniedException.class,
+    JobConflictException.class,
+    SweepNotFoundException.class,
+    SweepAccessDeniedException.class,
+    SweepConflictException.class,
+    InsufficientStorageException.class
+  })
+  ProblemDetail plain(RuntimeException e) {
+    // A subclass of one of them is answered as it is.
+    Titled titled = null;
+    for (Class<?> c = e.getClass(); titled == null; c = c.getSuperclass()) {
+      titled = PLAIN.get(c);
+    }
+    return titled(titled.status(), titled.title(), e.getMessage());
+  }
+
   @ExceptionHandler(InvalidJobRequestException.class)
   ProblemDetail invalid(InvalidJobRequestException e) {
     return withErrors(HttpStatus.BAD_REQUEST, "Invalid request", e.getMessage(), e.errors());
@@ -74,16 +110,6 @@ public class ApiProblems extends ResponseEntityExceptionHandler {
     return keyReused(e.getMessage(), "sweepId", e.sweepId());
   }
 
-  @ExceptionHandler(SweepNotFoundException.class)
-  ProblemDetail sweepNotFound(SweepNotFoundException e) {
-    return titled(HttpStatus.NOT_FOUND, "Sweep not found", e.getMessage());
-  }
-
-  @ExceptionHandler(SweepAccessDeniedException.class)
-  ProblemDetail sweepForbidden(SweepAccessDeniedException e) {
-    return titled(HttpStatus.FORBIDDEN, "Not your sweep", e.getMessage());
-  }
-
   @ExceptionHandler(SweepTooLargeException.class)
   ProblemDetail sweepTooLarge(SweepTooLargeException e) {
     ProblemDetail problem =
@@ -92,11 +118,6 @@ public class ApiProblems extends ResponseEntityExceptionHandler {
     problem.setProperty("max", e.max());
     problem.setProperty("requested", e.requested());
     return problem;
-  }
-
-  @ExceptionHandler(SweepConflictException.class)
-  ProblemDetail sweepConflict(SweepConflictException e) {
-    return titled(HttpStatus.CONFLICT, "Conflict with the sweep's state", e.getMessage());
   }
 
   /** 429 without Retry-After: a sweep finishes when its trials do, which nobody can foretell. */
@@ -115,26 +136,6 @@ public class ApiProblems extends ResponseEntityExceptionHandler {
         HttpStatus.CONFLICT,
         "Log not readable",
         "the job's log was replaced by " + e.kind() + ", which gpuq does not read");
-  }
-
-  @ExceptionHandler(InsufficientStorageException.class)
-  ProblemDetail insufficientStorage(InsufficientStorageException e) {
-    return titled(HttpStatus.INSUFFICIENT_STORAGE, "Insufficient Storage", e.getMessage());
-  }
-
-  @ExceptionHandler(JobNotFoundException.class)
-  ProblemDetail notFound(JobNotFoundException e) {
-    return titled(HttpStatus.NOT_FOUND, "Job not found", e.getMessage());
-  }
-
-  @ExceptionHandler(JobAccessDeniedException.class)
-  ProblemDetail forbidden(JobAccessDeniedException e) {
-    return titled(HttpStatus.FORBIDDEN, "Not your job", e.getMessage());
-  }
-
-  @ExceptionHandler(JobConflictException.class)
-  ProblemDetail conflict(JobConflictException e) {
-    return titled(HttpStatus.CONFLICT, "Conflict with the job's state", e.getMessage());
   }
 
   /**

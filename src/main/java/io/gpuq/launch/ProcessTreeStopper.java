@@ -20,13 +20,18 @@ public final class ProcessTreeStopper {
   private static final long POLL_MILLIS = 50;
 
   private final ScheduledExecutorService timer;
+  private final Duration grace;
 
-  public ProcessTreeStopper(ScheduledExecutorService timer) {
+  /**
+   * @param grace time between SIGTERM and SIGKILL
+   */
+  public ProcessTreeStopper(ScheduledExecutorService timer, Duration grace) {
     this.timer = timer;
+    this.grace = grace;
   }
 
   /** Completes when no process of the tree or group is left. */
-  public CompletableFuture<Void> stop(long rootPid, Duration grace) {
+  public CompletableFuture<Void> stop(long rootPid) {
     Set<ProcessHandle> tree = treeOf(rootPid);
     ProcessSignals.signalGroup(rootPid, ProcessSignals.SIGTERM);
     tree.forEach(ProcessHandle::destroy);

@@ -67,6 +67,14 @@ public final class WorkerLauncher {
   // Needed only by jobs that run as another account than gpuq's.
   private final Optional<Path> setpriv;
 
+  /**
+   * The time by the clock a worker's start is read from: an end read from it never comes before a
+   * start it records afterwards.
+   */
+  public Instant now() {
+    return clock.instant();
+  }
+
   /** Starts workers with posix_spawn where this system allows it, else with ProcessBuilder. */
   public WorkerLauncher(JobFiles files, Clock clock) {
     this(files, clock, bindPosixSpawn());
@@ -193,11 +201,12 @@ public final class WorkerLauncher {
       return new RunningWorker(
           request.jobId(),
           request.attempt(),
-          started.handle(),
+          started.handle().pid(),
           started.exitCode(),
           now,
           deadline,
-          request.placement());
+          request.placement(),
+          new StopMark());
     } catch (IOException e) {
       throw new LaunchException("cannot start " + program + ": " + e.getMessage(), e);
     }
@@ -346,24 +355,20 @@ public final class WorkerLauncher {
   public Optional<RunningWorker> adopt(AdoptRequest request, ProcFs procFs) {
     Optional<ProcessHandle> handle =
         ProcessHandle.of(request.pid())
-            .filter(
-                h ->
-                    procFs
-                        .stat(request.pid())
-                        .map(stat -> stat.startTimeTicks() == request.pidStartTicks())
-                        .orElse(false));
+            .filter(h -> procFs.isSameProcess(request.pid(), request.pidStartTicks()));
     return handle.map(
         h ->
             new RunningWorker(
                 request.jobId(),
                 request.attempt(),
-                h,
+                h.pid(),
                 h.onExit()
                     .thenApply(
                         gone -> recordedExitCode(request.jobId(), request.attempt()).orElse(null)),
                 request.startedAt(),
                 request.deadline(),
-                request.placement()));
+                request.placement(),
+                new StopMark()));
   }
 
   /**

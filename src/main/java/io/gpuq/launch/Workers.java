@@ -4,8 +4,6 @@ import io.gpuq.job.JobPlacement;
 import io.gpuq.job.WorkerProcess;
 import io.gpuq.proc.ProcFs;
 import java.io.IOException;
-import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
@@ -28,25 +26,16 @@ public final class Workers {
   private final WorkerLauncher launcher;
   private final ProcessTreeStopper stopper;
   private final Executor exitExecutor;
-  private final Duration killGrace;
   private final ProcFs procFs;
-  private final Clock clock;
   private final Map<String, RunningWorker> live = new ConcurrentHashMap<>();
   private final Map<String, JobPlacement> launching = new ConcurrentHashMap<>();
 
   public Workers(
-      WorkerLauncher launcher,
-      ProcessTreeStopper stopper,
-      Executor exitExecutor,
-      Duration killGrace,
-      ProcFs procFs,
-      Clock clock) {
-    this.clock = clock;
+      WorkerLauncher launcher, ProcessTreeStopper stopper, Executor exitExecutor, ProcFs procFs) {
     this.launcher = launcher;
     this.procFs = procFs;
     this.stopper = stopper;
     this.exitExecutor = exitExecutor;
-    this.killGrace = killGrace;
   }
 
   /**
@@ -96,7 +85,7 @@ public final class Workers {
           worker.attempt(),
           earlier.attempt(),
           earlier.pid());
-      stopper.stop(earlier.pid(), killGrace);
+      stopper.stop(earlier.pid());
     }
     worker.exitCode().thenAcceptAsync(code -> exited(worker, code, onExit), exitExecutor);
     return worker;
@@ -108,7 +97,7 @@ public final class Workers {
     // placed in the freed room (its start read from the same clock afterwards) never starts
     // before it ended. The end stored later, after its log and metrics are read, came 4-30 ms
     // after the successor's start.
-    Instant freedAt = clock.instant();
+    Instant freedAt = launcher.now();
     live.remove(worker.jobId(), worker);
     try {
       onExit.accept(
@@ -148,7 +137,7 @@ public final class Workers {
         worker.pid(),
         reason,
         detail == null ? "" : " (" + detail + ")");
-    stopper.stop(worker.pid(), killGrace);
+    stopper.stop(worker.pid());
     return true;
   }
 
@@ -158,9 +147,9 @@ public final class Workers {
    * @return whether there was one to stop
    */
   public boolean stopOrphan(long pid, long startTicks) {
-    boolean same = procFs.stat(pid).map(stat -> stat.startTimeTicks() == startTicks).orElse(false);
+    boolean same = procFs.isSameProcess(pid, startTicks);
     if (same) {
-      stopper.stop(pid, killGrace);
+      stopper.stop(pid);
     }
     return same;
   }

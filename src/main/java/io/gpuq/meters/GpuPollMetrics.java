@@ -1,5 +1,6 @@
 package io.gpuq.meters;
 
+import io.gpuq.duty.FixedDelayDuty;
 import io.gpuq.duty.PeriodicDuty;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -45,17 +46,7 @@ public final class GpuPollMetrics {
 
   /** The poll duty, each run timed (a failed poll too: it is the time the failure took). */
   public PeriodicDuty timed(PeriodicDuty poll) {
-    return new PeriodicDuty() {
-      @Override
-      public String name() {
-        return poll.name();
-      }
-
-      @Override
-      public Duration interval() {
-        return poll.interval();
-      }
-
+    return new FixedDelayDuty(poll.name(), poll.interval()) {
       @Override
       public void runOnce() {
         duration.record(poll::runOnce);

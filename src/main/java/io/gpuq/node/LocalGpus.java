@@ -24,6 +24,11 @@ public class LocalGpus {
     this.node = node;
   }
 
+  /** Where its figures come from: {@code nvml} or {@code emulated}. */
+  public String backendKind() {
+    return inventory.backendKind();
+  }
+
   public List<NodeGpu> gpus() {
     GpuUsage usage = poller.latest();
     Map<Integer, Long> reserved = workers.reservedBytesByGpu();

@@ -1,4 +1,14 @@
 package io.gpuq.node;
 
-/** This node's name in placements and in {@code /api/v1/gpus}. */
-public record NodeIdentity(String name) {}
+import java.util.Map;
+
+/**
+ * This node: its name in placements and in {@code /api/v1/gpus}, and the labels that jobs' node
+ * selectors match.
+ */
+public record NodeIdentity(String name, Map<String, String> labels) {
+
+  public NodeIdentity {
+    labels = Map.copyOf(labels);
+  }
+}

@@ -1,6 +1,5 @@
 package io.gpuq.node;
 
-import io.gpuq.gpu.GpuInventory;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -24,23 +23,18 @@ public class NodeRegistry implements LiveNodes {
   private final Map<String, String> labels;
   private final Duration timeout;
   private final LocalGpus localGpus;
-  private final GpuInventory inventory;
 
+  /**
+   * @param timeout a node silent this long is dead
+   */
   public NodeRegistry(
-      NodeStore nodes,
-      Clock clock,
-      String self,
-      Map<String, String> labels,
-      Duration timeout,
-      LocalGpus localGpus,
-      GpuInventory inventory) {
+      NodeStore nodes, Clock clock, NodeIdentity self, Duration timeout, LocalGpus localGpus) {
     this.nodes = nodes;
     this.clock = clock;
-    this.self = self;
-    this.labels = Map.copyOf(labels);
+    this.self = self.name();
+    this.labels = self.labels();
     this.timeout = timeout;
     this.localGpus = localGpus;
-    this.inventory = inventory;
   }
 
   @Override
@@ -57,7 +51,7 @@ public class NodeRegistry implements LiveNodes {
     String gpus = JSON.writeValueAsString(localGpus.gpus());
     String labelsJson = JSON.writeValueAsString(labels);
     Instant now = clock.instant();
-    nodes.beat(self, labelsJson, inventory.backendKind(), gpus, now);
+    nodes.beat(self, labelsJson, localGpus.backendKind(), gpus, now);
   }
 
   /** Nodes other than this one whose last heartbeat is older than the timeout. */

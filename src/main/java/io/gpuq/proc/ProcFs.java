@@ -57,6 +57,14 @@ public final class ProcFs {
   }
 
   /**
+   * Whether {@code pid} is still the process that started at {@code startTicks}, not a later one
+   * that was given the same PID.
+   */
+  public boolean isSameProcess(long pid, long startTicks) {
+    return stat(pid).map(stat -> stat.startTimeTicks() == startTicks).orElse(false);
+  }
+
+  /**
    * Every process of the machine, each {@code stat} file read once. Costs roughly one open/read per
    * process (see {@code GpuPollBench}); the result is not an atomic picture, only a fast one.
    */

@@ -79,12 +79,10 @@ public class ApiConfiguration {
 
   @Bean
   FilterRegistrationBean<RequestSizeLimitFilter> requestSizeLimitFilter(GpuqProperties properties) {
-    FilterRegistrationBean<RequestSizeLimitFilter> registration =
-        new FilterRegistrationBean<>(
-            new RequestSizeLimitFilter(properties.api().maxRequestBytes()));
-    registration.addUrlPatterns("/api/*");
-    registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 20);
-    return registration;
+    return ServletFilters.registered(
+        new RequestSizeLimitFilter(properties.api().maxRequestBytes()),
+        Ordered.HIGHEST_PRECEDENCE + 20,
+        "/api/*");
   }
 
   /**
@@ -92,20 +90,13 @@ public class ApiConfiguration {
    */
   @Bean
   FilterRegistrationBean<DotSegmentFilter> dotSegmentFilter() {
-    FilterRegistrationBean<DotSegmentFilter> registration =
-        new FilterRegistrationBean<>(new DotSegmentFilter());
-    registration.addUrlPatterns("/*");
-    registration.setOrder(Ordered.HIGHEST_PRECEDENCE);
-    return registration;
+    return ServletFilters.registered(new DotSegmentFilter(), Ordered.HIGHEST_PRECEDENCE, "/*");
   }
 
   @Bean
   FilterRegistrationBean<ActuatorProblemFilter> actuatorProblemFilter() {
-    FilterRegistrationBean<ActuatorProblemFilter> registration =
-        new FilterRegistrationBean<>(new ActuatorProblemFilter());
-    registration.addUrlPatterns("/actuator/*");
-    registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 30);
-    return registration;
+    return ServletFilters.registered(
+        new ActuatorProblemFilter(), Ordered.HIGHEST_PRECEDENCE + 30, "/actuator/*");
   }
 
   @Bean

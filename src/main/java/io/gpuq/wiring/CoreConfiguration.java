@@ -81,7 +81,7 @@ public class CoreConfiguration {
         name = "localhost";
       }
     }
-    return new NodeIdentity(name);
+    return new NodeIdentity(name, properties.nodeLabels());
   }
 
   @Bean
@@ -109,11 +109,9 @@ public class CoreConfiguration {
       ProcFs procFs) {
     return new Workers(
         new WorkerLauncher(files, clock),
-        new ProcessTreeStopper(workerTimer),
+        new ProcessTreeStopper(workerTimer, properties.worker().killGrace()),
         workerExitExecutor,
-        properties.worker().killGrace(),
-        procFs,
-        clock);
+        procFs);
   }
 
   /**

@@ -36,15 +36,8 @@ public class NodeConfiguration {
       Clock clock,
       NodeIdentity node,
       GpuqProperties properties,
-      LocalGpus localGpus,
-      GpuInventory inventory) {
+      LocalGpus localGpus) {
     return new NodeRegistry(
-        new JpaNodeStore(nodes, tx),
-        clock,
-        node.name(),
-        properties.nodeLabels(),
-        properties.cluster().nodeTimeout(),
-        localGpus,
-        inventory);
+        new JpaNodeStore(nodes, tx), clock, node, properties.cluster().nodeTimeout(), localGpus);
   }
 }

@@ -49,12 +49,10 @@ public class SecurityConfiguration {
   @Bean
   FilterRegistrationBean<TokenAuthenticationFilter> tokenAuthenticationFilter(
       TokenRegistry tokens, GpuqProperties properties) {
-    FilterRegistrationBean<TokenAuthenticationFilter> registration =
-        new FilterRegistrationBean<>(
-            new TokenAuthenticationFilter(
-                tokens, properties.auth().publicActuator(), properties.ui().enabled()));
-    registration.addUrlPatterns("/*");
-    registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 10);
-    return registration;
+    return ServletFilters.registered(
+        new TokenAuthenticationFilter(
+            tokens, properties.auth().publicActuator(), properties.ui().enabled()),
+        Ordered.HIGHEST_PRECEDENCE + 10,
+        "/*");
   }
 }

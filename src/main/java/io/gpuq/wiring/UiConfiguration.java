@@ -33,12 +33,13 @@ public class UiConfiguration {
   FilterRegistrationBean<ShallowEtagHeaderFilter> listingEtags() {
     ShallowEtagHeaderFilter filter = new ShallowEtagHeaderFilter();
     filter.setWriteWeakETag(true);
-    FilterRegistrationBean<ShallowEtagHeaderFilter> registration =
-        new FilterRegistrationBean<>(filter);
-    registration.addUrlPatterns(
-        "/api/v1/jobs", "/api/v1/gpus", "/api/v1/sweeps", "/api/v1/sweeps/*");
-    registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 40);
-    return registration;
+    return ServletFilters.registered(
+        filter,
+        Ordered.HIGHEST_PRECEDENCE + 40,
+        "/api/v1/jobs",
+        "/api/v1/gpus",
+        "/api/v1/sweeps",
+        "/api/v1/sweeps/*");
   }
 
   /**
@@ -50,20 +51,20 @@ public class UiConfiguration {
    */
   @Bean
   FilterRegistrationBean<JobListingCache> jobListingCache(Clock clock) {
-    FilterRegistrationBean<JobListingCache> registration =
-        new FilterRegistrationBean<>(new JobListingCache(clock, Duration.ofSeconds(1), 512 * 1024));
-    registration.addUrlPatterns(
-        "/api/v1/jobs", "/api/v1/jobs/*", "/api/v1/sweeps", "/api/v1/sweeps/*");
-    registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 41);
-    return registration;
+    return ServletFilters.registered(
+        new JobListingCache(clock, Duration.ofSeconds(1), 512 * 1024),
+        Ordered.HIGHEST_PRECEDENCE + 41,
+        "/api/v1/jobs",
+        "/api/v1/jobs/*",
+        "/api/v1/sweeps",
+        "/api/v1/sweeps/*");
   }
 
   @Bean
   FilterRegistrationBean<UiHeaders> uiHeaders(GpuqProperties properties) {
-    FilterRegistrationBean<UiHeaders> registration = new FilterRegistrationBean<>(new UiHeaders());
-    registration.addUrlPatterns("/*");
     // Before the token filter, so that its 401s carry them too.
-    registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 5);
+    FilterRegistrationBean<UiHeaders> registration =
+        ServletFilters.registered(new UiHeaders(), Ordered.HIGHEST_PRECEDENCE + 5, "/*");
     registration.setEnabled(properties.ui().enabled());
     return registration;
   }

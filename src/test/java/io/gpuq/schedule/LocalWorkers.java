@@ -35,11 +35,9 @@ public final class LocalWorkers implements AutoCloseable {
     this.workers =
         new Workers(
             new WorkerLauncher(new JobFiles(dataDir), clock),
-            new ProcessTreeStopper(timer),
+            new ProcessTreeStopper(timer, Duration.ofSeconds(5)),
             Runnable::run,
-            Duration.ofSeconds(5),
-            new ProcFs(Path.of("/proc")),
-            clock);
+            new ProcFs(Path.of("/proc")));
   }
 
   public Workers workers() {
