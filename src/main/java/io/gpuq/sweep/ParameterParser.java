@@ -1,5 +1,6 @@
 package io.gpuq.sweep;
 
+import io.gpuq.job.FieldErrors;
 import io.gpuq.sweep.SweepRequest.ParameterRequest;
 import io.gpuq.text.UserText;
 import java.util.ArrayList;
