@@ -10,6 +10,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -120,13 +121,9 @@ public final class JobRequestValidator {
     long bytes = 0;
     for (int i = 0; i < command.size(); i++) {
       String arg = command.get(i);
-      String field = "command[" + i + "]";
-      if (arg == null) {
-        errors.add(field, "must be a string, not null");
-      } else if (arg.indexOf('\0') >= 0) {
-        errors.add(field, "must not contain a NUL character");
-      } else if (UserText.hasLoneSurrogate(arg)) {
-        errors.add(field, "must be valid Unicode (it holds a lone surrogate)");
+      Optional<String> wrong = unpassable(arg);
+      if (wrong.isPresent()) {
+        errors.add("command[" + i + "]", wrong.get());
       } else {
         bytes += utf8Length(arg) + 1;
       }
@@ -184,16 +181,13 @@ public final class JobRequestValidator {
       String key = entry.getKey();
       String value = entry.getValue();
       String field = "env." + UserText.echo(key);
+      Optional<String> wrongValue = unpassable(value);
       if (!ENV_NAME.matcher(key).matches()) {
         errors.add(field, "is not a valid environment variable name");
       } else if (reservedEnvNames.contains(key)) {
         errors.add(field, "is set by gpuq for every worker and cannot be overridden");
-      } else if (value == null) {
-        errors.add(field, "must be a string, not null");
-      } else if (value.indexOf('\0') >= 0) {
-        errors.add(field, "must not contain a NUL character");
-      } else if (UserText.hasLoneSurrogate(value)) {
-        errors.add(field, "must be valid Unicode (it holds a lone surrogate)");
+      } else if (wrongValue.isPresent()) {
+        errors.add(field, wrongValue.get());
       } else {
         bytes += key.length() + 1 + utf8Length(value) + 1;
         copy.put(key, value);
@@ -342,6 +336,21 @@ public final class JobRequestValidator {
           }
         });
     return labels;
+  }
+
+  /**
+   * What keeps a string from being passed to a worker as an argument or an environment value, if
+   * anything: the kernel takes neither null nor NUL, and the bytes must encode valid Unicode.
+   */
+  private static Optional<String> unpassable(String text) {
+    if (text == null) {
+      return Optional.of("must be a string, not null");
+    } else if (text.indexOf('\0') >= 0) {
+      return Optional.of("must not contain a NUL character");
+    } else if (UserText.hasLoneSurrogate(text)) {
+      return Optional.of("must be valid Unicode (it holds a lone surrogate)");
+    }
+    return Optional.empty();
   }
 
   /** Text shown in lists and logs: no control characters, and valid Unicode. */

@@ -1,5 +1,7 @@
 package io.gpuq.sweep;
 
+import java.util.Arrays;
+import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -12,26 +14,15 @@ import java.util.Optional;
  */
 public enum BestScope {
   /** Completed trials by their last reported value; the trials table by each trial's last value. */
-  LAST("last"),
+  LAST,
   /** Any trial by its best value at any step. */
-  ALL("all");
-
-  private final String wireName;
-
-  BestScope(String wireName) {
-    this.wireName = wireName;
-  }
+  ALL;
 
   public String wireName() {
-    return wireName;
+    return name().toLowerCase(Locale.ROOT);
   }
 
   public static Optional<BestScope> fromWire(String text) {
-    for (BestScope scope : values()) {
-      if (scope.wireName.equals(text)) {
-        return Optional.of(scope);
-      }
-    }
-    return Optional.empty();
+    return Arrays.stream(values()).filter(scope -> scope.wireName().equals(text)).findFirst();
   }
 }
