@@ -1,7 +1,6 @@
 package io.gpuq.sweep;
 
-import java.util.Arrays;
-import java.util.Locale;
+import io.gpuq.job.WireNamed;
 import java.util.Optional;
 
 /**
@@ -12,17 +11,13 @@ import java.util.Optional;
  * trial's mid-run dip is not a result. {@link #ALL} is Ray Tune's {@code scope="all"}: the best
  * value any trial reported at any step, in any state.
  */
-public enum BestScope {
+public enum BestScope implements WireNamed {
   /** Completed trials by their last reported value; the trials table by each trial's last value. */
   LAST,
   /** Any trial by its best value at any step. */
   ALL;
 
-  public String wireName() {
-    return name().toLowerCase(Locale.ROOT);
-  }
-
   public static Optional<BestScope> fromWire(String text) {
-    return Arrays.stream(values()).filter(scope -> scope.wireName().equals(text)).findFirst();
+    return WireNamed.fromWire(BestScope.class, text);
   }
 }
