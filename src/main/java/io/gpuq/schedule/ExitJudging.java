@@ -10,6 +10,7 @@ import io.gpuq.launch.Workers;
  *
  * @param workers this node's workers, which know whether an exit code went unwritten
  * @param files where each job's log lies
+ * @param classifier what tells, from the exit and the log's tail, how the attempt ended
  * @param logTailBytes how much of the end of a failed worker's log the classifier reads
  */
 public record ExitJudging(

@@ -16,8 +16,8 @@ import java.util.function.LongSupplier;
 
 /**
  * Turns a {@link SweepRequest} and its job template into a {@link SweepDefinition}, or reports
- * every field that is wrong (at most {@value io.gpuq.job.FieldErrors#MAX_REPORTED}). The template's
- * own job fields are the job validator's to check, trial by trial.
+ * every field that is wrong (at most {@value FieldErrors#MAX_REPORTED}). The template's own job
+ * fields are the job validator's to check, trial by trial.
  */
 public final class SweepValidator {
 
