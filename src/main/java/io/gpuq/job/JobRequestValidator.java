@@ -6,11 +6,11 @@ import io.gpuq.text.UserText;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -48,9 +48,6 @@ public final class JobRequestValidator {
   static final Duration MIN_TIMEOUT = Duration.ofSeconds(1);
   static final Duration MAX_TIMEOUT = Duration.ofDays(365);
 
-  /** The most mistakes one answer lists; a request with more says how many it left out. */
-  static final int MAX_REPORTED_ERRORS = 20;
-
   private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
   private static final Pattern LABEL_KEY = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_./-]{0,62}");
 
@@ -67,7 +64,7 @@ public final class JobRequestValidator {
     if (request == null) {
       throw new InvalidJobRequestException("", "a JSON object describing the job is required");
     }
-    Errors errors = new Errors();
+    FieldErrors errors = new FieldErrors();
     List<String> command = command(request.command(), errors);
     String name = name(request.name(), command, errors);
     String workingDir = workingDir(request.workingDir(), errors);
@@ -95,7 +92,7 @@ public final class JobRequestValidator {
     double oomGrowth = oomGrowth(retry.oomGrowth(), errors);
     Map<String, String> labels = labels("labels", request.labels(), errors);
     Map<String, String> nodeSelector = labels("nodeSelector", request.nodeSelector(), errors);
-    errors.throwIfAny();
+    errors.throwIfAny(InvalidJobRequestException::new);
     return new JobSpec(
         name,
         command,
@@ -112,7 +109,7 @@ public final class JobRequestValidator {
         nodeSelector);
   }
 
-  private static List<String> command(List<String> command, Errors errors) {
+  private static List<String> command(List<String> command, FieldErrors errors) {
     if (command == null || command.isEmpty()) {
       errors.add("command", "is required: a non-empty list of strings (argv, no shell)");
       return List.of();
@@ -124,13 +121,9 @@ public final class JobRequestValidator {
     long bytes = 0;
     for (int i = 0; i < command.size(); i++) {
       String arg = command.get(i);
-      String field = "command[" + i + "]";
-      if (arg == null) {
-        errors.add(field, "must be a string, not null");
-      } else if (arg.indexOf('\0') >= 0) {
-        errors.add(field, "must not contain a NUL character");
-      } else if (UserText.hasLoneSurrogate(arg)) {
-        errors.add(field, "must be valid Unicode (it holds a lone surrogate)");
+      Optional<String> wrong = unpassable(arg);
+      if (wrong.isPresent()) {
+        errors.add("command[" + i + "]", wrong.get());
       } else {
         bytes += utf8Length(arg) + 1;
       }
@@ -144,7 +137,7 @@ public final class JobRequestValidator {
     return command;
   }
 
-  private static String name(String name, List<String> command, Errors errors) {
+  private static String name(String name, List<String> command, FieldErrors errors) {
     if (name == null || name.isBlank()) {
       if (command.isEmpty() || command.get(0) == null) {
         return "job";
@@ -160,7 +153,7 @@ public final class JobRequestValidator {
     return name;
   }
 
-  private static String workingDir(String workingDir, Errors errors) {
+  private static String workingDir(String workingDir, FieldErrors errors) {
     if (workingDir == null) {
       return null;
     }
@@ -174,7 +167,7 @@ public final class JobRequestValidator {
     return workingDir;
   }
 
-  private Map<String, String> env(Map<String, String> env, Errors errors) {
+  private Map<String, String> env(Map<String, String> env, FieldErrors errors) {
     if (env == null) {
       return Map.of();
     }
@@ -188,16 +181,13 @@ public final class JobRequestValidator {
       String key = entry.getKey();
       String value = entry.getValue();
       String field = "env." + UserText.echo(key);
+      Optional<String> wrongValue = unpassable(value);
       if (!ENV_NAME.matcher(key).matches()) {
         errors.add(field, "is not a valid environment variable name");
       } else if (reservedEnvNames.contains(key)) {
         errors.add(field, "is set by gpuq for every worker and cannot be overridden");
-      } else if (value == null) {
-        errors.add(field, "must be a string, not null");
-      } else if (value.indexOf('\0') >= 0) {
-        errors.add(field, "must not contain a NUL character");
-      } else if (UserText.hasLoneSurrogate(value)) {
-        errors.add(field, "must be valid Unicode (it holds a lone surrogate)");
+      } else if (wrongValue.isPresent()) {
+        errors.add(field, wrongValue.get());
       } else {
         bytes += key.length() + 1 + utf8Length(value) + 1;
         copy.put(key, value);
@@ -209,7 +199,7 @@ public final class JobRequestValidator {
     return copy;
   }
 
-  private static Framework framework(String framework, Errors errors) {
+  private static Framework framework(String framework, FieldErrors errors) {
     if (framework == null) {
       return Framework.GENERIC;
     }
@@ -228,7 +218,7 @@ public final class JobRequestValidator {
             });
   }
 
-  private static int gpus(Integer gpus, Errors errors) {
+  private static int gpus(Integer gpus, FieldErrors errors) {
     if (gpus == null) {
       return 1;
     }
@@ -239,7 +229,7 @@ public final class JobRequestValidator {
     return gpus;
   }
 
-  private static Long gpuMemory(Object gpuMemory, Errors errors) {
+  private static Long gpuMemory(Object gpuMemory, FieldErrors errors) {
     if (gpuMemory == null) {
       return null;
     }
@@ -251,7 +241,7 @@ public final class JobRequestValidator {
     }
   }
 
-  private static Double gpuFraction(Double gpuFraction, Errors errors) {
+  private static Double gpuFraction(Double gpuFraction, FieldErrors errors) {
     if (gpuFraction == null) {
       return null;
     }
@@ -262,7 +252,7 @@ public final class JobRequestValidator {
     return gpuFraction;
   }
 
-  private static int priority(Integer priority, Errors errors) {
+  private static int priority(Integer priority, FieldErrors errors) {
     if (priority == null) {
       return 0;
     }
@@ -272,7 +262,7 @@ public final class JobRequestValidator {
     return priority;
   }
 
-  private static Duration timeout(String timeout, Errors errors) {
+  private static Duration timeout(String timeout, FieldErrors errors) {
     if (timeout == null) {
       return null;
     }
@@ -300,7 +290,7 @@ public final class JobRequestValidator {
     return duration.truncatedTo(ChronoUnit.MILLIS);
   }
 
-  private static int maxAttempts(Integer maxAttempts, Errors errors) {
+  private static int maxAttempts(Integer maxAttempts, FieldErrors errors) {
     if (maxAttempts == null) {
       return 1;
     }
@@ -310,7 +300,7 @@ public final class JobRequestValidator {
     return maxAttempts;
   }
 
-  private static double oomGrowth(Double oomGrowth, Errors errors) {
+  private static double oomGrowth(Double oomGrowth, FieldErrors errors) {
     if (oomGrowth == null) {
       return 1.5;
     }
@@ -321,7 +311,7 @@ public final class JobRequestValidator {
   }
 
   private static Map<String, String> labels(
-      String name, Map<String, String> labels, Errors errors) {
+      String name, Map<String, String> labels, FieldErrors errors) {
     if (labels == null) {
       return Map.of();
     }
@@ -348,8 +338,23 @@ public final class JobRequestValidator {
     return labels;
   }
 
+  /**
+   * What keeps a string from being passed to a worker as an argument or an environment value, if
+   * anything: the kernel takes neither null nor NUL, and the bytes must encode valid Unicode.
+   */
+  private static Optional<String> unpassable(String text) {
+    if (text == null) {
+      return Optional.of("must be a string, not null");
+    } else if (text.indexOf('\0') >= 0) {
+      return Optional.of("must not contain a NUL character");
+    } else if (UserText.hasLoneSurrogate(text)) {
+      return Optional.of("must be valid Unicode (it holds a lone surrogate)");
+    }
+    return Optional.empty();
+  }
+
   /** Text shown in lists and logs: no control characters, and valid Unicode. */
-  private static void printable(String field, String text, Errors errors) {
+  private static void printable(String field, String text, FieldErrors errors) {
     if (UserText.hasControlCharacter(text)) {
       errors.add(field, "must not contain control characters (such as NUL, tab or newline)");
     } else if (UserText.hasLoneSurrogate(text)) {
@@ -374,28 +379,5 @@ public final class JobRequestValidator {
       }
     }
     return bytes;
-  }
-
-  private static final class Errors {
-    private final List<FieldError> list = new ArrayList<>();
-    private int leftOut;
-
-    void add(String field, String message) {
-      if (list.size() < MAX_REPORTED_ERRORS) {
-        list.add(new FieldError(field, message));
-      } else {
-        leftOut++;
-      }
-    }
-
-    void throwIfAny() {
-      if (!list.isEmpty()) {
-        List<FieldError> reported = new ArrayList<>(list);
-        if (leftOut > 0) {
-          reported.add(new FieldError("", leftOut + " more mistakes are not listed"));
-        }
-        throw new InvalidJobRequestException(reported);
-      }
-    }
   }
 }

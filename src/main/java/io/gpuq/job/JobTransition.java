@@ -9,6 +9,7 @@ import static io.gpuq.job.JobState.SUCCEEDED;
 
 import java.util.EnumMap;
 import java.util.EnumSet;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -36,16 +37,14 @@ public enum JobTransition {
           JobField.FAILURE_REASON, Value.NONE,
           JobField.FAILURE_MESSAGE, Value.NONE,
           JobField.EXIT_CODE, Value.NONE),
-      AttemptEffect.OPENS,
-      null),
+      new AttemptMove(AttemptEffect.OPENS, null)),
   SUCCEED(
       EnumSet.of(RUNNING),
       SUCCEEDED,
       jobWrites(
           JobField.EXIT_CODE, Value.EXIT_CODE,
           JobField.FINISHED_AT, Value.NOW),
-      AttemptEffect.ENDS,
-      SUCCEEDED),
+      new AttemptMove(AttemptEffect.ENDS, SUCCEEDED)),
   FAIL(
       EnumSet.of(RUNNING),
       FAILED,
@@ -54,8 +53,7 @@ public enum JobTransition {
           JobField.FAILURE_MESSAGE, Value.MESSAGE,
           JobField.EXIT_CODE, Value.EXIT_CODE,
           JobField.FINISHED_AT, Value.NOW),
-      AttemptEffect.ENDS,
-      FAILED),
+      new AttemptMove(AttemptEffect.ENDS, FAILED)),
   /** The budget also grows after a memory failure: a computation, left to {@link Job}. */
   REQUEUE_FOR_RETRY(
       EnumSet.of(RUNNING),
@@ -67,14 +65,12 @@ public enum JobTransition {
           JobField.STARTED_AT, Value.NONE,
           JobField.QUEUED_AT, Value.NOW,
           JobField.PEAK_GPU_MEMORY_BYTES, Value.NONE),
-      AttemptEffect.ENDS,
-      FAILED),
+      new AttemptMove(AttemptEffect.ENDS, FAILED)),
   CANCEL(
       EnumSet.of(QUEUED, RUNNING),
       CANCELLED,
       jobWrites(JobField.FINISHED_AT, Value.NOW),
-      AttemptEffect.ENDS_IF_OPEN,
-      CANCELLED),
+      new AttemptMove(AttemptEffect.ENDS_IF_OPEN, CANCELLED)),
   /**
    * The sweep's early-stopping rule stopped a running trial. Like a cancel, a stored fact the node
    * running its worker acts on; only a running trial has values a rule can judge. Why (the rule and
@@ -86,53 +82,42 @@ public enum JobTransition {
       jobWrites(
           JobField.FAILURE_MESSAGE, Value.MESSAGE,
           JobField.FINISHED_AT, Value.NOW),
-      AttemptEffect.ENDS,
-      PRUNED);
+      new AttemptMove(AttemptEffect.ENDS, PRUNED));
 
   /** The columns of a job that transitions write, besides its state. */
   public enum JobField {
-    ATTEMPT("attempt"),
-    PLACEMENT("placement"),
-    NODE("node"),
-    STARTED_AT("started_at"),
-    QUEUED_AT("queued_at"),
-    FINISHED_AT("finished_at"),
-    FAILURE_REASON("failure_reason"),
-    FAILURE_MESSAGE("failure_message"),
-    EXIT_CODE("exit_code"),
-    PEAK_GPU_MEMORY_BYTES("peak_gpu_memory_bytes");
+    ATTEMPT,
+    PLACEMENT,
+    NODE,
+    STARTED_AT,
+    QUEUED_AT,
+    FINISHED_AT,
+    FAILURE_REASON,
+    FAILURE_MESSAGE,
+    EXIT_CODE,
+    PEAK_GPU_MEMORY_BYTES;
 
-    private final String column;
-
-    JobField(String column) {
-      this.column = column;
-    }
-
+    /** Its column: its name in lower case. */
     public String column() {
-      return column;
+      return name().toLowerCase(Locale.ROOT);
     }
   }
 
   /** The columns of an attempt that transitions write. */
   public enum AttemptField {
-    NODE("node"),
-    PLACEMENT("placement"),
-    BUDGET_BYTES("budget_bytes"),
-    STARTED_AT("started_at"),
-    OUTCOME("outcome"),
-    FAILURE_REASON("failure_reason"),
-    FAILURE_MESSAGE("failure_message"),
-    EXIT_CODE("exit_code"),
-    FINISHED_AT("finished_at");
+    NODE,
+    PLACEMENT,
+    BUDGET_BYTES,
+    STARTED_AT,
+    OUTCOME,
+    FAILURE_REASON,
+    FAILURE_MESSAGE,
+    EXIT_CODE,
+    FINISHED_AT;
 
-    private final String column;
-
-    AttemptField(String column) {
-      this.column = column;
-    }
-
+    /** Its column: its name in lower case. */
     public String column() {
-      return column;
+      return name().toLowerCase(Locale.ROOT);
     }
   }
 
@@ -181,23 +166,20 @@ public enum JobTransition {
           AttemptField.EXIT_CODE, Value.EXIT_CODE,
           AttemptField.FINISHED_AT, Value.NOW);
 
+  /** What a transition does to the job's current attempt, and the outcome it gives one it ends. */
+  private record AttemptMove(AttemptEffect effect, JobState outcome) {}
+
   private final Set<JobState> from;
   private final JobState to;
   private final Map<JobField, Value> jobWrites;
-  private final AttemptEffect attemptEffect;
-  private final JobState attemptOutcome;
+  private final AttemptMove attempt;
 
   JobTransition(
-      Set<JobState> from,
-      JobState to,
-      Map<JobField, Value> jobWrites,
-      AttemptEffect attemptEffect,
-      JobState attemptOutcome) {
+      Set<JobState> from, JobState to, Map<JobField, Value> jobWrites, AttemptMove attempt) {
     this.from = from;
     this.to = to;
     this.jobWrites = jobWrites;
-    this.attemptEffect = attemptEffect;
-    this.attemptOutcome = attemptOutcome;
+    this.attempt = attempt;
   }
 
   /** The states this transition may leave. */
@@ -219,17 +201,17 @@ public enum JobTransition {
   }
 
   public AttemptEffect attemptEffect() {
-    return attemptEffect;
+    return attempt.effect();
   }
 
   /** What it writes on the attempt it opens or ends. */
   public Map<AttemptField, Value> attemptWrites() {
-    return attemptEffect == AttemptEffect.OPENS ? OPENING : ENDING;
+    return attempt.effect() == AttemptEffect.OPENS ? OPENING : ENDING;
   }
 
   /** The outcome it gives the attempt it ends; null for {@link #START}. */
   public JobState attemptOutcome() {
-    return attemptOutcome;
+    return attempt.outcome();
   }
 
   /**

@@ -1,7 +1,6 @@
 package io.gpuq.schedule;
 
 import io.gpuq.gpu.GpuDevice;
-import io.gpuq.gpu.GpuInventory;
 import io.gpuq.gpu.GpuUsage;
 import io.gpuq.job.ClaimedJob;
 import io.gpuq.job.JobPlacement;
@@ -30,8 +29,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
-import java.util.function.Predicate;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,12 +44,9 @@ public class Dispatcher {
   private final Workers workers;
   private final JobExecution execution;
   private final Placer placer;
-  private final GpuInventory inventory;
-  private final Supplier<GpuUsage> usage;
+  private final NodeGpus gpus;
+  private final LocalNode node;
   private final Clock clock;
-  private final String node;
-  private final int cpuSlots;
-  private final Predicate<Map<String, String>> selects;
   private final Executor starter;
   private final BooleanSupplier roomToStart;
   private final LastPass reasons;
@@ -69,28 +63,22 @@ public class Dispatcher {
       Workers workers,
       JobExecution execution,
       Placer placer,
-      GpuInventory inventory,
-      Supplier<GpuUsage> usage,
+      NodeGpus gpus,
+      LocalNode node,
       Clock clock,
-      String node,
-      int cpuSlots,
-      Predicate<Map<String, String>> selects,
       Executor starter,
       BooleanSupplier roomToStart,
       LastPass reasons) {
     this.roomToStart = roomToStart;
     this.reasons = reasons;
-    this.selects = selects;
     this.starter = starter;
     this.jobs = jobs;
     this.workers = workers;
     this.execution = execution;
     this.placer = placer;
-    this.inventory = inventory;
-    this.usage = usage;
-    this.clock = clock;
+    this.gpus = gpus;
     this.node = node;
-    this.cpuSlots = cpuSlots;
+    this.clock = clock;
   }
 
   /**
@@ -106,9 +94,9 @@ public class Dispatcher {
       // rather than fail to launch. The loop's safety net tries again.
       return new DispatchResult(0, 0, null);
     }
-    int freeCpu = Math.max(0, cpuSlots - workers.cpuOnlyCount());
+    int freeCpu = Math.max(0, node.cpuSlots() - workers.cpuOnlyCount());
     boolean readGpuQueue =
-        !inventory.devices().isEmpty() && (gpuQueueMayHaveChanged || gpuJobsWaiting);
+        !gpus.inventory().devices().isEmpty() && (gpuQueueMayHaveChanged || gpuJobsWaiting);
     Instant now = clock.instant();
     Map<String, String> waiting = new HashMap<>();
     Map<String, Integer> fullSweeps = new HashMap<>();
@@ -120,7 +108,8 @@ public class Dispatcher {
       return new DispatchResult(0, 0, null);
     }
     if (queue.isEmpty()) {
-      reasons.record(new LastPass.Pass(now, node, freeCpu, waiting, fullSweeps, cpuHead, gpuHead));
+      reasons.record(
+          new LastPass.Pass(now, node.name(), freeCpu, waiting, fullSweeps, cpuHead, gpuHead));
       return new DispatchResult(0, 0, null);
     }
     List<PlacementRequest> requests = new ArrayList<>(queue.size());
@@ -131,11 +120,13 @@ public class Dispatcher {
     }
     PlacementPlan plan = placer.plan(capacities(), freeCpu, requests, now);
     plan.waits()
-        .forEach((id, wait) -> waiting.put(id, QueuedReasons.forWait(wait, plan.mostFree(), node)));
+        .forEach(
+            (id, wait) ->
+                waiting.put(id, QueuedReasons.forWait(wait, plan.mostFree(), node.name())));
     long cpuPlaced = plan.starts().stream().filter(PlacementDecision::isCpuOnly).count();
     reasons.record(
         new LastPass.Pass(
-            now, node, (int) (freeCpu - cpuPlaced), waiting, fullSweeps, cpuHead, gpuHead));
+            now, node.name(), (int) (freeCpu - cpuPlaced), waiting, fullSweeps, cpuHead, gpuHead));
     Map<String, JobPlacement> placements = new LinkedHashMap<>();
     for (PlacementDecision decision : plan.starts()) {
       placements.put(decision.jobId(), placementOf(decision));
@@ -232,10 +223,10 @@ public class Dispatcher {
   private List<QueuedJob> selectedHere(List<QueuedJob> queued, Map<String, String> waiting) {
     List<QueuedJob> selected = new ArrayList<>(queued.size());
     for (QueuedJob job : queued) {
-      if (selects.test(job.nodeSelector())) {
+      if (node.selects().test(job.nodeSelector())) {
         selected.add(job);
       } else {
-        waiting.put(job.id(), QueuedReasons.notSelected(job.nodeSelector(), node));
+        waiting.put(job.id(), QueuedReasons.notSelected(job.nodeSelector(), node.name()));
       }
     }
     return selected;
@@ -244,9 +235,9 @@ public class Dispatcher {
   /** What the placer knows of each GPU now: budgets of live workers, and the last measurement. */
   public List<GpuCapacity> capacities() {
     Map<Integer, Long> reserved = workers.reservedBytesByGpu();
-    GpuUsage measured = usage.get();
+    GpuUsage measured = gpus.usage().get();
     List<GpuCapacity> capacities = new ArrayList<>();
-    for (GpuDevice device : inventory.devices()) {
+    for (GpuDevice device : gpus.inventory().devices()) {
       capacities.add(
           new GpuCapacity(
               device.index(),
@@ -262,8 +253,8 @@ public class Dispatcher {
 
   private JobPlacement placementOf(PlacementDecision decision) {
     if (decision.isCpuOnly()) {
-      return JobPlacement.cpuOnly(node);
+      return JobPlacement.cpuOnly(node.name());
     }
-    return JobPlacement.of(node, decision.gpus());
+    return JobPlacement.of(node.name(), decision.gpus());
   }
 }

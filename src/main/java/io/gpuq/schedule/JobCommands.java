@@ -1,14 +1,11 @@
 package io.gpuq.schedule;
 
-import io.gpuq.fs.StorageGuard;
 import io.gpuq.job.Caller;
 import io.gpuq.job.Job;
 import io.gpuq.job.JobRequest;
-import io.gpuq.job.JobRequestValidator;
 import io.gpuq.job.JobService;
 import io.gpuq.job.JobSpec;
 import io.gpuq.job.Submission;
-import io.gpuq.job.SubmitAdmission;
 import io.gpuq.launch.StopReason;
 import io.gpuq.launch.Workers;
 import java.util.Collection;
@@ -23,23 +20,13 @@ import java.util.function.Function;
 public final class JobCommands {
 
   private final JobService jobs;
-  private final JobRequestValidator validator;
-  private final SubmitAdmission admission;
-  private final StorageGuard storage;
+  private final SubmitChecks checks;
   private final Workers workers;
   private final SchedulingLoop loop;
 
-  public JobCommands(
-      JobService jobs,
-      JobRequestValidator validator,
-      SubmitAdmission admission,
-      StorageGuard storage,
-      Workers workers,
-      SchedulingLoop loop) {
+  public JobCommands(JobService jobs, SubmitChecks checks, Workers workers, SchedulingLoop loop) {
     this.jobs = jobs;
-    this.validator = validator;
-    this.admission = admission;
-    this.storage = storage;
+    this.checks = checks;
     this.workers = workers;
     this.loop = loop;
   }
@@ -56,10 +43,7 @@ public final class JobCommands {
    */
   public <A> Submitted<A> submit(
       Caller caller, JobRequest request, String idempotencyKey, Function<Job, A> answer) {
-    JobSpec spec = validator.validate(request);
-    // Before anything reads the database, which a full disk may have closed.
-    storage.requireRoom();
-    admission.check(spec);
+    JobSpec spec = checks.check(request);
     Submission submission = jobs.submit(caller, spec, idempotencyKey);
     A answered = answer.apply(submission.job());
     if (submission.created()) {

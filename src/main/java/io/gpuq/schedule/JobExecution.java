@@ -1,6 +1,5 @@
 package io.gpuq.schedule;
 
-import io.gpuq.gpu.GpuBackend;
 import io.gpuq.job.AttemptOutcome;
 import io.gpuq.job.ClaimedJob;
 import io.gpuq.job.FailureReason;
@@ -21,14 +20,12 @@ import io.gpuq.launch.WorkerExit;
 import io.gpuq.launch.WorkerSetup;
 import io.gpuq.launch.Workers;
 import io.gpuq.placement.PlacedGpu;
-import io.gpuq.proc.ProcFs;
 import io.gpuq.proc.ProcStat;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
-import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,9 +40,7 @@ public class JobExecution {
 
   private final JobService jobs;
   private final Workers workers;
-  private final BiFunction<ClaimedJob, JobPlacement, WorkerSetup> setup;
-  private final GpuBackend gpus;
-  private final ProcFs procFs;
+  private final WorkerHost host;
   private final Consumer<JobPlacement> onCapacityFreed;
   private final RecordWorkerEnd recordEnd;
 
@@ -57,16 +52,12 @@ public class JobExecution {
   public JobExecution(
       JobService jobs,
       Workers workers,
-      BiFunction<ClaimedJob, JobPlacement, WorkerSetup> setup,
-      GpuBackend gpus,
-      ProcFs procFs,
+      WorkerHost host,
       Consumer<JobPlacement> onCapacityFreed,
       RecordWorkerEnd recordEnd) {
     this.jobs = jobs;
     this.workers = workers;
-    this.setup = setup;
-    this.gpus = gpus;
-    this.procFs = procFs;
+    this.host = host;
     this.onCapacityFreed = onCapacityFreed;
     this.recordEnd = recordEnd;
   }
@@ -80,7 +71,7 @@ public class JobExecution {
   public Optional<WorkerProcess> launch(ClaimedJob job, JobPlacement placement) {
     RunningWorker worker;
     try {
-      WorkerSetup given = setup.apply(job, placement);
+      WorkerSetup given = host.setup().apply(job, placement);
       LaunchRequest request =
           new LaunchRequest(
               job.id(),
@@ -107,7 +98,7 @@ public class JobExecution {
       return Optional.empty();
     }
     attachGpus(worker, placement);
-    long startTicks = procFs.stat(worker.pid()).map(ProcStat::startTimeTicks).orElse(0L);
+    long startTicks = host.procFs().stat(worker.pid()).map(ProcStat::startTimeTicks).orElse(0L);
     WorkerProcess process = new WorkerProcess(job.id(), job.attempt(), worker.pid(), startTicks);
     try {
       workers.recordProcess(process);
@@ -208,7 +199,7 @@ public class JobExecution {
 
   private void attachGpus(RunningWorker worker, JobPlacement placement) {
     if (!placement.gpus().isEmpty()) {
-      gpus.attach(worker.pid(), placement.gpus().stream().map(PlacedGpu::index).toList());
+      host.gpus().attach(worker.pid(), placement.gpus().stream().map(PlacedGpu::index).toList());
     }
   }
 }

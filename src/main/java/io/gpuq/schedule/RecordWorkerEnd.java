@@ -2,9 +2,7 @@ package io.gpuq.schedule;
 
 import io.gpuq.fs.NotARegularFileException;
 import io.gpuq.fs.SafeFiles;
-import io.gpuq.gpu.GpuBackend;
 import io.gpuq.gpu.GpuDevice;
-import io.gpuq.gpu.GpuInventory;
 import io.gpuq.guard.ExitClassifier;
 import io.gpuq.job.AttemptOutcome;
 import io.gpuq.job.FailureReason;
@@ -12,10 +10,8 @@ import io.gpuq.job.JobPlacement;
 import io.gpuq.job.JobService;
 import io.gpuq.job.JobState;
 import io.gpuq.job.JobStoreUnavailableException;
-import io.gpuq.launch.JobFiles;
 import io.gpuq.launch.WorkerExit;
 import io.gpuq.launch.WorkerLauncher;
-import io.gpuq.launch.Workers;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -37,33 +33,18 @@ public final class RecordWorkerEnd {
   private static final Duration LAST_RECORD_RETRY = Duration.ofSeconds(30);
 
   private final JobService jobs;
-  private final Workers workers;
-  private final JobFiles files;
-  private final ExitClassifier classifier;
-  private final int logTailBytes;
-  private final GpuBackend gpus;
-  private final GpuInventory inventory;
+  private final ExitJudging exits;
+  private final NodeGpus gpus;
   private final WorkerEndListener listener;
 
   /**
    * @param listener told each step: the place freed, the end stored, and before the end is recorded
    */
   public RecordWorkerEnd(
-      JobService jobs,
-      Workers workers,
-      JobFiles files,
-      ExitClassifier classifier,
-      int logTailBytes,
-      GpuBackend gpus,
-      GpuInventory inventory,
-      WorkerEndListener listener) {
+      JobService jobs, ExitJudging exits, NodeGpus gpus, WorkerEndListener listener) {
     this.jobs = jobs;
-    this.workers = workers;
-    this.files = files;
-    this.classifier = classifier;
-    this.logTailBytes = logTailBytes;
+    this.exits = exits;
     this.gpus = gpus;
-    this.inventory = inventory;
     this.listener = listener;
   }
 
@@ -73,7 +54,7 @@ public final class RecordWorkerEnd {
     // start while this one's end is written. A retried job is queued only once that is done,
     // hence a second wake-up for it.
     listener.capacityFreed(placement);
-    gpus.detach(exit.pid());
+    gpus.backend().detach(exit.pid());
     AttemptOutcome outcome = classify(exit, placement);
     if (exit.stopReason() != null) {
       noteStop(exit);
@@ -129,7 +110,7 @@ public final class RecordWorkerEnd {
    * ("Terminated"). Written before the end is recorded, so that a finished job's log has it.
    */
   private void noteStop(WorkerExit exit) {
-    Path log = files.log(exit.jobId());
+    Path log = exits.files().log(exit.jobId());
     try {
       SafeFiles.appendLine(log, "=== gpuq: " + ExitClassifier.stopWords(exit) + " ===");
     } catch (IOException | RuntimeException e) {
@@ -141,9 +122,10 @@ public final class RecordWorkerEnd {
 
   /** Only a failure needs its log read (to recognise an out-of-memory death). */
   private AttemptOutcome classify(WorkerExit exit, JobPlacement placement) {
+    ExitClassifier classifier = exits.classifier();
     if (exit.exitCode() == null
         && exit.stopReason() == null
-        && workers.exitCodeUnwritten(exit.jobId(), exit.attempt())) {
+        && exits.workers().exitCodeUnwritten(exit.jobId(), exit.attempt())) {
       // Run again, a job that did its work would do it twice.
       return new AttemptOutcome(
           FailureReason.EXIT_UNRECORDED,
@@ -155,11 +137,11 @@ public final class RecordWorkerEnd {
     if (exit.exitCode() != null && exit.exitCode() == 0) {
       return classifier.classify(exit, "");
     }
-    Path log = files.log(exit.jobId());
+    Path log = exits.files().log(exit.jobId());
     Supplier<Long> peak = () -> jobs.peakGpuMemoryOf(exit.jobId(), exit.attempt()).orElse(null);
     try {
       return classifier.classify(
-          exit, thisAttempt(SafeFiles.readTail(log, logTailBytes)), placement, peak);
+          exit, thisAttempt(SafeFiles.readTail(log, exits.logTailBytes())), placement, peak);
     } catch (NotARegularFileException e) {
       // Only a job that shares gpuq's account can get there; it fails alone, and says why.
       AttemptOutcome outcome = classifier.classify(exit, "");
@@ -192,6 +174,6 @@ public final class RecordWorkerEnd {
 
   // Only for a placement recorded by a gpuq that did not record totals (a rolling upgrade).
   private long totalOf(int gpuIndex) {
-    return inventory.device(gpuIndex).map(GpuDevice::memoryTotalBytes).orElse(0L);
+    return gpus.inventory().device(gpuIndex).map(GpuDevice::memoryTotalBytes).orElse(0L);
   }
 }

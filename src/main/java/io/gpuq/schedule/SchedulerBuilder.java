@@ -42,9 +42,7 @@ public final class SchedulerBuilder {
       (job, placement) -> WorkerSetup.none();
   private ExitClassifier classifier = new ExitClassifier(new OomRecognizer());
   private int logTailBytes = 64 * 1024;
-  private GpuBackend gpus = new NoGpus();
-  private GpuInventory inventory = new GpuInventory("emulated", List.of(), Optional.empty());
-  private Supplier<GpuUsage> usage;
+  private NodeGpus gpus;
   private ProcFs procFs = new ProcFs(java.nio.file.Path.of("/proc"));
   private int cpuSlots = 4;
   private Predicate<Map<String, String>> selects = Map::isEmpty;
@@ -61,7 +59,11 @@ public final class SchedulerBuilder {
     this.placer = placer;
     this.clock = clock;
     this.node = node;
-    this.usage = () -> GpuUsage.none(clock.instant());
+    this.gpus =
+        new NodeGpus(
+            new NoGpus(),
+            new GpuInventory("emulated", List.of(), Optional.empty()),
+            () -> GpuUsage.none(clock.instant()));
   }
 
   /** Who each worker runs as, and its environment; by default gpuq's own account, no variables. */
@@ -78,9 +80,7 @@ public final class SchedulerBuilder {
 
   /** This node's GPUs, and their last measured use; none by default. */
   public SchedulerBuilder gpus(GpuBackend gpus, GpuInventory inventory, Supplier<GpuUsage> usage) {
-    this.gpus = gpus;
-    this.inventory = inventory;
-    this.usage = usage;
+    this.gpus = new NodeGpus(gpus, inventory, usage);
     return this;
   }
 
@@ -131,12 +131,8 @@ public final class SchedulerBuilder {
     RecordWorkerEnd recordEnd =
         new RecordWorkerEnd(
             jobs,
-            workers,
-            files,
-            classifier,
-            logTailBytes,
+            new ExitJudging(workers, files, classifier, logTailBytes),
             gpus,
-            inventory,
             new WorkerEndListener() {
               @Override
               public void capacityFreed(JobPlacement placement) {
@@ -156,19 +152,21 @@ public final class SchedulerBuilder {
               }
             });
     JobExecution execution =
-        new JobExecution(jobs, workers, setup, gpus, procFs, wakeups::capacityFreed, recordEnd);
+        new JobExecution(
+            jobs,
+            workers,
+            new WorkerHost(setup, gpus.backend(), procFs),
+            wakeups::capacityFreed,
+            recordEnd);
     Dispatcher dispatcher =
         new Dispatcher(
             jobs,
             workers,
             execution,
             placer,
-            inventory,
-            usage,
+            gpus,
+            new LocalNode(node, cpuSlots, selects),
             clock,
-            node,
-            cpuSlots,
-            selects,
             starter,
             roomToStart,
             lastPass);

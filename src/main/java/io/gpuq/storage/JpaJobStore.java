@@ -41,6 +41,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -178,17 +179,9 @@ public class JpaJobStore implements JobStore {
           // the jobs behind them could start.
           Map<String, TrialSlots> full = jobs.fullSweeps();
           List<QueuedJob> cpu =
-              cpuOnlyLimit == 0
-                  ? List.of()
-                  : full.isEmpty()
-                      ? jobs.findCpuQueueHead(Limit.of(cpuOnlyLimit))
-                      : jobs.findCpuQueueHeadWithout(full.keySet(), Limit.of(cpuOnlyLimit));
+              head(cpuOnlyLimit, full, jobs::findCpuQueueHead, jobs::findCpuQueueHeadWithout);
           List<QueuedJob> gpu =
-              gpuLimit == 0
-                  ? List.of()
-                  : full.isEmpty()
-                      ? jobs.findGpuQueueHead(Limit.of(gpuLimit))
-                      : jobs.findGpuQueueHeadWithout(full.keySet(), Limit.of(gpuLimit));
+              head(gpuLimit, full, jobs::findGpuQueueHead, jobs::findGpuQueueHeadWithout);
           Set<String> sweeps = new HashSet<>();
           cpu.forEach(job -> addSweep(sweeps, job));
           gpu.forEach(job -> addSweep(sweeps, job));
@@ -196,6 +189,23 @@ public class JpaJobStore implements JobStore {
           limited.putAll(jobs.trialSlots(sweeps));
           return new QueueHead(cpu, gpu, limited);
         });
+  }
+
+  /**
+   * Up to {@code limit} jobs at the head of one queue, as {@code all} reads it, or as {@code
+   * without} reads it leaving out the trials of the {@code full} sweeps.
+   */
+  private static List<QueuedJob> head(
+      int limit,
+      Map<String, TrialSlots> full,
+      Function<Limit, List<QueuedJob>> all,
+      BiFunction<Collection<String>, Limit, List<QueuedJob>> without) {
+    if (limit == 0) {
+      return List.of();
+    }
+    return full.isEmpty()
+        ? all.apply(Limit.of(limit))
+        : without.apply(full.keySet(), Limit.of(limit));
   }
 
   private static void addSweep(Set<String> sweeps, QueuedJob job) {

@@ -3,6 +3,7 @@ package io.gpuq.storage;
 import io.gpuq.concurrency.TrialSlots;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -49,30 +50,21 @@ class TrialConcurrencyImpl implements TrialConcurrency {
     return work(
         connection -> {
           Map<String, Integer> limits = new LinkedHashMap<>();
-          try (PreparedStatement select =
-              connection.prepareStatement(LOCK_SWEEPS.formatted(marks(jobIds.size())))) {
-            bind(select, jobIds);
-            try (ResultSet row = select.executeQuery()) {
-              while (row.next()) {
-                limits.put(row.getString(1), row.getInt(2));
-              }
-            }
-          }
+          eachRow(
+              connection, LOCK_SWEEPS, jobIds, row -> limits.put(row.getString(1), row.getInt(2)));
           if (limits.isEmpty()) {
             return Map.of();
           }
           Map<String, TrialSlots> slots = new LinkedHashMap<>();
           limits.forEach((sweep, max) -> slots.put(sweep, new TrialSlots(max, 0)));
-          try (PreparedStatement count =
-              connection.prepareStatement(RUNNING_TRIALS.formatted(marks(limits.size())))) {
-            bind(count, limits.keySet());
-            try (ResultSet row = count.executeQuery()) {
-              while (row.next()) {
+          eachRow(
+              connection,
+              RUNNING_TRIALS,
+              limits.keySet(),
+              row -> {
                 String sweep = row.getString(1);
                 slots.put(sweep, new TrialSlots(limits.get(sweep), row.getLong(2)));
-              }
-            }
-          }
+              });
           return slots;
         });
   }
@@ -85,15 +77,11 @@ class TrialConcurrencyImpl implements TrialConcurrency {
     return work(
         connection -> {
           Map<String, TrialSlots> slots = new LinkedHashMap<>();
-          try (PreparedStatement select =
-              connection.prepareStatement(SLOTS.formatted(marks(sweepIds.size())))) {
-            bind(select, sweepIds);
-            try (ResultSet row = select.executeQuery()) {
-              while (row.next()) {
-                slots.put(row.getString(1), new TrialSlots(row.getInt(2), row.getLong(3)));
-              }
-            }
-          }
+          eachRow(
+              connection,
+              SLOTS,
+              sweepIds,
+              row -> slots.put(row.getString(1), new TrialSlots(row.getInt(2), row.getLong(3))));
           return slots;
         });
   }
@@ -117,15 +105,30 @@ class TrialConcurrencyImpl implements TrialConcurrency {
     return entityManager.unwrap(Session.class).doReturningWork(work);
   }
 
-  private static String marks(int count) {
-    return String.join(", ", Collections.nCopies(count, "?"));
+  /** One row of a result, read where it stands. */
+  private interface RowReader {
+    void read(ResultSet row) throws SQLException;
   }
 
-  private static void bind(PreparedStatement statement, Collection<String> values)
+  /**
+   * Runs {@code sql}, whose {@code %s} takes one parameter per value of {@code ids}, and hands each
+   * row it returns to {@code reader}.
+   */
+  private static void eachRow(
+      Connection connection, String sql, Collection<String> ids, RowReader reader)
       throws SQLException {
-    int parameter = 1;
-    for (String value : List.copyOf(values)) {
-      statement.setString(parameter++, value);
+    try (PreparedStatement select =
+        connection.prepareStatement(
+            sql.formatted(String.join(", ", Collections.nCopies(ids.size(), "?"))))) {
+      int parameter = 1;
+      for (String id : List.copyOf(ids)) {
+        select.setString(parameter++, id);
+      }
+      try (ResultSet row = select.executeQuery()) {
+        while (row.next()) {
+          reader.read(row);
+        }
+      }
     }
   }
 }

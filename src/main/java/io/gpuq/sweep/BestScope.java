@@ -1,5 +1,6 @@
 package io.gpuq.sweep;
 
+import io.gpuq.job.WireNamed;
 import java.util.Optional;
 
 /**
@@ -10,28 +11,13 @@ import java.util.Optional;
  * trial's mid-run dip is not a result. {@link #ALL} is Ray Tune's {@code scope="all"}: the best
  * value any trial reported at any step, in any state.
  */
-public enum BestScope {
+public enum BestScope implements WireNamed {
   /** Completed trials by their last reported value; the trials table by each trial's last value. */
-  LAST("last"),
+  LAST,
   /** Any trial by its best value at any step. */
-  ALL("all");
-
-  private final String wireName;
-
-  BestScope(String wireName) {
-    this.wireName = wireName;
-  }
-
-  public String wireName() {
-    return wireName;
-  }
+  ALL;
 
   public static Optional<BestScope> fromWire(String text) {
-    for (BestScope scope : values()) {
-      if (scope.wireName.equals(text)) {
-        return Optional.of(scope);
-      }
-    }
-    return Optional.empty();
+    return WireNamed.fromWire(BestScope.class, text);
   }
 }

@@ -1,5 +1,6 @@
 package io.gpuq.sweep;
 
+import io.gpuq.job.FieldErrors;
 import io.gpuq.text.UserText;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -26,7 +27,7 @@ public final class ExternalTrials {
     FieldErrors errors = new FieldErrors();
     if (parameters == null) {
       errors.add("parameters", "is required: " + String.join(", ", space.names()));
-      errors.throwIfAny();
+      errors.throwIfAny(InvalidSweepException::new);
     }
     for (String name : parameters.keySet()) {
       if (!space.declares(name)) {
@@ -53,7 +54,7 @@ public final class ExternalTrials {
                 values.put(name, value.get());
               }
             });
-    errors.throwIfAny();
+    errors.throwIfAny(InvalidSweepException::new);
     return new Trial(number, values);
   }
 

@@ -1,7 +1,9 @@
 package io.gpuq.sweep;
 
+import io.gpuq.job.WireNamed;
+
 /** Whether the sweep's metric is better low (a loss) or high (an accuracy). */
-public enum Goal {
+public enum Goal implements WireNamed {
   MINIMIZE,
   MAXIMIZE;
 
@@ -28,9 +30,5 @@ public enum Goal {
    */
   public static Goal of(String name) {
     return valueOf(name.toUpperCase(java.util.Locale.ROOT));
-  }
-
-  public String wireName() {
-    return name().toLowerCase(java.util.Locale.ROOT);
   }
 }

@@ -1,5 +1,6 @@
 package io.gpuq.sweep;
 
+import io.gpuq.job.FieldErrors;
 import io.gpuq.sweep.SweepRequest.ParameterRequest;
 import io.gpuq.text.UserText;
 import java.util.ArrayList;
@@ -107,10 +108,16 @@ final class ParameterParser {
     if (min.isEmpty() || max.isEmpty()) {
       return Optional.empty();
     }
-    return type.equals("int")
-        ? intRange(field, min.get(), max.get(), scale, errors)
-        : floatRange(field, min.get(), max.get(), scale, errors);
+    Bounds bounds = new Bounds(field, min.get(), max.get(), scale);
+    return type.equals("int") ? intRange(bounds, errors) : floatRange(bounds, errors);
   }
+
+  /** A range as the request gives it: its field, its two bounds (numbers both), its scale. */
+  private record Bounds(
+      String field,
+      ParameterValue.NumberValue min,
+      ParameterValue.NumberValue max,
+      Parameter.Scale scale) {}
 
   private static Optional<ParameterValue.NumberValue> bound(
       String field, Object json, FieldErrors errors) {
@@ -126,45 +133,37 @@ final class ParameterParser {
     return Optional.empty();
   }
 
-  private static Optional<Parameter> floatRange(
-      String field,
-      ParameterValue.NumberValue minValue,
-      ParameterValue.NumberValue maxValue,
-      Parameter.Scale scale,
-      FieldErrors errors) {
-    double min = minValue.doubleValue();
-    double max = maxValue.doubleValue();
+  private static Optional<Parameter> floatRange(Bounds given, FieldErrors errors) {
+    String field = given.field();
+    double min = given.min().doubleValue();
+    double max = given.max().doubleValue();
     if (!Double.isFinite(min) || !Double.isFinite(max) || !Double.isFinite(max - min)) {
       errors.add(field, "min and max must be finite, and so must max - min");
     } else if (max < min) {
-      errors.add(field + ".max", "must be at least min (" + minValue.json() + ")");
-    } else if (scale == Parameter.Scale.LOG && !(min > 0)) {
+      errors.add(field + ".max", "must be at least min (" + given.min().json() + ")");
+    } else if (given.scale() == Parameter.Scale.LOG && !(min > 0)) {
       errors.add(field + ".min", "must be above 0 on a log scale");
     } else {
-      return Optional.of(new Parameter.FloatRange(min, max, scale));
+      return Optional.of(new Parameter.FloatRange(min, max, given.scale()));
     }
     return Optional.empty();
   }
 
-  private static Optional<Parameter> intRange(
-      String field,
-      ParameterValue.NumberValue minValue,
-      ParameterValue.NumberValue maxValue,
-      Parameter.Scale scale,
-      FieldErrors errors) {
-    boolean valid = wholeAndSafe(field + ".min", minValue, errors);
-    valid &= wholeAndSafe(field + ".max", maxValue, errors);
+  private static Optional<Parameter> intRange(Bounds given, FieldErrors errors) {
+    String field = given.field();
+    boolean valid = wholeAndSafe(field + ".min", given.min(), errors);
+    valid &= wholeAndSafe(field + ".max", given.max(), errors);
     if (!valid) {
       return Optional.empty();
     }
-    long min = minValue.value().longValueExact();
-    long max = maxValue.value().longValueExact();
+    long min = given.min().value().longValueExact();
+    long max = given.max().value().longValueExact();
     if (max < min) {
       errors.add(field + ".max", "must be at least min (" + min + ")");
-    } else if (scale == Parameter.Scale.LOG && min < 1) {
+    } else if (given.scale() == Parameter.Scale.LOG && min < 1) {
       errors.add(field + ".min", "must be at least 1 for an int on a log scale");
     } else {
-      return Optional.of(new Parameter.IntRange(min, max, scale));
+      return Optional.of(new Parameter.IntRange(min, max, given.scale()));
     }
     return Optional.empty();
   }

@@ -1,6 +1,7 @@
 package io.gpuq.sweep;
 
 import io.gpuq.concurrency.ConcurrencyLimit;
+import io.gpuq.job.FieldErrors;
 import io.gpuq.job.JobRequest;
 import io.gpuq.reported.MetricNames;
 import io.gpuq.sweep.SweepRequest.EarlyStoppingRequest;
@@ -9,6 +10,7 @@ import io.gpuq.sweep.SweepRequest.ParameterRequest;
 import io.gpuq.text.UserText;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.LongSupplier;
 
@@ -41,7 +43,7 @@ public final class SweepValidator {
     Optional<EarlyStopping> earlyStopping =
         earlyStopping(request.earlyStopping(), metric.isPresent(), errors);
     TrialTemplate trialTemplate = TrialTemplate.parse(template, space, errors);
-    errors.throwIfAny();
+    errors.throwIfAny(InvalidSweepException::new);
     return new SweepDefinition(space, method, metric, maxConcurrent, earlyStopping, trialTemplate);
   }
 
@@ -54,7 +56,7 @@ public final class SweepValidator {
   public static Optional<EarlyStopping> storedRule(EarlyStoppingRequest request) {
     FieldErrors errors = new FieldErrors();
     Optional<EarlyStopping> rule = earlyStopping(request, true, errors);
-    errors.throwIfAny();
+    errors.throwIfAny(InvalidSweepException::new);
     return rule;
   }
 
@@ -206,24 +208,15 @@ public final class SweepValidator {
         notFor("asha", "earlyStopping.minSteps", request.minSteps(), errors);
         notFor("asha", "earlyStopping.reductionFactor", request.reductionFactor(), errors);
         int startupTrials =
-            request.startupTrials() == null
-                ? MedianStopping.DEFAULT_STARTUP_TRIALS
-                : request.startupTrials();
+            Objects.requireNonNullElse(
+                request.startupTrials(), MedianStopping.DEFAULT_STARTUP_TRIALS);
         long warmupSteps =
-            request.warmupSteps() == null
-                ? MedianStopping.DEFAULT_WARMUP_STEPS
-                : request.warmupSteps();
-        boolean valid = true;
-        if (startupTrials < 0 || startupTrials > SweepLimits.MAX_TRIALS) {
-          errors.add(
-              "earlyStopping.startupTrials", "must be between 0 and " + SweepLimits.MAX_TRIALS);
-          valid = false;
-        }
-        if (warmupSteps < 0 || warmupSteps > SweepLimits.MAX_SAFE_INTEGER) {
-          errors.add(
-              "earlyStopping.warmupSteps", "must be between 0 and " + SweepLimits.MAX_SAFE_INTEGER);
-          valid = false;
-        }
+            Objects.requireNonNullElse(request.warmupSteps(), MedianStopping.DEFAULT_WARMUP_STEPS);
+        boolean valid =
+            within("earlyStopping.startupTrials", startupTrials, 0, SweepLimits.MAX_TRIALS, errors);
+        valid &=
+            within(
+                "earlyStopping.warmupSteps", warmupSteps, 0, SweepLimits.MAX_SAFE_INTEGER, errors);
         return valid
             ? Optional.of(new MedianStopping(startupTrials, warmupSteps))
             : Optional.empty();
@@ -231,23 +224,18 @@ public final class SweepValidator {
       case "asha" -> {
         notFor("median", "earlyStopping.startupTrials", request.startupTrials(), errors);
         notFor("median", "earlyStopping.warmupSteps", request.warmupSteps(), errors);
-        long minSteps = request.minSteps() == null ? Asha.DEFAULT_MIN_STEPS : request.minSteps();
+        long minSteps = Objects.requireNonNullElse(request.minSteps(), Asha.DEFAULT_MIN_STEPS);
         int reductionFactor =
-            request.reductionFactor() == null
-                ? Asha.DEFAULT_REDUCTION_FACTOR
-                : request.reductionFactor();
-        boolean valid = true;
-        if (minSteps < 1 || minSteps > SweepLimits.MAX_SAFE_INTEGER) {
-          errors.add(
-              "earlyStopping.minSteps", "must be between 1 and " + SweepLimits.MAX_SAFE_INTEGER);
-          valid = false;
-        }
-        if (reductionFactor < 2 || reductionFactor > SweepLimits.MAX_REDUCTION_FACTOR) {
-          errors.add(
-              "earlyStopping.reductionFactor",
-              "must be between 2 and " + SweepLimits.MAX_REDUCTION_FACTOR);
-          valid = false;
-        }
+            Objects.requireNonNullElse(request.reductionFactor(), Asha.DEFAULT_REDUCTION_FACTOR);
+        boolean valid =
+            within("earlyStopping.minSteps", minSteps, 1, SweepLimits.MAX_SAFE_INTEGER, errors);
+        valid &=
+            within(
+                "earlyStopping.reductionFactor",
+                reductionFactor,
+                2,
+                SweepLimits.MAX_REDUCTION_FACTOR,
+                errors);
         return valid ? Optional.of(new Asha(minSteps, reductionFactor)) : Optional.empty();
       }
       default -> {
@@ -257,6 +245,18 @@ public final class SweepValidator {
         return Optional.empty();
       }
     }
+  }
+
+  /**
+   * Whether {@code value} lies between {@code min} and {@code max}; if not, says so on {@code
+   * field}.
+   */
+  private static boolean within(String field, long value, long min, long max, FieldErrors errors) {
+    if (value < min || value > max) {
+      errors.add(field, "must be between " + min + " and " + max);
+      return false;
+    }
+    return true;
   }
 
   private static void notFor(String type, String field, Object value, FieldErrors errors) {

@@ -1,5 +1,6 @@
 package io.gpuq.sweep;
 
+import io.gpuq.job.FieldErrors;
 import io.gpuq.job.JobRequest;
 import io.gpuq.text.UserText;
 import java.util.ArrayList;
@@ -40,7 +41,7 @@ public final class TrialTemplate {
   public static TrialTemplate of(JobRequest template, ParameterSpace space) {
     FieldErrors errors = new FieldErrors();
     TrialTemplate parsed = parse(template, space, errors);
-    errors.throwIfAny();
+    errors.throwIfAny(InvalidSweepException::new);
     return parsed;
   }
 

@@ -37,6 +37,7 @@ import io.gpuq.schedule.MetricsReading;
 import io.gpuq.schedule.PlacementAdmission;
 import io.gpuq.schedule.Scheduler;
 import io.gpuq.schedule.SchedulerBuilder;
+import io.gpuq.schedule.SubmitChecks;
 import io.gpuq.text.MemorySize;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -212,7 +213,8 @@ public class CoreConfiguration {
       StorageGuard storage,
       Workers workers,
       Scheduler scheduler) {
-    return new JobCommands(jobs, validator, admission, storage, workers, scheduler.loop());
+    return new JobCommands(
+        jobs, new SubmitChecks(validator, storage, admission), workers, scheduler.loop());
   }
 
   @Bean

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.gpuq.gpu.GpuInventory;
+import io.gpuq.gpu.GpuUsage;
 import io.gpuq.gpu.emulated.EmulatedGpuBackend;
 import io.gpuq.guard.ExitClassifier;
 import io.gpuq.guard.OomRecognizer;
@@ -67,12 +68,15 @@ class JobExecutionTest {
     RecordWorkerEnd recordEnd =
         new RecordWorkerEnd(
             jobs,
-            local.workers(),
-            new JobFiles(dataDir),
-            new ExitClassifier(new OomRecognizer()),
-            OomRecognizer.DEFAULT_TAIL_BYTES,
-            gpus,
-            new GpuInventory("emulated", List.of(), Optional.empty()),
+            new ExitJudging(
+                local.workers(),
+                new JobFiles(dataDir),
+                new ExitClassifier(new OomRecognizer()),
+                OomRecognizer.DEFAULT_TAIL_BYTES),
+            new NodeGpus(
+                gpus,
+                new GpuInventory("emulated", List.of(), Optional.empty()),
+                () -> GpuUsage.none(clock.instant())),
             new WorkerEndListener() {
               @Override
               public void capacityFreed(JobPlacement placement) {
@@ -90,9 +94,7 @@ class JobExecutionTest {
     return new JobExecution(
         jobs,
         local.workers(),
-        setup,
-        gpus,
-        procFs,
+        new WorkerHost(setup, gpus, procFs),
         placement -> heard.add("capacity freed by a failed launch"),
         recordEnd);
   }

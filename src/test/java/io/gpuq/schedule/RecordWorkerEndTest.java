@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.gpuq.gpu.GpuInventory;
+import io.gpuq.gpu.GpuUsage;
 import io.gpuq.gpu.emulated.EmulatedGpuBackend;
 import io.gpuq.guard.ExitClassifier;
 import io.gpuq.guard.OomRecognizer;
@@ -67,12 +68,15 @@ class RecordWorkerEndTest {
   private RecordWorkerEnd aRecorderOver(JobService jobs, Consumer<String> beforeEnd) {
     return new RecordWorkerEnd(
         jobs,
-        local.workers(),
-        new JobFiles(dataDir),
-        new ExitClassifier(new OomRecognizer()),
-        OomRecognizer.DEFAULT_TAIL_BYTES,
-        new EmulatedGpuBackend(List.of(), new ProcFs(Path.of("/proc")), clock),
-        new GpuInventory("emulated", List.of(), Optional.empty()),
+        new ExitJudging(
+            local.workers(),
+            new JobFiles(dataDir),
+            new ExitClassifier(new OomRecognizer()),
+            OomRecognizer.DEFAULT_TAIL_BYTES),
+        new NodeGpus(
+            new EmulatedGpuBackend(List.of(), new ProcFs(Path.of("/proc")), clock),
+            new GpuInventory("emulated", List.of(), Optional.empty()),
+            () -> GpuUsage.none(clock.instant())),
         new WorkerEndListener() {
           @Override
           public void capacityFreed(JobPlacement placement) {
