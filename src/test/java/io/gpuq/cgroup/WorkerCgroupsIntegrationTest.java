@@ -289,6 +289,8 @@ class WorkerCgroupsIntegrationTest {
             "--reuid=65534",
             "--regid=65534",
             "--clear-groups",
+            // As launch drops to a job's account.
+            "--no-new-privs",
             "--inh-caps=-all",
             "/bin/sh",
             "-c",
