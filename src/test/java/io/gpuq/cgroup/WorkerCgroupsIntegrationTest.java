@@ -108,6 +108,8 @@ class WorkerCgroupsIntegrationTest {
     assertThat(neighbour.isAlive()).isTrue();
     assertThat(neighbourGroup.oomKills()).isZero();
     assertThat(neighbourGroup.processes()).containsExactly(neighbour.pid());
+    assertThat(neighbourGroup.memoryUsage()).isPositive().isLessThan(256 * MIB);
+    assertThat(capped.memoryUsage()).isLessThanOrEqualTo(256 * MIB);
   }
 
   @Test
@@ -182,7 +184,20 @@ class WorkerCgroupsIntegrationTest {
   @Test
   void aNewGpuqListsTheGroupsAPreviousOneLeftAndRemovesThem() throws Exception {
     WorkerCgroup running = cgroups.create(new WorkerId("j-1", 1));
-    cgroups.create(new WorkerId("j-2", 3));
+    WorkerCgroup moved = cgroups.create(new WorkerId("j-2", 3));
+    // A process that was started elsewhere, moved in by gpuq (all its threads, every hierarchy).
+    Process movedIn = new ProcessBuilder("sleep", "120").start();
+    try {
+      moved.addProcess(movedIn.pid());
+      assertThat(moved.processes()).containsExactly(movedIn.pid());
+      for (Path dir : moved.directories()) {
+        assertThat(Files.readString(dir.resolve("cgroup.procs")).strip())
+            .isEqualTo(String.valueOf(movedIn.pid()));
+      }
+    } finally {
+      movedIn.destroyForcibly();
+      movedIn.waitFor();
+    }
     Process worker = processes.startIn(running, "sleep", "120");
     // The shell writes itself in just after it starts.
     await().atMost(Duration.ofSeconds(10)).until(() -> running.processes().contains(worker.pid()));
