@@ -17,7 +17,8 @@ import com.tngtech.archunit.library.Architectures.LayeredArchitecture;
  *   <li>foundation: {@code duty}, {@code proc}, {@code fs}, {@code placement}, {@code text}, {@code
  *       startup}: values and utilities that know nothing of jobs;
  *   <li>domain: {@code job}, {@code reported}, {@code concurrency}, {@code sweep}, {@code gpu},
- *       {@code isolation}, {@code launch}, {@code guard}: plain Java, package by package;
+ *       {@code isolation}, {@code launch}, {@code guard}, {@code cgroup}: plain Java, package by
+ *       package;
  *   <li>configuration input: {@code config} ({@code GpuqProperties}, which names domain types);
  *   <li>services: {@code schedule}, {@code node}, {@code meters}, {@code retention}, {@code
  *       sweeprun}, {@code backup};
@@ -120,7 +121,7 @@ final class Layering {
 
   /** The domain's plain-Java packages: no Spring, JPA, Hibernate, JDBC, servlet or meter type. */
   static final String[] CORE = {
-    "job", "reported", "concurrency", "sweep", "gpu", "isolation", "launch", "guard"
+    "job", "reported", "concurrency", "sweep", "gpu", "isolation", "launch", "guard", "cgroup"
   };
 
   static ArchRule springConfigurationOnlyInWiring(String root) {

@@ -1,0 +1,242 @@
+package io.gpuq.cgroup;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
+
+/**
+ * The worker cgroups of one gpuq: a parent group (by default {@code gpuq}) below gpuq's own cgroup
+ * in each hierarchy it uses, and one group per worker below that, named by {@link WorkerId}.
+ *
+ * <p>v1 has a hierarchy per controller, so a worker's group is one directory in each of the cpuset,
+ * memory and (where mounted) cpuacct hierarchies; controllers mounted together share one. v2 has
+ * one directory, with cpuset and memory enabled for the groups below by {@code
+ * cgroup.subtree_control}.
+ *
+ * <p>Groups are created by gpuq's account and keep the kernel's default ownership and modes (root,
+ * 0755 directories, 0644 files where gpuq is root): a job running as another account can neither
+ * move itself out, nor write a limit, nor make groups of its own.
+ */
+public final class WorkerCgroups {
+
+  public static final String DEFAULT_PARENT = "gpuq";
+
+  /**
+   * v2 only: where gpuq moves itself when its own cgroup must give controllers to the groups below
+   * (a cgroup v2 with processes of its own cannot), as systemd's DelegateSubgroup= does.
+   */
+  static final String SUPERVISOR_LEAF = "supervisor";
+
+  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,100}");
+
+  private final CgroupVersion version;
+  // Per controller, the directory of the parent group in its hierarchy; several controllers share
+  // one on v2 and where v1 mounts them together.
+  private final Map<Controller, Path> parents;
+
+  private WorkerCgroups(CgroupVersion version, Map<Controller, Path> parents) {
+    this.version = version;
+    this.parents = Map.copyOf(parents);
+  }
+
+  /**
+   * Creates (or finds) the parent group {@code parentName} below gpuq's own cgroup in each
+   * hierarchy. This is the real test of what detection could only guess: the kernel's refusal comes
+   * back as the exception, with its reason.
+   *
+   * @throws IOException when gpuq cannot make or prepare its parent group
+   * @throws IllegalStateException when {@code support} already says cgroups are unavailable
+   */
+  public static WorkerCgroups open(CgroupSupport support, String parentName) throws IOException {
+    if (!NAME.matcher(parentName).matches()) {
+      throw new IllegalArgumentException("'" + parentName + "' cannot name a cgroup");
+    }
+    if (!support.usable()) {
+      throw new IllegalStateException(support.describe());
+    }
+    Map<Controller, Path> parents = new EnumMap<>(Controller.class);
+    if (support.version() == CgroupVersion.V1) {
+      for (Controller controller :
+          List.of(Controller.CPUSET, Controller.MEMORY, Controller.CPUACCT)) {
+        Optional<Hierarchy> hierarchy = support.hierarchy(controller);
+        if (hierarchy.isEmpty()) {
+          continue;
+        }
+        Path own = hierarchy.get().ownGroup();
+        Path parent = own.resolve(parentName);
+        makeDirectory(parent);
+        if (controller == Controller.CPUSET) {
+          // A new v1 cpuset starts with no CPUs and no memory nodes, and takes no process until
+          // it has both: the parent gets gpuq's own, its children get the parent's.
+          copyIfEmpty(own, parent, "cpuset.cpus");
+          copyIfEmpty(own, parent, "cpuset.mems");
+        }
+        parents.put(controller, parent);
+      }
+    } else {
+      Path own = support.hierarchy(Controller.MEMORY).orElseThrow().ownGroup();
+      Path base = v2Base(support.hierarchy(Controller.MEMORY).get(), own);
+      enableV2Controllers(base, true);
+      Path parent = base.resolve(parentName);
+      makeDirectory(parent);
+      enableV2Controllers(parent, false);
+      for (Controller controller :
+          List.of(Controller.CPUSET, Controller.MEMORY, Controller.CPUACCT)) {
+        parents.put(controller, parent);
+      }
+    }
+    return new WorkerCgroups(support.version(), parents);
+  }
+
+  /** gpuq's own v2 cgroup, or the one above it when gpuq has already moved to its leaf. */
+  private static Path v2Base(Hierarchy hierarchy, Path own) {
+    if (own.getFileName() != null
+        && own.getFileName().toString().equals(SUPERVISOR_LEAF)
+        && !own.equals(hierarchy.mountPoint())) {
+      return own.getParent();
+    }
+    return own;
+  }
+
+  /**
+   * Writes {@code +cpuset +memory} into a v2 group's subtree_control. A group other than the root
+   * that holds processes refuses (EBUSY, "no internal processes"): when {@code moveSelf}, gpuq then
+   * moves itself into a leaf below it and tries once more.
+   */
+  private static void enableV2Controllers(Path group, boolean moveSelf) throws IOException {
+    Path control = group.resolve("cgroup.subtree_control");
+    String enabled = CgroupFiles.read(control);
+    if (enabled.contains("cpuset") && enabled.contains("memory")) {
+      return;
+    }
+    try {
+      CgroupFiles.write(control, "+cpuset +memory");
+    } catch (IOException busy) {
+      if (!moveSelf || CgroupFiles.read(group.resolve("cgroup.procs")).isEmpty()) {
+        throw busy;
+      }
+      Path leaf = group.resolve(SUPERVISOR_LEAF);
+      makeDirectory(leaf);
+      CgroupFiles.write(leaf.resolve("cgroup.procs"), Long.toString(ProcessHandle.current().pid()));
+      try {
+        CgroupFiles.write(control, "+cpuset +memory");
+      } catch (IOException stillBusy) {
+        throw new IOException(
+            group
+                + " still holds processes other than gpuq, so cgroup v2 does not let it give"
+                + " controllers to groups below it: run gpuq in a cgroup of its own (systemd:"
+                + " Delegate=yes)",
+            stillBusy);
+      }
+    }
+  }
+
+  private static void makeDirectory(Path dir) throws IOException {
+    try {
+      Files.createDirectory(dir);
+    } catch (FileAlreadyExistsException e) {
+      if (!Files.isDirectory(dir)) {
+        throw e;
+      }
+    }
+  }
+
+  private static void copyIfEmpty(Path from, Path to, String file) throws IOException {
+    if (CgroupFiles.read(to.resolve(file)).isEmpty()) {
+      CgroupFiles.write(to.resolve(file), effective(from, file));
+    }
+  }
+
+  /** A v1 cpuset's effective CPUs or memory nodes where the kernel has them, else its own. */
+  static String effective(Path group, String file) throws IOException {
+    Path effective = group.resolve(file.replace("cpuset.", "cpuset.effective_"));
+    return CgroupFiles.read(Files.exists(effective) ? effective : group.resolve(file));
+  }
+
+  public CgroupVersion version() {
+    return version;
+  }
+
+  /** The parent group's directory in the hierarchy of {@code controller}. */
+  public Optional<Path> parent(Controller controller) {
+    return Optional.ofNullable(parents.get(controller));
+  }
+
+  /**
+   * Creates the group of one worker, with all of its parent's CPUs and no memory limit, ready to
+   * take a process: {@link WorkerCgroup#bindCpus} and {@link WorkerCgroup#limitMemory} narrow it.
+   *
+   * @throws FileAlreadyExistsException when it exists already (a leftover to adopt or remove)
+   */
+  public WorkerCgroup create(WorkerId id) throws IOException {
+    Map<Controller, Path> dirs = dirsOf(id);
+    List<Path> made = new ArrayList<>();
+    try {
+      for (Path dir : new TreeSet<>(dirs.values())) {
+        Files.createDirectory(dir);
+        made.add(dir);
+      }
+      if (version == CgroupVersion.V1) {
+        Path cpuset = dirs.get(Controller.CPUSET);
+        Path parent = parents.get(Controller.CPUSET);
+        CgroupFiles.write(cpuset.resolve("cpuset.mems"), effective(parent, "cpuset.mems"));
+        CgroupFiles.write(cpuset.resolve("cpuset.cpus"), effective(parent, "cpuset.cpus"));
+      }
+    } catch (IOException | RuntimeException e) {
+      for (Path dir : made) {
+        try {
+          Files.deleteIfExists(dir);
+        } catch (IOException cleanup) {
+          e.addSuppressed(cleanup);
+        }
+      }
+      throw e;
+    }
+    return new WorkerCgroup(id, version, dirs);
+  }
+
+  /** The group of a worker that exists (in any of the hierarchies): for re-adoption. */
+  public Optional<WorkerCgroup> find(WorkerId id) {
+    Map<Controller, Path> dirs = dirsOf(id);
+    boolean exists = dirs.values().stream().anyMatch(Files::isDirectory);
+    return exists ? Optional.of(new WorkerCgroup(id, version, dirs)) : Optional.empty();
+  }
+
+  /**
+   * The workers that have a group below the parent, in any hierarchy, in name order: those of a
+   * gpuq that crashed, and a half-made group a crash interrupted.
+   */
+  public List<WorkerId> list() throws IOException {
+    TreeSet<String> names = new TreeSet<>();
+    for (Path parent : new TreeSet<>(parents.values())) {
+      try (DirectoryStream<Path> children = Files.newDirectoryStream(parent, Files::isDirectory)) {
+        children.forEach(child -> names.add(child.getFileName().toString()));
+      } catch (NoSuchFileException e) {
+        // Removed by hand meanwhile: nothing left there.
+      }
+    }
+    Map<String, WorkerId> workers = new LinkedHashMap<>();
+    for (String name : names) {
+      WorkerId.ofDirectoryName(name).ifPresent(id -> workers.put(name, id));
+    }
+    return List.copyOf(workers.values());
+  }
+
+  private Map<Controller, Path> dirsOf(WorkerId id) {
+    Map<Controller, Path> dirs = new EnumMap<>(Controller.class);
+    parents.forEach(
+        (controller, parent) -> dirs.put(controller, parent.resolve(id.directoryName())));
+    return dirs;
+  }
+}
