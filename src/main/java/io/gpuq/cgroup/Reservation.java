@@ -21,7 +21,7 @@ public record Reservation(int cpus, long memoryBytes) {
    * tables, which grow with the host's memory, and system daemons), but never more than half the
    * host. See docs/design/worker-cgroups.md.
    */
-  public static Reservation defaultsFor(HostResources host) {
+  public static Reservation defaultsFor(MeasuredHost host) {
     int cpus = host.cpus() <= 2 ? 0 : host.cpus() < 32 ? 1 : 2;
     long memory = Math.max(GIB, host.memoryBytes() / 20);
     return new Reservation(cpus, Math.min(memory, host.memoryBytes() / 2));

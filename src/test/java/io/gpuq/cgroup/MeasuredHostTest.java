@@ -6,7 +6,7 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class HostResourcesTest {
+class MeasuredHostTest {
 
   private static final long GIB = 1L << 30;
 
@@ -16,8 +16,8 @@ class HostResourcesTest {
   void withoutQuotaOrLimitItIsTheAffinityMaskAndMemTotal() throws Exception {
     HostFixture host = new HostFixture(dir).v1("/process_api/x");
 
-    HostResources resources =
-        HostResources.measure(
+    MeasuredHost resources =
+        MeasuredHost.measure(
             host.paths(), CgroupSupport.detect(host.paths(), 0), CpuList.parse("0-1"));
 
     assertThat(resources.cpus()).isEqualTo(2);
@@ -35,8 +35,8 @@ class HostResourcesTest {
         .file("sys/fs/cgroup/cpu/kube/pod1/cpu.cfs_quota_us", "450000\n")
         .file("sys/fs/cgroup/cpu/kube/pod1/cpu.cfs_period_us", "100000\n");
 
-    HostResources resources =
-        HostResources.measure(
+    MeasuredHost resources =
+        MeasuredHost.measure(
             host.paths(), CgroupSupport.detect(host.paths(), 0), CpuList.parse("0-63"));
 
     assertThat(resources.cpus()).isEqualTo(4);
@@ -48,8 +48,8 @@ class HostResourcesTest {
     HostFixture host = new HostFixture(dir).v2("/pod", "cpu memory cpuset");
     host.file("sys/fs/cgroup/pod/cpu.max", "50000 100000\n");
 
-    HostResources resources =
-        HostResources.measure(
+    MeasuredHost resources =
+        MeasuredHost.measure(
             host.paths(), CgroupSupport.detect(host.paths(), 0), CpuList.parse("0-7"));
 
     assertThat(resources.cpus()).isEqualTo(1);
@@ -60,8 +60,8 @@ class HostResourcesTest {
     HostFixture host = new HostFixture(dir).v2("/pod", "cpu memory cpuset");
     host.file("sys/fs/cgroup/pod/cpu.max", "800000 100000\n");
 
-    HostResources resources =
-        HostResources.measure(
+    MeasuredHost resources =
+        MeasuredHost.measure(
             host.paths(), CgroupSupport.detect(host.paths(), 0), CpuList.parse("2,5"));
 
     assertThat(resources.cpus()).isEqualTo(2);
@@ -74,8 +74,8 @@ class HostResourcesTest {
         .file("sys/fs/cgroup/a/b/memory.max", "max\n")
         .file("sys/fs/cgroup/a/cpu.max", "max 100000\n");
 
-    HostResources resources =
-        HostResources.measure(
+    MeasuredHost resources =
+        MeasuredHost.measure(
             host.paths(), CgroupSupport.detect(host.paths(), 0), CpuList.parse("0-3"));
 
     assertThat(resources.memoryBytes()).isEqualTo(8 * GIB);
@@ -88,8 +88,8 @@ class HostResourcesTest {
     HostFixture host = new HostFixture(dir).v1("/process_api/x");
     host.file("sys/fs/cgroup/memory/process_api/memory.limit_in_bytes", String.valueOf(6 * GIB));
 
-    HostResources resources =
-        HostResources.measure(
+    MeasuredHost resources =
+        MeasuredHost.measure(
             host.paths(), CgroupSupport.detect(host.paths(), 0), CpuList.parse("0-1"));
     assertThat(resources.memoryBytes()).isEqualTo(6 * GIB);
 
@@ -98,7 +98,7 @@ class HostResourcesTest {
         "sys/fs/cgroup/memory/process_api/x/memory.stat",
         "cache 0\nhierarchical_memory_limit " + 3 * GIB + "\n");
     resources =
-        HostResources.measure(
+        MeasuredHost.measure(
             host.paths(), CgroupSupport.detect(host.paths(), 0), CpuList.parse("0-1"));
     assertThat(resources.memoryBytes()).isEqualTo(3 * GIB);
     assertThat(resources.memoryFrom()).endsWith("memory.stat");
@@ -109,8 +109,8 @@ class HostResourcesTest {
     HostFixture host = new HostFixture(dir).v1("/process_api/x").meminfo(4 * 1024 * 1024);
     host.file("sys/fs/cgroup/memory/process_api/memory.limit_in_bytes", String.valueOf(64 * GIB));
 
-    HostResources resources =
-        HostResources.measure(
+    MeasuredHost resources =
+        MeasuredHost.measure(
             host.paths(), CgroupSupport.detect(host.paths(), 0), CpuList.parse("0-1"));
 
     assertThat(resources.memoryBytes()).isEqualTo(4 * GIB);
@@ -121,7 +121,7 @@ class HostResourcesTest {
     HostFixture host = new HostFixture(dir).meminfo(2 * 1024 * 1024);
     CgroupSupport none = CgroupSupport.detect(host.paths(), 0);
 
-    HostResources resources = HostResources.measure(host.paths(), none, CpuList.parse("0-2"));
+    MeasuredHost resources = MeasuredHost.measure(host.paths(), none, CpuList.parse("0-2"));
 
     assertThat(resources.cpus()).isEqualTo(3);
     assertThat(resources.memoryBytes()).isEqualTo(2 * GIB);
@@ -140,14 +140,14 @@ class HostResourcesTest {
 
   @Test
   void capacityIsWhatIsLeftAndAtLeastOneCore() {
-    HostResources host = host(8, 64 * GIB);
+    MeasuredHost host = host(8, 64 * GIB);
 
     assertThat(host.minus(Reservation.defaultsFor(host)))
         .isEqualTo(new NodeCapacity(7, 64 * GIB - 64 * GIB / 20));
     assertThat(host(2, GIB).minus(new Reservation(4, 2 * GIB))).isEqualTo(new NodeCapacity(1, 0));
   }
 
-  private static HostResources host(int cpus, long memory) {
-    return new HostResources(cpus, "test", memory, "test");
+  private static MeasuredHost host(int cpus, long memory) {
+    return new MeasuredHost(cpus, "test", memory, "test");
   }
 }

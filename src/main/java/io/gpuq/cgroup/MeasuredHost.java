@@ -15,16 +15,16 @@ import java.util.OptionalLong;
  * @param cpusFrom what decided {@code cpus}, for the log and the health details
  * @param memoryFrom what decided {@code memoryBytes}
  */
-public record HostResources(int cpus, String cpusFrom, long memoryBytes, String memoryFrom) {
+public record MeasuredHost(int cpus, String cpusFrom, long memoryBytes, String memoryFrom) {
 
-  public HostResources {
+  public MeasuredHost {
     if (cpus < 1 || memoryBytes <= 0) {
       throw new IllegalArgumentException(cpus + " CPUs, " + memoryBytes + " bytes");
     }
   }
 
   /** This host, as this process sees it. */
-  public static HostResources measure() throws IOException {
+  public static MeasuredHost measure() throws IOException {
     return measure(HostPaths.system(), CgroupSupport.detect(), Affinity.ofThisProcess());
   }
 
@@ -33,7 +33,7 @@ public record HostResources(int cpus, String cpusFrom, long memoryBytes, String 
    *
    * @param affinity gpuq's own affinity mask ({@link Affinity#ofThisProcess()})
    */
-  public static HostResources measure(HostPaths paths, CgroupSupport support, CpuList affinity)
+  public static MeasuredHost measure(HostPaths paths, CgroupSupport support, CpuList affinity)
       throws IOException {
     if (affinity.isEmpty()) {
       throw new IllegalArgumentException("an empty affinity mask");
@@ -52,7 +52,7 @@ public record HostResources(int cpus, String cpusFrom, long memoryBytes, String 
       memory = limit.get().bytes();
       memoryFrom = limit.get().file().toString();
     }
-    return new HostResources(cpus, cpusFrom, memory, memoryFrom);
+    return new MeasuredHost(cpus, cpusFrom, memory, memoryFrom);
   }
 
   /** What jobs may be given once {@code reserved} is set aside: never less than 1 core. */

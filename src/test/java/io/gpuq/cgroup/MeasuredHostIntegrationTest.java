@@ -14,7 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** What this host can give, read from its real /proc and cgroup files. */
 @IntegrationTier
-class HostResourcesIntegrationTest {
+class MeasuredHostIntegrationTest {
 
   private static final long MIB = 1L << 20;
 
@@ -22,8 +22,8 @@ class HostResourcesIntegrationTest {
 
   @Test
   void thisHostGivesAtMostItsMaskAndItsMemory() throws Exception {
-    HostResources host = HostResources.measure();
-    long memTotal = HostResources.memTotal(Path.of("/proc/meminfo"));
+    MeasuredHost host = MeasuredHost.measure();
+    long memTotal = MeasuredHost.memTotal(Path.of("/proc/meminfo"));
 
     System.out.printf(
         "this host: %d CPUs (%s), %d MiB (%s); %s%n",
@@ -73,8 +73,8 @@ class HostResourcesIntegrationTest {
               "1:cpuset:/"));
       HostPaths paths = new HostPaths(proc, HostPaths.system().cgroupMount());
 
-      HostResources host =
-          HostResources.measure(paths, CgroupSupport.detect(paths, 0), CpuList.parse("0-63"));
+      MeasuredHost host =
+          MeasuredHost.measure(paths, CgroupSupport.detect(paths, 0), CpuList.parse("0-63"));
 
       assertThat(host.cpus()).isEqualTo(1);
       assertThat(host.cpusFrom()).contains("150000/100000", name);
