@@ -94,7 +94,13 @@ public record JobView(
 
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @Schema(name = "Resources")
-  public record ResourcesView(int gpus, Long gpuMemory, Double gpuFraction) {}
+  public record ResourcesView(
+      int gpus,
+      Long gpuMemory,
+      Double gpuFraction,
+      @Schema(description = "cores") int cpus,
+      @Schema(description = "host memory in bytes, reserved and capped; absent for none")
+          Long memory) {}
 
   @Schema(name = "Retry")
   public record RetryView(int maxAttempts, double oomGrowth) {}
@@ -150,8 +156,18 @@ public record JobView(
         job.command(),
         job.workingDir(),
         job.framework().wireName(),
-        new ResourcesView(job.gpus(), job.requestedGpuMemoryBytes(), job.requestedGpuFraction()),
-        new ResourcesView(job.gpus(), job.gpuMemoryBytes(), job.gpuFraction()),
+        new ResourcesView(
+            job.gpus(),
+            job.requestedGpuMemoryBytes(),
+            job.requestedGpuFraction(),
+            job.host().cpus(),
+            job.requestedMemoryBytes()),
+        new ResourcesView(
+            job.gpus(),
+            job.gpuMemoryBytes(),
+            job.gpuFraction(),
+            job.host().cpus(),
+            job.host().memoryBytes()),
         job.priority(),
         job.timeout() == null ? null : job.timeout().toString(),
         new RetryView(job.maxAttempts(), job.oomGrowth()),

@@ -62,11 +62,16 @@ public record GpuqProperties(
    * @param cpuSlots how many {@code gpus: 0} jobs run at once on this node
    * @param lookahead how many queued jobs one scheduling pass considers
    * @param safetyNetInterval the loop also wakes this often when nothing woke it
+   * @param defaultCpus the cores of a job that does not ask ({@code resources.cpus})
+   * @param defaultMemory the host memory of a job that does not ask ({@code resources.memory}), a
+   *     size; unset, such a job has none reserved and none capped
    */
   public record Scheduler(
       @DefaultValue("4") int cpuSlots,
       @DefaultValue("1000") int lookahead,
-      @DefaultValue("2s") Duration safetyNetInterval) {}
+      @DefaultValue("2s") Duration safetyNetInterval,
+      @DefaultValue("1") int defaultCpus,
+      String defaultMemory) {}
 
   /**
    * @param headroom memory kept free on every GPU: a size ("1GiB") or a share of it ("5%")

@@ -16,6 +16,7 @@ import java.util.Map;
  * @param timeout null for none
  * @param queuedAt when this attempt joined the queue
  * @param trial the sweep trial it is; null for a job of its own
+ * @param host its cores and host memory
  */
 public record ClaimedJob(
     String id,
@@ -28,7 +29,8 @@ public record ClaimedJob(
     Duration timeout,
     Instant createdAt,
     Instant queuedAt,
-    SweepTrial trial) {
+    SweepTrial trial,
+    HostResources host) {
 
   /** What a claim of this job, now started, reads for its launch. */
   static ClaimedJob of(Job job) {
@@ -43,7 +45,8 @@ public record ClaimedJob(
         job.timeout(),
         job.createdAt(),
         job.queuedAt(),
-        job.sweepTrial().orElse(null));
+        job.sweepTrial().orElse(null),
+        job.host());
   }
 
   /**

@@ -68,6 +68,12 @@ public class Job {
   private Long requestedGpuMemoryBytes;
   private Double requestedGpuFraction;
 
+  // Cores and host memory (HostResources); the memory the next (or running) attempt gets, and as
+  // submitted. A job stored before jobs could ask has 1 core and no host memory.
+  private int cpus = 1;
+  private Long memoryBytes;
+  private Long requestedMemoryBytes;
+
   private int priority;
 
   private Long timeoutMillis;
@@ -150,6 +156,9 @@ public class Job {
     job.gpuFraction = spec.memory().fractionOrNull();
     job.requestedGpuMemoryBytes = job.gpuMemoryBytes;
     job.requestedGpuFraction = job.gpuFraction;
+    job.cpus = spec.host().cpus();
+    job.memoryBytes = spec.host().memoryBytes();
+    job.requestedMemoryBytes = job.memoryBytes;
     job.priority = spec.priority();
     job.timeoutMillis = spec.timeout() == null ? null : spec.timeout().toMillis();
     job.maxAttempts = spec.maxAttempts();
@@ -365,6 +374,9 @@ public class Job {
     copy.gpuFraction = gpuFraction;
     copy.requestedGpuMemoryBytes = requestedGpuMemoryBytes;
     copy.requestedGpuFraction = requestedGpuFraction;
+    copy.cpus = cpus;
+    copy.memoryBytes = memoryBytes;
+    copy.requestedMemoryBytes = requestedMemoryBytes;
     copy.priority = priority;
     copy.timeoutMillis = timeoutMillis;
     copy.maxAttempts = maxAttempts;
@@ -484,6 +496,16 @@ public class Job {
         || (gpuMemoryBytes == null && gpuFraction == null);
   }
 
+  /** The cores and host memory the running or next attempt gets. */
+  public HostResources host() {
+    return new HostResources(cpus, memoryBytes);
+  }
+
+  /** The host memory in bytes as submitted, before any growth; or null for none. */
+  public Long requestedMemoryBytes() {
+    return requestedMemoryBytes;
+  }
+
   public int priority() {
     return priority;
   }
@@ -519,6 +541,7 @@ public class Job {
         framework,
         gpus,
         MemoryDemand.of(gpuMemoryBytes, gpuFraction),
+        new HostResources(cpus, requestedMemoryBytes),
         priority,
         timeout(),
         maxAttempts,

@@ -21,8 +21,18 @@ public record JobRequest(
     Map<String, String> labels,
     Map<String, String> nodeSelector) {
 
-  /** What the job needs: {@code gpus} whole GPUs, each with a budget or whole. */
-  public record Resources(Integer gpus, Object gpuMemory, Double gpuFraction) {}
+  /**
+   * What the job needs: {@code gpus} whole GPUs, each with a budget or whole; {@code cpus} cores
+   * and {@code memory} of the host's memory (a size, as {@code gpuMemory}).
+   */
+  public record Resources(
+      Integer gpus, Object gpuMemory, Double gpuFraction, Integer cpus, Object memory) {
+
+    /** GPUs only, as before cores and host memory could be asked for. */
+    public Resources(Integer gpus, Object gpuMemory, Double gpuFraction) {
+      this(gpus, gpuMemory, gpuFraction, null, null);
+    }
+  }
 
   /** How often to try, and how the GPU-memory budget grows after an out-of-memory failure. */
   public record Retry(Integer maxAttempts, Double oomGrowth) {}

@@ -36,6 +36,9 @@ public final class JobRequestValidator {
   static final int MAX_ARGUMENTS = 1024;
   static final int MAX_VARIABLES = 256;
 
+  /** More cores than any one machine gpuq runs on has; a larger number is a mistake. */
+  static final int MAX_CPUS = 4096;
+
   /**
    * For the argv and for the environment, each counted as execve(2) does: the UTF-8 bytes of each
    * string plus its NUL. Both together stay under Linux's usual 2 MiB ARG_MAX.
@@ -52,12 +55,22 @@ public final class JobRequestValidator {
   private static final Pattern LABEL_KEY = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_./-]{0,62}");
 
   private final Set<String> reservedEnvNames;
+  private final HostResources hostDefaults;
 
   /**
    * @param reservedEnvNames variables gpuq imposes on every worker; a request may not set them
    */
   public JobRequestValidator(Set<String> reservedEnvNames) {
+    this(reservedEnvNames, HostResources.ONE_CORE);
+  }
+
+  /**
+   * @param hostDefaults the cores and host memory of a job that does not say ({@code
+   *     gpuq.scheduler.default-cpus}, {@code gpuq.scheduler.default-memory})
+   */
+  public JobRequestValidator(Set<String> reservedEnvNames, HostResources hostDefaults) {
     this.reservedEnvNames = Set.copyOf(reservedEnvNames);
+    this.hostDefaults = hostDefaults;
   }
 
   public JobSpec validate(JobRequest request) {
@@ -72,10 +85,10 @@ public final class JobRequestValidator {
     Framework framework = framework(request.framework(), errors);
     JobRequest.Resources resources =
         request.resources() == null
-            ? new JobRequest.Resources(null, null, null)
+            ? new JobRequest.Resources(null, null, null, null, null)
             : request.resources();
     int gpus = gpus(resources.gpus(), errors);
-    Long gpuMemory = gpuMemory(resources.gpuMemory(), errors);
+    Long gpuMemory = size("resources.gpuMemory", resources.gpuMemory(), errors);
     Double gpuFraction = gpuFraction(resources.gpuFraction(), errors);
     if (gpuMemory != null && gpuFraction != null) {
       errors.add("resources", "give either gpuMemory or gpuFraction, not both");
@@ -84,6 +97,8 @@ public final class JobRequestValidator {
       errors.add(
           "resources", "a job with gpus: 0 runs on no GPU and cannot have a GPU-memory budget");
     }
+    int cpus = cpus(resources.cpus(), errors);
+    Long memory = hostMemory(resources.memory(), errors);
     int priority = priority(request.priority(), errors);
     Duration timeout = timeout(request.timeout(), errors);
     JobRequest.Retry retry =
@@ -101,6 +116,7 @@ public final class JobRequestValidator {
         framework,
         gpus,
         MemoryDemand.of(gpuMemory, gpuFraction),
+        new HostResources(cpus, memory),
         priority,
         timeout,
         maxAttempts,
@@ -229,14 +245,30 @@ public final class JobRequestValidator {
     return gpus;
   }
 
-  private static Long gpuMemory(Object gpuMemory, FieldErrors errors) {
-    if (gpuMemory == null) {
+  private int cpus(Integer cpus, FieldErrors errors) {
+    if (cpus == null) {
+      return hostDefaults.cpus();
+    }
+    if (cpus < 1 || cpus > MAX_CPUS) {
+      errors.add("resources.cpus", "must be a whole number of cores from 1 to " + MAX_CPUS);
+      return hostDefaults.cpus();
+    }
+    return cpus;
+  }
+
+  private Long hostMemory(Object memory, FieldErrors errors) {
+    return memory == null ? hostDefaults.memoryBytes() : size("resources.memory", memory, errors);
+  }
+
+  /** A size in bytes ({@link MemorySize}), or null when absent or wrong (and then reported). */
+  private static Long size(String field, Object value, FieldErrors errors) {
+    if (value == null) {
       return null;
     }
     try {
-      return MemorySize.parse(gpuMemory);
+      return MemorySize.parse(value);
     } catch (IllegalArgumentException | ArithmeticException e) {
-      errors.add("resources.gpuMemory", e.getMessage());
+      errors.add(field, e.getMessage());
       return null;
     }
   }

@@ -11,6 +11,7 @@ import java.util.Objects;
  *
  * @param memory the budget on each GPU; whole GPUs when the request names none, and for a job with
  *     {@code gpus: 0}, where it means nothing
+ * @param host the cores and host memory the job is given
  * @param timeout null for none
  * @param nodeSelector labels a node must carry to run the job (several gpuq nodes)
  */
@@ -22,6 +23,7 @@ public record JobSpec(
     Framework framework,
     int gpus,
     MemoryDemand memory,
+    HostResources host,
     int priority,
     Duration timeout,
     int maxAttempts,
@@ -31,6 +33,7 @@ public record JobSpec(
 
   public JobSpec {
     Objects.requireNonNull(memory, "memory");
+    Objects.requireNonNull(host, "host");
     command = List.copyOf(command);
     env = Map.copyOf(env);
     labels = Map.copyOf(labels);

@@ -47,7 +47,7 @@ public final class JobRows {
   private static final String JOB_COLUMNS =
       "id, owner, name, state, attempt, command, working_dir, env, framework, gpus,"
           + " gpu_memory_bytes, gpu_fraction, requested_gpu_memory_bytes, requested_gpu_fraction,"
-          + " priority, timeout_millis, max_attempts, oom_growth, idempotency_key, node_selector,"
+          + " cpus, memory_bytes, requested_memory_bytes, priority, timeout_millis, max_attempts, oom_growth, idempotency_key, node_selector,"
           + " created_at, queued_at, sweep_id, trial, parameters, version";
 
   /** The SQL type each of {@link #JOB_COLUMNS} is bound as, a null too. */
@@ -66,6 +66,9 @@ public final class JobRows {
     Types.DOUBLE,
     Types.BIGINT,
     Types.DOUBLE,
+    Types.INTEGER,
+    Types.BIGINT,
+    Types.BIGINT,
     Types.INTEGER,
     Types.BIGINT,
     Types.INTEGER,
@@ -140,6 +143,9 @@ public final class JobRows {
       job.gpuFraction(),
       job.requestedGpuMemoryBytes(),
       job.requestedGpuFraction(),
+      job.host().cpus(),
+      job.host().memoryBytes(),
+      job.requestedMemoryBytes(),
       job.priority(),
       job.timeout() == null ? null : job.timeout().toMillis(),
       job.maxAttempts(),

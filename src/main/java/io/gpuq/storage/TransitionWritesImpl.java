@@ -2,6 +2,7 @@ package io.gpuq.storage;
 
 import io.gpuq.job.ClaimedJob;
 import io.gpuq.job.Framework;
+import io.gpuq.job.HostResources;
 import io.gpuq.job.JobPlacement;
 import io.gpuq.job.JobState;
 import io.gpuq.job.JobTransition;
@@ -50,7 +51,7 @@ class TransitionWritesImpl implements TransitionWrites {
 
   private static final String LOCK_TO_START =
       "select id, owner, attempt, command, working_dir, env, framework, timeout_millis, created_at,"
-          + " queued_at, sweep_id, trial, parameters from jobs where state in ("
+          + " queued_at, sweep_id, trial, parameters, cpus, memory_bytes from jobs where state in ("
           + String.join(", ", Collections.nCopies(SOURCES.size(), "?"))
           + ") and id in (%s) for update skip locked";
 
@@ -96,7 +97,9 @@ class TransitionWritesImpl implements TransitionWrites {
                   timeout(row.getObject("timeout_millis", Long.class)),
                   instant(row, "created_at"),
                   instant(row, "queued_at"),
-                  trial(row)));
+                  trial(row),
+                  new HostResources(
+                      row.getInt("cpus"), row.getObject("memory_bytes", Long.class))));
         }
       }
     }

@@ -9,10 +9,13 @@ import io.gpuq.api.ProblemResponsesDocumented;
 import io.gpuq.api.RequestSizeLimitFilter;
 import io.gpuq.api.StrictJson;
 import io.gpuq.config.GpuqProperties;
+import io.gpuq.job.HostResources;
 import io.gpuq.job.JobRequestValidator;
 import io.gpuq.job.JobService;
 import io.gpuq.launch.JobFiles;
 import io.gpuq.launch.env.WorkerEnvironment;
+import io.gpuq.startup.StartRefusedException;
+import io.gpuq.text.MemorySize;
 import io.swagger.v3.oas.models.Components;
 import io.swagger.v3.oas.models.OpenAPI;
 import io.swagger.v3.oas.models.info.Info;
@@ -34,8 +37,31 @@ import org.springframework.core.Ordered;
 public class ApiConfiguration {
 
   @Bean
-  JobRequestValidator jobRequestValidator() {
-    return new JobRequestValidator(WorkerEnvironment.reservedNames());
+  JobRequestValidator jobRequestValidator(GpuqProperties properties) {
+    return new JobRequestValidator(
+        WorkerEnvironment.reservedNames(), hostDefaults(properties.scheduler()));
+  }
+
+  /** {@code gpuq.scheduler.default-cpus} and {@code default-memory}, or a refusal to start. */
+  static HostResources hostDefaults(GpuqProperties.Scheduler scheduler) {
+    Long memory = null;
+    if (scheduler.defaultMemory() != null && !scheduler.defaultMemory().isBlank()) {
+      try {
+        memory = MemorySize.parse(scheduler.defaultMemory().trim());
+      } catch (IllegalArgumentException | ArithmeticException e) {
+        throw new StartRefusedException(
+            "gpuq.scheduler.default-memory=" + scheduler.defaultMemory() + " is no size",
+            "give a size such as 4GiB, or leave it unset for no host memory by default",
+            e);
+      }
+    }
+    if (scheduler.defaultCpus() < 1) {
+      throw new StartRefusedException(
+          "gpuq.scheduler.default-cpus=" + scheduler.defaultCpus() + " is no number of cores",
+          "give a whole number of cores, 1 or more",
+          null);
+    }
+    return new HostResources(scheduler.defaultCpus(), memory);
   }
 
   @Bean

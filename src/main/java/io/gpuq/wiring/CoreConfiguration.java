@@ -171,7 +171,12 @@ public class CoreConfiguration {
       Account account = isolation.accountOf(job.owner());
       WorkerSpec spec =
           new WorkerSpec(
-              job.id(), job.framework(), placement.gpus(), files.workDir(job.id()), account);
+              job.id(),
+              job.framework(),
+              placement.gpus(),
+              files.workDir(job.id()),
+              account,
+              job.host().cpus());
       return new WorkerSetup(
           isolation.needsSwitch(account) ? account : null,
           environment.environment(spec, System.getenv(), job.env(), job.trial()),

@@ -106,6 +106,19 @@ class JobLifecycleIntegrationTest extends IntegrationTest {
   }
 
   @Test
+  void shows_the_cores_and_host_memory_it_asked_for_and_one_core_when_it_asked_for_none() {
+    String asked = alice.submit(aJob().cpuOnly().cpus(2).memory("512MiB").name("asked").json());
+    String plain = alice.submit(aJob().cpuOnly().name("plain").json());
+
+    JsonNode resources = alice.job(asked).get("resources");
+    assertThat(resources.get("cpus").asInt()).isEqualTo(2);
+    assertThat(resources.get("memory").asLong()).isEqualTo(512L << 20);
+    assertThat(alice.job(asked).get("effectiveResources").get("cpus").asInt()).isEqualTo(2);
+    assertThat(alice.job(plain).get("resources").get("cpus").asInt()).isEqualTo(1);
+    assertThat(alice.job(plain).get("resources").has("memory")).isFalse();
+  }
+
+  @Test
   void fails_with_the_exit_code_of_its_process() {
     String id = alice.submit(aJob().shell("echo about to fail >&2; exit 3").json());
 

@@ -4,6 +4,7 @@ import io.gpuq.GpuqApplication;
 import io.gpuq.job.AttemptEnd;
 import io.gpuq.job.AttemptOutcome;
 import io.gpuq.job.Framework;
+import io.gpuq.job.HostResources;
 import io.gpuq.job.JobIds;
 import io.gpuq.job.JobPlacement;
 import io.gpuq.job.JobSpec;
@@ -168,6 +169,7 @@ public final class TrialMetricsBench {
             Framework.GENERIC,
             0,
             MemoryDemand.of(null, null),
+            HostResources.ONE_CORE,
             0,
             null,
             1,

@@ -68,6 +68,40 @@ class JobRequestValidatorTest {
   }
 
   @Test
+  void a_job_that_does_not_ask_for_cores_or_host_memory_gets_the_configured_defaults() {
+    assertThat(validator.validate(aRequest().build()).host()).isEqualTo(new HostResources(1, null));
+
+    JobRequestValidator configured =
+        new JobRequestValidator(Set.of(), new HostResources(2, 8L << 30));
+    assertThat(configured.validate(aRequest().build()).host())
+        .isEqualTo(new HostResources(2, 8L << 30));
+    assertThat(configured.validate(aRequest().host(4, null).build()).host())
+        .isEqualTo(new HostResources(4, 8L << 30));
+  }
+
+  @Test
+  void cores_and_host_memory_are_taken_as_asked_for_a_gpu_job_and_a_cpu_only_one() {
+    assertThat(validator.validate(aRequest().host(8, "16GiB").build()).host())
+        .isEqualTo(new HostResources(8, 16L << 30));
+    assertThat(
+            validator.validate(aRequest().resources(0, null, null).host(2, 1 << 28).build()).host())
+        .isEqualTo(new HostResources(2, 1L << 28));
+  }
+
+  @Test
+  void cores_are_a_whole_number_from_1_and_host_memory_a_size() {
+    assertThat(errorsOf(aRequest().host(0, null))).containsExactly("resources.cpus");
+    assertThat(errorsOf(aRequest().host(-2, null))).containsExactly("resources.cpus");
+    assertThat(errorsOf(aRequest().host(JobRequestValidator.MAX_CPUS + 1, null)))
+        .containsExactly("resources.cpus");
+    assertThat(errorsOf(aRequest().host(null, "16 parsecs"))).containsExactly("resources.memory");
+    assertThat(errorsOf(aRequest().host(null, 0))).containsExactly("resources.memory");
+    assertThat(errorsOf(aRequest().host(null, "-1GiB"))).containsExactly("resources.memory");
+    assertThat(errorsOf(aRequest().resources(1, "y", null).host(0, "x")))
+        .containsExactlyInAnyOrder("resources.gpuMemory", "resources.cpus", "resources.memory");
+  }
+
+  @Test
   void names_each_wrong_field() {
     assertThat(errorsOf(aRequest().command())).containsExactly("command");
     assertThat(errorsOf(aRequest().command((String[]) null))).containsExactly("command");
@@ -264,6 +298,14 @@ class JobRequestValidatorTest {
 
     RequestBuilder framework(String framework) {
       this.framework = framework;
+      return this;
+    }
+
+    RequestBuilder host(Integer cpus, Object memory) {
+      JobRequest.Resources gpus =
+          resources == null ? new JobRequest.Resources(null, null, null) : resources;
+      this.resources =
+          new JobRequest.Resources(gpus.gpus(), gpus.gpuMemory(), gpus.gpuFraction(), cpus, memory);
       return this;
     }
 

@@ -26,6 +26,7 @@ public final class JobSpecs {
   private Duration timeout;
   private int attempts = 1;
   private double growth = 1.5;
+  private HostResources host = HostResources.ONE_CORE;
 
   private JobSpecs() {}
 
@@ -99,6 +100,11 @@ public final class JobSpecs {
     return this;
   }
 
+  public JobSpecs host(int cpus, Long memoryBytes) {
+    this.host = new HostResources(cpus, memoryBytes);
+    return this;
+  }
+
   public JobSpecs growth(double growth) {
     this.growth = growth;
     return this;
@@ -114,6 +120,7 @@ public final class JobSpecs {
         framework,
         gpus,
         MemoryDemand.of(gpuMemory, fraction),
+        host,
         priority,
         timeout,
         attempts,

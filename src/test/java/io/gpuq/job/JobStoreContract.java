@@ -137,6 +137,17 @@ abstract class JobStoreContract {
   }
 
   @Test
+  void a_job_keeps_its_cores_and_host_memory_and_one_that_asked_for_none_has_one_core() {
+    Job asked = aQueuedJob().spec(s -> s.host(6, 12L << 30)).in(store());
+    Job plain = aQueuedJob().in(store());
+
+    assertThat(reload(asked.id()).host()).isEqualTo(new HostResources(6, 12L << 30));
+    assertThat(reload(asked.id()).requestedMemoryBytes()).isEqualTo(12L << 30);
+    assertThat(reload(asked.id()).spec()).isEqualTo(asked.spec());
+    assertThat(reload(plain.id()).host()).isEqualTo(HostResources.ONE_CORE);
+  }
+
+  @Test
   void one_owner_cannot_store_two_jobs_with_one_key_but_two_owners_can() {
     Job first = aQueuedJob().idempotencyKey("nightly").in(store());
 
@@ -345,7 +356,8 @@ abstract class JobStoreContract {
                         .env(Map.of("SEED", "7"))
                         .framework(Framework.PYTORCH)
                         .timeout(Duration.ofMinutes(90))
-                        .gpuMemory(6 * GIB))
+                        .gpuMemory(6 * GIB)
+                        .host(4, 8 * GIB))
             .in(store());
 
     List<ClaimedJob> claimed = store().claim(Map.of(job.id(), TWO_GPUS), T0.plusSeconds(5));
@@ -363,7 +375,8 @@ abstract class JobStoreContract {
                 Duration.ofMinutes(90),
                 T0,
                 T0,
-                null));
+                null,
+                new HostResources(4, 8 * GIB)));
     Job read = reload(job.id());
     assertThat(read.state()).isEqualTo(JobState.RUNNING);
     assertThat(read.placement()).isEqualTo(TWO_GPUS);

@@ -340,7 +340,8 @@ abstract class JpaJobStoreContract extends JobStoreContract {
                 Duration.ofMinutes(90),
                 T0,
                 T0,
-                null));
+                null,
+                HostResources.ONE_CORE));
     assertThat(
             service()
                 .markStarted(save(queued(0)).id(), JobPlacement.cpuOnly("node-1"))

@@ -117,7 +117,8 @@ abstract class SweepStoreContract {
                         .priority(-7)
                         .timeout(Duration.ofMillis(90_061))
                         .attempts(3)
-                        .growth(1.7));
+                        .growth(1.7)
+                        .host(3, 5L << 30));
     Sweep sweep = builder.sweep();
     NewJob made = builder.trial(sweep, 0);
     NewJob trial =

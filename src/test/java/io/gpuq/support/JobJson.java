@@ -50,6 +50,17 @@ public final class JobJson {
     return this;
   }
 
+  public JobJson cpus(Object cpus) {
+    resources.put("cpus", cpus);
+    return this;
+  }
+
+  /** Host memory: a size such as "512MiB", or a number of bytes. */
+  public JobJson memory(Object memory) {
+    resources.put("memory", memory);
+    return this;
+  }
+
   public JobJson gpuFraction(double fraction) {
     resources.put("gpuFraction", fraction);
     return this;

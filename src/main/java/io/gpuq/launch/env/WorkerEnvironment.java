@@ -84,6 +84,25 @@ public final class WorkerEnvironment {
    */
   public static final String DEFAULT_TORCH_ALLOC_CONF = "expandable_segments:True";
 
+  /**
+   * The thread-pool sizes of the common numerical runtimes, each set to the job's cores unless the
+   * job sets it itself: every one of them otherwise starts a thread per core of the node, and 32
+   * small jobs on one node then fight over its CPUs. OpenMP's is read by PyTorch's intra-op pool
+   * and by NumPy's and SciPy's BLAS builds; MKL's and OpenBLAS's by those libraries directly;
+   * TensorFlow reads its two at start. XLA's CPU client has no such variable (its thread pool is
+   * sized from the CPUs the process may run on, which the affinity binding sets), so none is set
+   * for it (docs/worker-environment.md, "Thread counts").
+   */
+  static final String OMP_NUM_THREADS = "OMP_NUM_THREADS";
+
+  static final List<String> THREAD_COUNTS =
+      List.of(
+          OMP_NUM_THREADS,
+          "MKL_NUM_THREADS",
+          "OPENBLAS_NUM_THREADS",
+          "TF_NUM_INTRAOP_THREADS",
+          "TF_NUM_INTEROP_THREADS");
+
   private static final Set<String> RESERVED =
       Collections.unmodifiableSet(
           new TreeSet<>(
@@ -212,6 +231,11 @@ public final class WorkerEnvironment {
           }
         });
     env.putAll(accountVariables(spec));
+    // Before the job's own variables, so that a count the job sets wins; after gpuq's own, which
+    // describe gpuq's machine, not the job's cores. A job that sets OpenMP's count alone means it
+    // for all: PyTorch reads MKL's after OpenMP's, and would otherwise take the cores.
+    String threads = userEnvironment.getOrDefault(OMP_NUM_THREADS, Integer.toString(spec.cpus()));
+    THREAD_COUNTS.forEach(name -> env.put(name, threads));
     userEnvironment.forEach(
         (name, value) -> {
           if (!RESERVED.contains(name)) {

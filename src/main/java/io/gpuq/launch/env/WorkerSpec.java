@@ -18,9 +18,15 @@ import java.util.Objects;
  *     TMPDIR}
  * @param account the account the worker runs as: its {@code HOME}, {@code USER} and {@code
  *     LOGNAME}, and its JAX compilation cache
+ * @param cpus the job's cores: the thread count its runtimes are given
  */
 public record WorkerSpec(
-    String jobId, Framework framework, List<PlacedGpu> gpus, Path workDir, Account account) {
+    String jobId,
+    Framework framework,
+    List<PlacedGpu> gpus,
+    Path workDir,
+    Account account,
+    int cpus) {
 
   public WorkerSpec {
     if (jobId == null || jobId.isBlank()) {
@@ -35,6 +41,15 @@ public record WorkerSpec(
       throw new IllegalArgumentException("workDir must be an absolute path: " + workDir);
     }
     Objects.requireNonNull(account, "account");
+    if (cpus < 1) {
+      throw new IllegalArgumentException("a worker has at least 1 core, not " + cpus);
+    }
+  }
+
+  /** A worker of one core, as every job was before jobs could ask for cores. */
+  public WorkerSpec(
+      String jobId, Framework framework, List<PlacedGpu> gpus, Path workDir, Account account) {
+    this(jobId, framework, gpus, workDir, account, 1);
   }
 
   /** A worker that sees no GPU. */

@@ -485,6 +485,56 @@ class WorkerEnvironmentTest {
   }
 
   @Nested
+  @DisplayName("thread counts")
+  class ThreadCounts {
+
+    @Test
+    @DisplayName("every runtime's thread count is the job's cores")
+    void followTheCores() {
+      var env = environment.environment(aWorker().cpus(3).build(), Map.of(), Map.of());
+
+      assertThat(env)
+          .containsEntry("OMP_NUM_THREADS", "3")
+          .containsEntry("MKL_NUM_THREADS", "3")
+          .containsEntry("OPENBLAS_NUM_THREADS", "3")
+          .containsEntry("TF_NUM_INTRAOP_THREADS", "3")
+          .containsEntry("TF_NUM_INTEROP_THREADS", "3");
+    }
+
+    @Test
+    @DisplayName("a count the job sets itself wins; one inherited from gpuq's environment does not")
+    void theJobsOwnWins() {
+      var env =
+          environment.environment(
+              aWorker().cpus(4).build(),
+              Map.of("OMP_NUM_THREADS", "64", "MKL_NUM_THREADS", "64"),
+              Map.of("OMP_NUM_THREADS", "2"));
+
+      assertThat(env).containsEntry("OMP_NUM_THREADS", "2").containsEntry("MKL_NUM_THREADS", "2");
+    }
+
+    @Test
+    @DisplayName("OpenMP's count set by the job alone is every runtime's count")
+    void openMpAloneIsForAll() {
+      var env =
+          environment.environment(
+              aWorker().cpus(4).build(), Map.of(), Map.of("OMP_NUM_THREADS", "1"));
+
+      assertThat(env)
+          .containsEntry("OMP_NUM_THREADS", "1")
+          .containsEntry("MKL_NUM_THREADS", "1")
+          .containsEntry("TF_NUM_INTEROP_THREADS", "1");
+    }
+
+    @Test
+    @DisplayName("are no reserved names: a request may set them")
+    void areNotReserved() {
+      assertThat(WorkerEnvironment.reservedNames())
+          .doesNotContainAnyElementsOf(WorkerEnvironment.THREAD_COUNTS);
+    }
+  }
+
+  @Nested
   @DisplayName("directories to create")
   class Directories {
 

@@ -42,6 +42,12 @@ final class Workers {
     private long budget = 6 * GIB;
     private Path workDir = WORK_DIR;
     private Account account = ALICE;
+    private int cpus = 1;
+
+    Builder cpus(int cpus) {
+      this.cpus = cpus;
+      return this;
+    }
 
     Builder framework(Framework framework) {
       this.framework = framework;
@@ -85,7 +91,7 @@ final class Workers {
           gpus.stream()
               .map(gpu -> new PlacedGpu(gpu.index(), gpu.uuid(), budget, gpu.totalBytes()))
               .toList();
-      return new WorkerSpec(jobId, framework, placed, workDir, account);
+      return new WorkerSpec(jobId, framework, placed, workDir, account, cpus);
     }
   }
 }
