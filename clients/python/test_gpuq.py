@@ -59,7 +59,7 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(len(job["id"]), 26)
         self.assertEqual(job["name"], "submit-" + self.run_id)
         self.assertEqual(job["command"], ["sh", "-c", "true"])
-        self.assertEqual(job["resources"], {"gpus": 0})
+        self.assertEqual(job["resources"], {"gpus": 0, "cpus": 1})
         self.assertEqual(job["timeout"], "PT10M")
         self.assertEqual(job["labels"], self.labels)
         self.assertIn(job["state"], {"QUEUED", "RUNNING", "SUCCEEDED"})
