@@ -25,8 +25,12 @@ class MetricsIntegrationTest extends MetricsIntegrationSupport {
     Gate release = aReleaseGate();
     String id = alice.submit(holding100MiBUntil(release));
     awaitState(id, "RUNNING");
+    // A job is RUNNING once claimed; its worker's pid is recorded a moment later, by its launch.
+    long pid =
+        org.awaitility.Awaitility.await()
+            .atMost(java.time.Duration.ofSeconds(30))
+            .until(() -> alice.job(id).get("attempts").get(0).get("pid").asLong(0), p -> p > 0);
     JsonNode job = alice.job(id);
-    long pid = job.get("attempts").get(0).get("pid").asLong();
     String gpu = job.get("placement").get("gpus").get(0).get("index").asString();
     String uuid = job.get("placement").get("gpus").get(0).get("uuid").asString();
 
