@@ -8,6 +8,7 @@ import io.gpuq.job.InvalidJobRequestException;
 import io.gpuq.job.JobAccessDeniedException;
 import io.gpuq.job.JobConflictException;
 import io.gpuq.job.JobNotFoundException;
+import io.gpuq.job.LimitExceededException;
 import io.gpuq.job.StoreTimeoutException;
 import io.gpuq.job.UnsatisfiableRequestException;
 import io.gpuq.sweep.SweepAccessDeniedException;
@@ -50,11 +51,14 @@ import tools.jackson.databind.exc.UnrecognizedPropertyException;
 @RestControllerAdvice
 public class ApiProblems extends ResponseEntityExceptionHandler {
 
-  /** A status and a title, for the errors whose own message is the whole detail. */
+  /** The status and title an error class is answered with. */
   private record Titled(HttpStatus status, String title) {}
 
-  /** The errors {@link #plain} answers: each class with its status and title. */
-  private static final Map<Class<? extends RuntimeException>, Titled> PLAIN =
+  /**
+   * The errors answered with a fixed status and title, each class with its own: those {@link
+   * #plain} answers, and the limits {@link #pastLimit} answers.
+   */
+  private static final Map<Class<? extends RuntimeException>, Titled> TITLES =
       Map.of(
           JobNotFoundException.class, new Titled(HttpStatus.NOT_FOUND, "Job not found"),
           JobAccessDeniedException.class, new Titled(HttpStatus.FORBIDDEN, "Not your job"),
@@ -65,9 +69,15 @@ public class ApiProblems extends ResponseEntityExceptionHandler {
           SweepConflictException.class,
               new Titled(HttpStatus.CONFLICT, "Conflict with the sweep's state"),
           InsufficientStorageException.class,
-              new Titled(HttpStatus.INSUFFICIENT_STORAGE, "Insufficient Storage"));
+              new Titled(HttpStatus.INSUFFICIENT_STORAGE, "Insufficient Storage"),
+          SweepTooLargeException.class,
+              new Titled(HttpStatus.CONTENT_TOO_LARGE, "Sweep larger than a sweep may be"),
+          // 429 without Retry-After: a sweep finishes when its trials do, which nobody can
+          // foretell.
+          TooManyUnfinishedSweepsException.class,
+              new Titled(HttpStatus.TOO_MANY_REQUESTS, "Too many unfinished sweeps"));
 
-  /** The errors in {@link #PLAIN}: their status and title, with their message as the detail. */
+  /** The plain errors in {@link #TITLES}: their status and title, their message as the detail. */
   @ExceptionHandler({
     JobNotFoundException.class,
     JobAccessDeniedException.class,
@@ -78,12 +88,30 @@ public class ApiProblems extends ResponseEntityExceptionHandler {
     InsufficientStorageException.class
   })
   ProblemDetail plain(RuntimeException e) {
-    // A subclass of one of them is answered as it is.
+    Titled titled = titles(e);
+    return titled(titled.status(), titled.title(), e.getMessage());
+  }
+
+  /** A request past a limit: its status and title, and the limit's figures as properties. */
+  @ExceptionHandler(LimitExceededException.class)
+  ProblemDetail pastLimit(LimitExceededException e) {
+    Titled titled = titles(e);
+    ProblemDetail problem = titled(titled.status(), titled.title(), e.getMessage());
+    for (LimitExceededException.Figure figure : e.figures()) {
+      problem.setProperty(figure.name(), figure.value());
+    }
+    return problem;
+  }
+
+  /**
+   * An error's status and title in {@link #TITLES}: a subclass's are its nearest listed class's.
+   */
+  private static Titled titles(RuntimeException e) {
     Titled titled = null;
     for (Class<?> c = e.getClass(); titled == null; c = c.getSuperclass()) {
-      titled = PLAIN.get(c);
+      titled = TITLES.get(c);
     }
-    return titled(titled.status(), titled.title(), e.getMessage());
+    return titled;
   }
 
   @ExceptionHandler(InvalidJobRequestException.class)
@@ -108,26 +136,6 @@ public class ApiProblems extends ResponseEntityExceptionHandler {
   @ExceptionHandler(SweepKeyReusedException.class)
   ProblemDetail sweepKeyReused(SweepKeyReusedException e) {
     return keyReused(e.getMessage(), "sweepId", e.sweepId());
-  }
-
-  @ExceptionHandler(SweepTooLargeException.class)
-  ProblemDetail sweepTooLarge(SweepTooLargeException e) {
-    ProblemDetail problem =
-        titled(HttpStatus.CONTENT_TOO_LARGE, "Sweep larger than a sweep may be", e.getMessage());
-    problem.setProperty("limit", e.limit());
-    problem.setProperty("max", e.max());
-    problem.setProperty("requested", e.requested());
-    return problem;
-  }
-
-  /** 429 without Retry-After: a sweep finishes when its trials do, which nobody can foretell. */
-  @ExceptionHandler(TooManyUnfinishedSweepsException.class)
-  ProblemDetail tooManyUnfinishedSweeps(TooManyUnfinishedSweepsException e) {
-    ProblemDetail problem =
-        titled(HttpStatus.TOO_MANY_REQUESTS, "Too many unfinished sweeps", e.getMessage());
-    problem.setProperty("limit", e.limit());
-    problem.setProperty("unfinished", e.unfinished());
-    return problem;
   }
 
   @ExceptionHandler(NotARegularFileException.class)

@@ -34,29 +34,38 @@ public final class BudgetGuard implements Consumer<GpuUsage> {
 
   private final Workers workers;
   private final Policy policy;
-  private final double toleranceFraction;
-  private final long toleranceBytes;
+  private final Tolerance tolerance;
   private final int consecutivePolls;
   private final Consumer<Action> onAction;
   private final Map<String, Integer> overBudgetPolls = new HashMap<>();
   private final Set<String> warned = new HashSet<>();
 
   /**
-   * @param toleranceFraction share of the budget a job may exceed it by (0.1 = 10%)
-   * @param toleranceBytes bytes a job may exceed its budget by in any case (the CUDA context of
-   *     each process lives outside the framework's memory pool)
+   * How far over its budget a job may go on a GPU: the larger of a share of the budget and a number
+   * of bytes (a small budget needs the bytes, as the CUDA context of each process lives outside the
+   * framework's memory pool; a large one the share). One allowance, computed in one place, for the
+   * check and for the words a stopped job is told.
+   *
+   * @param fraction share of the budget a job may exceed it by (0.1 = 10%)
+   * @param bytes bytes a job may exceed its budget by in any case
    */
+  public record Tolerance(double fraction, long bytes) {
+
+    /** What a job may use over this budget. */
+    long over(long budget) {
+      return Math.max(bytes, (long) (budget * fraction));
+    }
+  }
+
   public BudgetGuard(
       Workers workers,
       Policy policy,
-      double toleranceFraction,
-      long toleranceBytes,
+      Tolerance tolerance,
       int consecutivePolls,
       Consumer<Action> onAction) {
     this.workers = workers;
     this.policy = policy;
-    this.toleranceFraction = toleranceFraction;
-    this.toleranceBytes = toleranceBytes;
+    this.tolerance = tolerance;
     this.consecutivePolls = Math.max(1, consecutivePolls);
     this.onAction = onAction;
   }
@@ -104,7 +113,7 @@ public final class BudgetGuard implements Consumer<GpuUsage> {
               action.gpuIndex(),
               action.usedBytes(),
               action.budgetBytes(),
-              limit(action.budgetBytes()) - action.budgetBytes());
+              tolerance.over(action.budgetBytes()));
       if (workers.stop(worker.jobId(), StopReason.OVER_BUDGET, words)) {
         onAction.accept(action);
       }
@@ -120,6 +129,6 @@ public final class BudgetGuard implements Consumer<GpuUsage> {
   }
 
   private long limit(long budget) {
-    return budget + Math.max(toleranceBytes, (long) (budget * toleranceFraction));
+    return budget + tolerance.over(budget);
   }
 }

@@ -44,31 +44,6 @@ public record MetricsUpdate(
     latest = Collections.unmodifiableMap(new LinkedHashMap<>(latest));
   }
 
-  /** An update whose points have no index and thin nothing. */
-  public MetricsUpdate(
-      String jobId,
-      int attempt,
-      List<ReportedPoint> points,
-      ReadingState next,
-      Map<String, Double> latest,
-      Long step,
-      Double metricValue,
-      Double metricBest,
-      boolean done) {
-    this(
-        jobId,
-        attempt,
-        points,
-        List.of(),
-        false,
-        next,
-        latest,
-        step,
-        metricValue,
-        metricBest,
-        done);
-  }
-
   /** The index of the {@code i}-th point, or null when the points have none. */
   public Long indexOf(int i) {
     return indexes.isEmpty() ? null : indexes.get(i);

@@ -13,12 +13,12 @@ import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The rows retention reads and deletes, in plain SQL on the shared database: any node may delete
  * any job's rows (the {@code job_labels} and {@code job_attempts} rows go with them, {@code on
- * delete cascade}). Each call is one short transaction over a bounded batch.
+ * delete cascade}). Each call is one statement over a bounded batch, and so one short transaction
+ * of its own (the connection's auto-commit): no transaction template is needed to make it one.
  */
 public class FinishedJobRows implements FinishedJobs {
 
@@ -50,11 +50,9 @@ public class FinishedJobRows implements FinishedJobs {
           + " and not exists (select 1 from jobs j where j.sweep_id = sweeps.id)";
 
   private final JdbcTemplate jdbc;
-  private final TransactionTemplate tx;
 
-  public FinishedJobRows(JdbcTemplate jdbc, TransactionTemplate tx) {
+  public FinishedJobRows(JdbcTemplate jdbc) {
     this.jdbc = jdbc;
-    this.tx = tx;
   }
 
   /**
@@ -74,7 +72,7 @@ public class FinishedJobRows implements FinishedJobs {
     List<Object> args = new ArrayList<>(FINISHED);
     args.add(OffsetDateTime.ofInstant(cutoff, ZoneOffset.UTC));
     args.add(max);
-    return tx.execute(status -> jdbc.queryForList(query, String.class, args.toArray()));
+    return jdbc.queryForList(query, String.class, args.toArray());
   }
 
   /**
@@ -84,11 +82,7 @@ public class FinishedJobRows implements FinishedJobs {
    */
   @Override
   public int deleteEmptySweeps(Instant cutoff) {
-    Integer deleted =
-        tx.execute(
-            status ->
-                jdbc.update(EMPTY_AGED_SWEEPS, OffsetDateTime.ofInstant(cutoff, ZoneOffset.UTC)));
-    return deleted == null ? 0 : deleted;
+    return jdbc.update(EMPTY_AGED_SWEEPS, OffsetDateTime.ofInstant(cutoff, ZoneOffset.UTC));
   }
 
   /**
@@ -111,8 +105,7 @@ public class FinishedJobRows implements FinishedJobs {
             + ") and"
             + FINISHED_IN
             + " and j.finished_at < ?";
-    Integer deleted = tx.execute(status -> jdbc.update(sql, args.toArray()));
-    return deleted == null ? 0 : deleted;
+    return jdbc.update(sql, args.toArray());
   }
 
   /** Which of {@code ids} are jobs in the database. */
@@ -125,6 +118,6 @@ public class FinishedJobRows implements FinishedJobs {
         "select id from jobs where id in ("
             + String.join(", ", Collections.nCopies(ids.size(), "?"))
             + ")";
-    return tx.execute(status -> new HashSet<>(jdbc.queryForList(sql, String.class, ids.toArray())));
+    return new HashSet<>(jdbc.queryForList(sql, String.class, ids.toArray()));
   }
 }

@@ -8,6 +8,7 @@ import io.gpuq.sweep.Goal;
 import io.gpuq.sweep.Metric;
 import io.gpuq.sweep.Sweep;
 import io.gpuq.sweep.SweepConflictException;
+import io.gpuq.sweep.SweepFigures;
 import io.gpuq.sweep.SweepKeyTakenException;
 import io.gpuq.sweep.SweepLimits;
 import io.gpuq.sweep.SweepNotFoundException;
@@ -399,6 +400,55 @@ public class JdbcSweepStore implements SweepStore {
     tx.executeWithoutResult(
         status -> jdbc.update(STAMP_FINISHED + " and id = ?", at(now), sweepId));
     return find(sweepId);
+  }
+
+  // The sweep meters' reads: grouped queries over every unfinished sweep, never one per sweep.
+  private static final String UNFINISHED_TRIALS =
+      "select j.sweep_id, j.state, count(*) from jobs j join sweeps s on s.id = j.sweep_id"
+          + " where s.finished_at is null group by j.sweep_id, j.state";
+
+  // The value of each unfinished sweep's best trial, as the sweep's view names it.
+  private static final String UNFINISHED_BEST =
+      BestTrialSql.bestTrials(
+          BestScope.LAST,
+          "s.id, j." + BestTrialSql.valueColumn(BestScope.LAST),
+          "s.finished_at is null");
+
+  private static final String RUNNING_ON =
+      "select id, name, owner, sweep_id from jobs where state = 'RUNNING' and node = ?";
+
+  /**
+   * The sweep meters' figures in three grouped queries: trials per unfinished sweep and state, the
+   * value of each unfinished sweep's best trial (as its view names it), and the running jobs of
+   * {@code node}. Not part of {@link SweepStore}: only this node's meters read it, at their pace.
+   */
+  public SweepFigures figures(String node) {
+    Map<String, Map<JobState, Long>> trials = new HashMap<>();
+    jdbc.query(
+        UNFINISHED_TRIALS,
+        row -> {
+          trials
+              .computeIfAbsent(row.getString(1), sweep -> new HashMap<>())
+              .put(JobState.valueOf(row.getString(2)), row.getLong(3));
+        });
+    Map<String, Double> best = new HashMap<>();
+    jdbc.query(
+        UNFINISHED_BEST,
+        row -> {
+          double value = row.getDouble(2);
+          if (!row.wasNull()) {
+            best.put(row.getString(1), value);
+          }
+        },
+        Collections.nCopies(BestTrialSql.PARAMETERS, BestTrialSql.PARAMETER).toArray());
+    List<SweepFigures.RunningJob> running =
+        jdbc.query(
+            RUNNING_ON,
+            (row, n) ->
+                new SweepFigures.RunningJob(
+                    row.getString(1), row.getString(2), row.getString(3), row.getString(4)),
+            node);
+    return new SweepFigures(trials, best, running);
   }
 
   private static OffsetDateTime at(Instant instant) {

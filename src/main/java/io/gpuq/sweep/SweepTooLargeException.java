@@ -1,15 +1,13 @@
 package io.gpuq.sweep;
 
+import io.gpuq.job.LimitExceededException;
+
 /**
  * A sweep would store more than {@link SweepSize} allows; nothing of it is stored.
  *
  * @see SweepSize
  */
-public class SweepTooLargeException extends RuntimeException {
-
-  private final String limit;
-  private final long max;
-  private final long requested;
+public class SweepTooLargeException extends LimitExceededException {
 
   /**
    * @param limit which limit: {@code storedBytes} or {@code labels}
@@ -17,21 +15,22 @@ public class SweepTooLargeException extends RuntimeException {
    * @param requested what the sweep would reach
    */
   public SweepTooLargeException(String limit, long max, long requested, String message) {
-    super(message);
-    this.limit = limit;
-    this.max = max;
-    this.requested = requested;
+    super(
+        message,
+        new Figure("limit", limit),
+        new Figure("max", max),
+        new Figure("requested", requested));
   }
 
   public String limit() {
-    return limit;
+    return figure("limit", String.class);
   }
 
   public long max() {
-    return max;
+    return figure("max", Long.class);
   }
 
   public long requested() {
-    return requested;
+    return figure("requested", Long.class);
   }
 }

@@ -1,14 +1,13 @@
 package io.gpuq.sweep;
 
+import io.gpuq.job.LimitExceededException;
+
 /**
  * An owner asked for another sweep while it already has as many unfinished ones as {@code
  * gpuq.sweeps.max-unfinished-per-owner} allows: each unfinished sweep adds series to the public
  * {@code /actuator/prometheus}, so their number per owner is bounded. Nothing was stored.
  */
-public class TooManyUnfinishedSweepsException extends RuntimeException {
-
-  private final int limit;
-  private final long unfinished;
+public class TooManyUnfinishedSweepsException extends LimitExceededException {
 
   public TooManyUnfinishedSweepsException(int limit, long unfinished) {
     super(
@@ -17,16 +16,8 @@ public class TooManyUnfinishedSweepsException extends RuntimeException {
             + " unfinished sweeps, and at most "
             + limit
             + " are allowed (gpuq.sweeps.max-unfinished-per-owner): wait for one to finish, or"
-            + " cancel one");
-    this.limit = limit;
-    this.unfinished = unfinished;
-  }
-
-  public int limit() {
-    return limit;
-  }
-
-  public long unfinished() {
-    return unfinished;
+            + " cancel one",
+        new Figure("limit", limit),
+        new Figure("unfinished", unfinished));
   }
 }

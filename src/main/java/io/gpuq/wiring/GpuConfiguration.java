@@ -123,8 +123,7 @@ public class GpuConfiguration {
     return new BudgetGuard(
         workers,
         guard.policy(),
-        guard.tolerance(),
-        MemorySize.parse(guard.toleranceBytes()),
+        new BudgetGuard.Tolerance(guard.tolerance(), MemorySize.parse(guard.toleranceBytes())),
         guard.consecutivePolls(),
         guardActions);
   }

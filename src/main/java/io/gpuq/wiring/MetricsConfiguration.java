@@ -15,14 +15,12 @@ import io.gpuq.meters.StorageGauges;
 import io.gpuq.meters.SweepMeters;
 import io.gpuq.node.NodeIdentity;
 import io.gpuq.proc.ProcFs;
-import io.gpuq.storage.JdbcSweepFigures;
+import io.gpuq.storage.JdbcSweepStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
-import javax.sql.DataSource;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.jdbc.core.JdbcTemplate;
 
 /** gpuq's own meters (docs/metrics.md), exposed with the rest at {@code /actuator/prometheus}. */
 @Configuration(proxyBeanMethods = false)
@@ -78,10 +76,10 @@ public class MetricsConfiguration {
   /** Sweeps' trials and best values, and this node's running jobs, read at the GPU poll's pace. */
   @Bean
   SweepMeters sweepMetrics(
-      MeterRegistry registry, DataSource dataSource, NodeIdentity node, GpuqProperties properties) {
+      MeterRegistry registry, JdbcSweepStore sweeps, NodeIdentity node, GpuqProperties properties) {
     return new SweepMeters(
         registry,
-        new JdbcSweepFigures(new JdbcTemplate(dataSource), node.name()),
+        () -> sweeps.figures(node.name()),
         properties.gpu().pollInterval(),
         properties.metrics().jobNames());
   }

@@ -4,7 +4,6 @@ import io.gpuq.storage.FinishedJobRows;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Retention of finished jobs (gpuq.retention.*): its rows; CompositionConfiguration runs its duty.
@@ -13,7 +12,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 public class RetentionConfiguration {
 
   @Bean
-  FinishedJobRows finishedJobRows(JdbcTemplate jdbc, TransactionTemplate tx) {
-    return new FinishedJobRows(jdbc, tx);
+  FinishedJobRows finishedJobRows(JdbcTemplate jdbc) {
+    return new FinishedJobRows(jdbc);
   }
 }

@@ -192,6 +192,8 @@ public final class TrialMetricsBench {
               id,
               1,
               reported,
+              List.of(),
+              false,
               new ReadingState(points * 30L, points, false, 0),
               Map.of("loss", offset + 1.0 / points),
               (long) points,

@@ -46,7 +46,8 @@ class BudgetGuardTest {
 
   private BudgetGuard guard(BudgetGuard.Policy policy) {
     // 10% or 64 MiB over the budget, whichever is more, for two polls in a row.
-    return new BudgetGuard(local.workers(), policy, 0.1, 64 * MIB, 2, actions::add);
+    return new BudgetGuard(
+        local.workers(), policy, new BudgetGuard.Tolerance(0.1, 64 * MIB), 2, actions::add);
   }
 
   private static GpuUsage using(long bytes) {

@@ -774,7 +774,9 @@ abstract class JobStoreContract {
     Map<String, Double> latest = new java.util.LinkedHashMap<>();
     points.forEach(p -> latest.putAll(p.values()));
     Long step = points.isEmpty() ? null : points.get(points.size() - 1).step();
-    return new MetricsUpdate(jobId, attempt, points, next, latest, step, null, null, done);
+    // No point indexes: nothing is ever thinned.
+    return new MetricsUpdate(
+        jobId, attempt, points, List.of(), false, next, latest, step, null, null, done);
   }
 
   /** Its running attempt fails and it is retried: claimed again, on {@code node}. */
@@ -1134,6 +1136,8 @@ abstract class JobStoreContract {
                 trial.id(),
                 1,
                 List.of(point(1, Map.of("val_loss", 0.4), 1), point(2, Map.of("val_loss", 0.7), 2)),
+                List.of(),
+                false,
                 new ReadingState(50, 2, false, 0),
                 Map.of("val_loss", 0.7),
                 2L,

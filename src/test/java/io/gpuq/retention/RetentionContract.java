@@ -27,7 +27,6 @@ import org.springframework.boot.jdbc.test.autoconfigure.AutoConfigureTestDatabas
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.annotation.Propagation;
 import org.springframework.transaction.annotation.Transactional;
-import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Retention of finished jobs against a real database (each subclass names one) and a real data
@@ -44,7 +43,6 @@ abstract class RetentionContract {
   static final Instant CUTOFF = NOW.minus(WEEK);
 
   @Autowired JdbcTemplate jdbc;
-  @Autowired TransactionTemplate tx;
 
   @TempDir Path dataDir;
   DataDirectory layout;
@@ -172,7 +170,7 @@ abstract class RetentionContract {
     IntStream.range(0, many)
         .forEach(i -> aJob().finishedAt(CUTOFF.minus(Duration.ofMinutes(i + 1))).storedIn(jdbc));
     String kept = aJob().finishedAt(NOW).storedIn(jdbc);
-    FinishedJobRows rows = new FinishedJobRows(jdbc, tx);
+    FinishedJobRows rows = new FinishedJobRows(jdbc);
 
     assertThat(rows.finishedBefore(CUTOFF, RetentionDuty.BATCH))
         .as("one read is at most one batch")
@@ -187,7 +185,7 @@ abstract class RetentionContract {
     String older = aJob().finishedAt(CUTOFF.minus(Duration.ofDays(2))).storedIn(jdbc);
     aJob().finishedAt(CUTOFF.minus(Duration.ofDays(1))).storedIn(jdbc);
 
-    assertThat(new FinishedJobRows(jdbc, tx).finishedBefore(CUTOFF, 1)).containsExactly(older);
+    assertThat(new FinishedJobRows(jdbc).finishedBefore(CUTOFF, 1)).containsExactly(older);
   }
 
   @Test
@@ -213,7 +211,7 @@ abstract class RetentionContract {
 
   private RetentionDuty retaining(Duration retention) {
     return new RetentionDuty(
-        new FinishedJobRows(jdbc, tx),
+        new FinishedJobRows(jdbc),
         new JobDirectories(layout),
         retention,
         Duration.ofMinutes(10),
