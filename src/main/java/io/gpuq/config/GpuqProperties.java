@@ -130,9 +130,15 @@ public record GpuqProperties(
      * @param name the owner of the jobs it submits
      * @param runAs the account those jobs run as (a user name or uid:gid); unset, {@code
      *     gpuq.worker.run-as}
+     * @param share the owner's weight in fair share, positive; every token of one owner must give
+     *     the same
      */
     public record Token(
-        String name, String token, @DefaultValue("SUBMITTER") Caller.Role role, String runAs) {}
+        String name,
+        String token,
+        @DefaultValue("SUBMITTER") Caller.Role role,
+        String runAs,
+        @DefaultValue("1") double share) {}
   }
 
   /**

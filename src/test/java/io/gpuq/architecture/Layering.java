@@ -120,7 +120,7 @@ final class Layering {
 
   /** The domain's plain-Java packages: no Spring, JPA, Hibernate, JDBC, servlet or meter type. */
   static final String[] CORE = {
-    "job", "reported", "concurrency", "sweep", "gpu", "isolation", "launch", "guard"
+    "job", "reported", "concurrency", "sweep", "gpu", "isolation", "launch", "guard", "fairshare"
   };
 
   static ArchRule springConfigurationOnlyInWiring(String root) {
