@@ -1,5 +1,9 @@
 package io.gpuq.schedule;
 
+import io.gpuq.fairshare.Capacity;
+import io.gpuq.fairshare.FairShareOrder;
+import io.gpuq.fairshare.Held;
+import io.gpuq.fairshare.Standing;
 import io.gpuq.gpu.GpuDevice;
 import io.gpuq.gpu.GpuInventory;
 import io.gpuq.gpu.GpuUsage;
@@ -18,6 +22,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -43,6 +48,10 @@ public class Dispatcher {
 
   private static final Logger log = LoggerFactory.getLogger(Dispatcher.class);
 
+  /** An owner's jobs: priority (higher first), then submission (ids grow with it). */
+  private static final Comparator<QueuedJob> SCHEDULING_ORDER =
+      Comparator.comparingInt(QueuedJob::priority).reversed().thenComparing(QueuedJob::id);
+
   private final JobService jobs;
   private final Workers workers;
   private final JobExecution execution;
@@ -56,6 +65,7 @@ public class Dispatcher {
   private final Executor starter;
   private final BooleanSupplier roomToStart;
   private final LastPass reasons;
+  private final FairShareInputs fairShare;
   private final Map<Integer, Instant> lastStartOnGpu = new ConcurrentHashMap<>();
   private final Set<CompletableFuture<Void>> launches = ConcurrentHashMap.newKeySet();
   private volatile boolean gpuJobsWaiting = true;
@@ -77,7 +87,9 @@ public class Dispatcher {
       Predicate<Map<String, String>> selects,
       Executor starter,
       BooleanSupplier roomToStart,
-      LastPass reasons) {
+      LastPass reasons,
+      FairShareInputs fairShare) {
+    this.fairShare = fairShare;
     this.roomToStart = roomToStart;
     this.reasons = reasons;
     this.selects = selects;
@@ -123,13 +135,9 @@ public class Dispatcher {
       reasons.record(new LastPass.Pass(now, node, freeCpu, waiting, fullSweeps, cpuHead, gpuHead));
       return new DispatchResult(0, 0, null);
     }
-    List<PlacementRequest> requests = new ArrayList<>(queue.size());
-    for (int i = 0; i < queue.size(); i++) {
-      // Each kind comes in scheduling order, and the placer examines the two kinds apart: the
-      // position is the submission order it needs.
-      requests.add(JobDemands.requestOf(queue.get(i), i));
-    }
-    PlacementPlan plan = placer.plan(capacities(), freeCpu, requests, now);
+    List<GpuCapacity> capacities = capacities();
+    FairShareOrder order = fairShareOrder(queue, capacities);
+    PlacementPlan plan = placer.plan(capacities, freeCpu, order, now);
     plan.waits()
         .forEach((id, wait) -> waiting.put(id, QueuedReasons.forWait(wait, plan.mostFree(), node)));
     long cpuPlaced = plan.starts().stream().filter(PlacementDecision::isCpuOnly).count();
@@ -165,6 +173,48 @@ public class Dispatcher {
   }
 
   /**
+   * The pass's order: each owner's jobs in their scheduling order (priority, then submission), the
+   * owners by fair share, from what they hold now over every node and their recent usage.
+   */
+  private FairShareOrder fairShareOrder(List<QueuedJob> queue, List<GpuCapacity> capacities) {
+    Map<String, List<PlacementRequest>> byOwner = new LinkedHashMap<>();
+    List<QueuedJob> ordered = new ArrayList<>(queue);
+    ordered.sort(SCHEDULING_ORDER);
+    for (int i = 0; i < ordered.size(); i++) {
+      QueuedJob job = ordered.get(i);
+      // The position is the submission order the placer needs within an owner.
+      byOwner
+          .computeIfAbsent(job.owner(), owner -> new ArrayList<>())
+          .add(JobDemands.requestOf(job, i));
+    }
+    Map<String, Held> held = jobs.heldByOwner();
+    Map<String, Double> recent = byOwner.size() > 1 ? fairShare.recentUsage().get() : Map.of();
+    Map<String, Standing> standings = new HashMap<>();
+    for (String owner : byOwner.keySet()) {
+      standings.put(
+          owner,
+          new Standing(
+              fairShare.shareOf(owner),
+              held.getOrDefault(owner, Held.NONE),
+              recent.getOrDefault(owner, 0.0)));
+    }
+    return new FairShareOrder(clusterCapacity(capacities), standings, byOwner);
+  }
+
+  /** This node's GPUs and CPU slots with the other live nodes'. */
+  private Capacity clusterCapacity(List<GpuCapacity> capacities) {
+    long memory = 0;
+    for (GpuCapacity gpu : capacities) {
+      memory += gpu.totalBytes();
+    }
+    Capacity others = fairShare.otherNodes().get();
+    return new Capacity(
+        memory + others.gpuMemoryBytes(),
+        capacities.size() + others.gpus(),
+        cpuSlots + others.cpuSlots());
+  }
+
+  /**
    * Waits, at most {@code timeout}, for the launches under way: a job claimed before gpuq stops
    * should reach its worker, and its worker's PID the database.
    */
@@ -194,17 +244,23 @@ public class Dispatcher {
     if (cpuFirst == 0 && !readGpuQueue) {
       return null;
     }
-    QueueHead head = jobs.queueHead(cpuFirst, readGpuQueue ? lookahead : 0);
+    // The first jobs of every owner: no owner can start more CPU-only jobs than there are free
+    // slots, and every owner with any is read, up to the lookahead in all.
+    QueueHead head =
+        jobs.queueHead(
+            cpuFirst, cpuFirst == 0 ? 0 : lookahead, lookahead, readGpuQueue ? lookahead : 0);
     if (readGpuQueue) {
       gpuJobsWaiting = !head.gpu().isEmpty();
-      gpuHead = LastPass.Head.of(head.gpu(), lookahead);
+      gpuHead = LastPass.Head.of(head.gpu(), lookahead, lookahead);
     }
-    cpuHead = cpuFirst == 0 ? null : LastPass.Head.of(head.cpuOnly(), cpuFirst);
+    cpuHead = cpuFirst == 0 ? null : LastPass.Head.of(head.cpuOnly(), cpuFirst, lookahead);
     List<QueuedJob> cpu = placeable(head, head.cpuOnly(), waiting, fullSweeps);
-    if (cpu.size() < freeSlots && head.cpuOnly().size() == cpuFirst && cpuFirst < lookahead) {
+    if (cpu.size() < freeSlots
+        && cpuFirst < lookahead
+        && cpuHead.lastByOwner().values().stream().anyMatch(last -> last.count() >= cpuFirst)) {
       // Node selectors or sweeps' limits turned some away: read further, up to the lookahead.
-      QueueHead wider = jobs.queueHead(lookahead, 0);
-      cpuHead = LastPass.Head.of(wider.cpuOnly(), lookahead);
+      QueueHead wider = jobs.queueHead(lookahead, lookahead, 0, 0);
+      cpuHead = LastPass.Head.of(wider.cpuOnly(), lookahead, lookahead);
       cpu = placeable(wider, wider.cpuOnly(), waiting, fullSweeps);
     }
     List<QueuedJob> queue = new ArrayList<>(cpu);

@@ -157,7 +157,7 @@ public final class QueuedReasons {
       return noCpuSlot(pass.node());
     }
     LastPass.Head head = pass.headFor(job.gpus());
-    if (head != null && head.behind(job.priority(), job.id())) {
+    if (head != null && head.behind(job.owner(), job.priority(), job.id())) {
       return behindHead(head.read());
     }
     // Not in what the pass read, nor behind it: queued again (a retry) or moved up since.

@@ -52,6 +52,7 @@ public final class SchedulerBuilder {
   private BooleanSupplier roomToStart = () -> true;
   private Duration safetyNet = Duration.ofSeconds(5);
   private Consumer<String> beforeEndRecorded = jobId -> {};
+  private FairShareInputs fairShare = FairShareInputs.ALONE;
 
   public SchedulerBuilder(
       JobService jobs, Workers workers, JobFiles files, Placer placer, Clock clock, String node) {
@@ -118,6 +119,12 @@ public final class SchedulerBuilder {
     return this;
   }
 
+  /** The owners' shares, the other nodes' capacity and recent usage; by default a node alone. */
+  public SchedulerBuilder fairShare(FairShareInputs fairShare) {
+    this.fairShare = fairShare;
+    return this;
+  }
+
   /** How long the loop waits, at most, for a wake-up before a pass of its own. */
   public SchedulerBuilder safetyNet(Duration safetyNet) {
     this.safetyNet = safetyNet;
@@ -171,7 +178,8 @@ public final class SchedulerBuilder {
             selects,
             starter,
             roomToStart,
-            lastPass);
+            lastPass,
+            fairShare);
     return new Scheduler(
         wakeups,
         execution,

@@ -1,6 +1,7 @@
 package io.gpuq.storage;
 
 import io.gpuq.concurrency.TrialSlots;
+import io.gpuq.fairshare.Held;
 import io.gpuq.job.AttemptEnd;
 import io.gpuq.job.AttemptStanding;
 import io.gpuq.job.ClaimedJob;
@@ -48,7 +49,6 @@ import org.springframework.context.annotation.Lazy;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.dao.OptimisticLockingFailureException;
-import org.springframework.data.domain.Limit;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.TransactionException;
 import org.springframework.transaction.support.TransactionCallback;
@@ -171,24 +171,15 @@ public class JpaJobStore implements JobStore {
   }
 
   @Override
-  public QueueHead queueHead(int cpuOnlyLimit, int gpuLimit) {
+  public QueueHead queueHead(int cpuPerOwner, int cpuOnlyLimit, int gpuPerOwner, int gpuLimit) {
     return tx.execute(
         status -> {
           // Trials of a full sweep are left out, so that they do not fill the lookahead while
           // the jobs behind them could start.
           Map<String, TrialSlots> full = jobs.fullSweeps();
           List<QueuedJob> cpu =
-              cpuOnlyLimit == 0
-                  ? List.of()
-                  : full.isEmpty()
-                      ? jobs.findCpuQueueHead(Limit.of(cpuOnlyLimit))
-                      : jobs.findCpuQueueHeadWithout(full.keySet(), Limit.of(cpuOnlyLimit));
-          List<QueuedJob> gpu =
-              gpuLimit == 0
-                  ? List.of()
-                  : full.isEmpty()
-                      ? jobs.findGpuQueueHead(Limit.of(gpuLimit))
-                      : jobs.findGpuQueueHeadWithout(full.keySet(), Limit.of(gpuLimit));
+              jobs.queueHeadsByOwner(false, cpuPerOwner, cpuOnlyLimit, full.keySet());
+          List<QueuedJob> gpu = jobs.queueHeadsByOwner(true, gpuPerOwner, gpuLimit, full.keySet());
           Set<String> sweeps = new HashSet<>();
           cpu.forEach(job -> addSweep(sweeps, job));
           gpu.forEach(job -> addSweep(sweeps, job));
@@ -196,6 +187,11 @@ public class JpaJobStore implements JobStore {
           limited.putAll(jobs.trialSlots(sweeps));
           return new QueueHead(cpu, gpu, limited);
         });
+  }
+
+  @Override
+  public Map<String, Held> heldByOwner() {
+    return reads.execute(status -> jobs.heldByOwner());
   }
 
   private static void addSweep(Set<String> sweeps, QueuedJob job) {

@@ -100,8 +100,13 @@ final class EndsStoredLater implements JobStore {
   }
 
   @Override
-  public QueueHead queueHead(int cpuOnlyLimit, int gpuLimit) {
-    return store.queueHead(cpuOnlyLimit, gpuLimit);
+  public QueueHead queueHead(int cpuPerOwner, int cpuOnlyLimit, int gpuPerOwner, int gpuLimit) {
+    return store.queueHead(cpuPerOwner, cpuOnlyLimit, gpuPerOwner, gpuLimit);
+  }
+
+  @Override
+  public Map<String, io.gpuq.fairshare.Held> heldByOwner() {
+    return store.heldByOwner();
   }
 
   @Override
