@@ -16,7 +16,7 @@ import java.util.Map;
 import org.hibernate.Session;
 
 /** Plain JDBC in the transaction's connection: window functions are beyond the JPA queries. */
-class QueueHeadsImpl implements QueueHeads {
+public class QueueHeadsImpl implements QueueHeads {
 
   /**
    * Each owner's jobs ranked in scheduling order, the first {@code perOwner} of each kept, then
@@ -54,6 +54,14 @@ class QueueHeadsImpl implements QueueHeads {
           + " where j.state = 'RUNNING' group by j.owner";
 
   @PersistenceContext private EntityManager entityManager;
+
+  /**
+   * The statement that reads the heads of one kind, with its two parameters (jobs per owner, jobs
+   * in all) and no sweeps left out: for a plan to be checked.
+   */
+  public static String headsByOwnerSql(boolean gpu) {
+    return HEADS_BY_OWNER.formatted(gpu ? GPU_JOBS : CPU_JOBS, "");
+  }
 
   @Override
   public List<QueuedJob> queueHeadsByOwner(
