@@ -32,7 +32,8 @@ public record GpuqProperties(
     @DefaultValue Backup backup,
     @DefaultValue Sweeps sweeps,
     @DefaultValue Metrics metrics,
-    @DefaultValue Ui ui) {
+    @DefaultValue Ui ui,
+    @DefaultValue FairShare fairShare) {
 
   public GpuqProperties {
     nodeLabels = nodeLabels == null ? Map.of() : Map.copyOf(nodeLabels);
@@ -209,6 +210,25 @@ public record GpuqProperties(
       }
       if (keep < 1) {
         throw new IllegalArgumentException("gpuq.backup.keep must be 1 or more");
+      }
+    }
+  }
+
+  /**
+   * @param halfLife how fast an owner's recent usage is forgotten: what they used one half-life ago
+   *     counts half (docs/architecture.md, fair share)
+   * @param accountInterval how often each node adds its running jobs' usage to the database and
+   *     reads every owner's back
+   */
+  public record FairShare(
+      @DefaultValue("1d") Duration halfLife, @DefaultValue("30s") Duration accountInterval) {
+
+    public FairShare {
+      if (halfLife.isNegative() || halfLife.isZero()) {
+        throw new IllegalArgumentException("gpuq.fair-share.half-life must be positive");
+      }
+      if (accountInterval.isNegative() || accountInterval.isZero()) {
+        throw new IllegalArgumentException("gpuq.fair-share.account-interval must be positive");
       }
     }
   }

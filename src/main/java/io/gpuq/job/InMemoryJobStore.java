@@ -196,10 +196,19 @@ public final class InMemoryJobStore implements JobStore {
   }
 
   @Override
-  public synchronized Map<String, Held> heldByOwner() {
+  public Map<String, Held> heldByOwner() {
+    return heldByOwner(job -> true);
+  }
+
+  @Override
+  public Map<String, Held> heldByOwnerOn(String node) {
+    return heldByOwner(job -> node.equals(job.node()));
+  }
+
+  private synchronized Map<String, Held> heldByOwner(Predicate<Job> where) {
     Map<String, Held> held = new HashMap<>();
     for (Job job : jobs.values()) {
-      if (job.state() != JobState.RUNNING) {
+      if (job.state() != JobState.RUNNING || !where.test(job)) {
         continue;
       }
       Held of;

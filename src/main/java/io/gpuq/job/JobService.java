@@ -132,6 +132,11 @@ public class JobService {
     return store.heldByOwner();
   }
 
+  /** What the running jobs of each owner hold on this node. */
+  public Map<String, Held> heldByOwnerOn(String node) {
+    return store.heldByOwnerOn(node);
+  }
+
   /** Marks a queued job as started with this placement; empty if it is no longer queued. */
   public Optional<ClaimedJob> markStarted(String id, JobPlacement placement) {
     return markStarted(Map.of(id, placement)).stream().findFirst();

@@ -67,6 +67,9 @@ public interface JobStore extends AutoCloseable {
   /** What the running jobs of each owner hold, over every node; owners with none are left out. */
   Map<String, Held> heldByOwner();
 
+  /** What the running jobs of each owner hold on this node. */
+  Map<String, Held> heldByOwnerOn(String node);
+
   /**
    * Starts those of these jobs that are still queued ({@link JobTransition#START}), each with its
    * placement; jobs no longer queued, or being claimed by another node this very moment, are left

@@ -66,6 +66,8 @@ public class Dispatcher {
   private final BooleanSupplier roomToStart;
   private final LastPass reasons;
   private final FairShareInputs fairShare;
+  private final Supplier<Capacity> cluster;
+  private final Supplier<Map<String, Double>> recentUsage;
   private final Map<Integer, Instant> lastStartOnGpu = new ConcurrentHashMap<>();
   private final Set<CompletableFuture<Void>> launches = ConcurrentHashMap.newKeySet();
   private volatile boolean gpuJobsWaiting = true;
@@ -88,8 +90,12 @@ public class Dispatcher {
       Executor starter,
       BooleanSupplier roomToStart,
       LastPass reasons,
-      FairShareInputs fairShare) {
+      FairShareInputs fairShare,
+      Supplier<Capacity> cluster,
+      Supplier<Map<String, Double>> recentUsage) {
     this.fairShare = fairShare;
+    this.cluster = cluster;
+    this.recentUsage = recentUsage;
     this.roomToStart = roomToStart;
     this.reasons = reasons;
     this.selects = selects;
@@ -136,7 +142,7 @@ public class Dispatcher {
       return new DispatchResult(0, 0, null);
     }
     List<GpuCapacity> capacities = capacities();
-    FairShareOrder order = fairShareOrder(queue, capacities);
+    FairShareOrder order = fairShareOrder(queue);
     PlacementPlan plan = placer.plan(capacities, freeCpu, order, now);
     plan.waits()
         .forEach((id, wait) -> waiting.put(id, QueuedReasons.forWait(wait, plan.mostFree(), node)));
@@ -176,7 +182,7 @@ public class Dispatcher {
    * The pass's order: each owner's jobs in their scheduling order (priority, then submission), the
    * owners by fair share, from what they hold now over every node and their recent usage.
    */
-  private FairShareOrder fairShareOrder(List<QueuedJob> queue, List<GpuCapacity> capacities) {
+  private FairShareOrder fairShareOrder(List<QueuedJob> queue) {
     Map<String, List<PlacementRequest>> byOwner = new LinkedHashMap<>();
     List<QueuedJob> ordered = new ArrayList<>(queue);
     ordered.sort(SCHEDULING_ORDER);
@@ -188,7 +194,7 @@ public class Dispatcher {
           .add(JobDemands.requestOf(job, i));
     }
     Map<String, Held> held = jobs.heldByOwner();
-    Map<String, Double> recent = byOwner.size() > 1 ? fairShare.recentUsage().get() : Map.of();
+    Map<String, Double> recent = byOwner.size() > 1 ? recentUsage.get() : Map.of();
     Map<String, Standing> standings = new HashMap<>();
     for (String owner : byOwner.keySet()) {
       standings.put(
@@ -198,20 +204,7 @@ public class Dispatcher {
               held.getOrDefault(owner, Held.NONE),
               recent.getOrDefault(owner, 0.0)));
     }
-    return new FairShareOrder(clusterCapacity(capacities), standings, byOwner);
-  }
-
-  /** This node's GPUs and CPU slots with the other live nodes'. */
-  private Capacity clusterCapacity(List<GpuCapacity> capacities) {
-    long memory = 0;
-    for (GpuCapacity gpu : capacities) {
-      memory += gpu.totalBytes();
-    }
-    Capacity others = fairShare.otherNodes().get();
-    return new Capacity(
-        memory + others.gpuMemoryBytes(),
-        capacities.size() + others.gpus(),
-        cpuSlots + others.cpuSlots());
+    return new FairShareOrder(cluster.get(), standings, byOwner);
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.gpuq.schedule;
 
+import io.gpuq.fairshare.Capacity;
 import io.gpuq.gpu.GpuBackend;
 import io.gpuq.gpu.GpuInventory;
 import io.gpuq.gpu.GpuUsage;
@@ -164,6 +165,16 @@ public final class SchedulerBuilder {
             });
     JobExecution execution =
         new JobExecution(jobs, workers, setup, gpus, procFs, wakeups::capacityFreed, recordEnd);
+    Supplier<Capacity> cluster = this::clusterCapacity;
+    UsageAccounting usageAccounting =
+        new UsageAccounting(
+            jobs,
+            fairShare.ledger(),
+            cluster,
+            fairShare.halfLife(),
+            fairShare.accountEvery(),
+            node,
+            clock);
     Dispatcher dispatcher =
         new Dispatcher(
             jobs,
@@ -179,7 +190,9 @@ public final class SchedulerBuilder {
             starter,
             roomToStart,
             lastPass,
-            fairShare);
+            fairShare,
+            cluster,
+            usageAccounting::recentUsage);
     return new Scheduler(
         wakeups,
         execution,
@@ -189,7 +202,24 @@ public final class SchedulerBuilder {
         new WorkerRecovery(jobs, execution, workers, node),
         new TimeoutDuty(workers, clock),
         new StopUnownedWorkers(jobs, workers, node),
-        new QueuedReasons(lastPass));
+        new QueuedReasons(lastPass),
+        usageAccounting);
+  }
+
+  /**
+   * The cluster's capacity for fair share: this node's GPUs and CPU slots with the other live
+   * nodes'.
+   */
+  private Capacity clusterCapacity() {
+    long memory = 0;
+    for (io.gpuq.gpu.GpuDevice device : inventory.devices()) {
+      memory += device.memoryTotalBytes();
+    }
+    Capacity others = fairShare.otherNodes().get();
+    return new Capacity(
+        memory + others.gpuMemoryBytes(),
+        inventory.devices().size() + others.gpus(),
+        cpuSlots + others.cpuSlots());
   }
 
   /** A node without GPUs: there is nothing to attach workers to. */

@@ -191,7 +191,12 @@ public class JpaJobStore implements JobStore {
 
   @Override
   public Map<String, Held> heldByOwner() {
-    return reads.execute(status -> jobs.heldByOwner());
+    return reads.execute(status -> jobs.heldByOwner(null));
+  }
+
+  @Override
+  public Map<String, Held> heldByOwnerOn(String node) {
+    return reads.execute(status -> jobs.heldByOwner(node));
   }
 
   private static void addSweep(Set<String> sweeps, QueuedJob job) {

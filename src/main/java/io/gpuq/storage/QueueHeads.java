@@ -17,6 +17,9 @@ interface QueueHeads {
   List<QueuedJob> queueHeadsByOwner(
       boolean gpu, int perOwner, int limit, Collection<String> withoutSweeps);
 
-  /** What the running jobs of each owner hold, over every node: one aggregate statement. */
-  Map<String, Held> heldByOwner();
+  /**
+   * What the running jobs of each owner hold, over every node (or on {@code node} if not null): one
+   * aggregate statement.
+   */
+  Map<String, Held> heldByOwner(String node);
 }

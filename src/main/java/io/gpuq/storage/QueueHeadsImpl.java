@@ -51,7 +51,7 @@ public class QueueHeadsImpl implements QueueHeads {
           + " and j.gpu_fraction is null then j.gpus else 0 end),"
           + " sum(case when j.gpus = 0 then 1 else 0 end)"
           + " from jobs j join job_attempts a on a.job_id = j.id and a.attempt = j.attempt"
-          + " where j.state = 'RUNNING' group by j.owner";
+          + " where j.state = 'RUNNING'%s group by j.owner";
 
   @PersistenceContext private EntityManager entityManager;
 
@@ -114,14 +114,21 @@ public class QueueHeadsImpl implements QueueHeads {
   private static final JsonColumns.StringMap SELECTOR = new JsonColumns.StringMap();
 
   @Override
-  public Map<String, Held> heldByOwner() {
+  public Map<String, Held> heldByOwner(String node) {
     return work(
         connection -> {
           Map<String, Held> held = new LinkedHashMap<>();
-          try (PreparedStatement select = connection.prepareStatement(HELD_BY_OWNER);
-              ResultSet row = select.executeQuery()) {
-            while (row.next()) {
-              held.put(row.getString(1), new Held(row.getLong(2), row.getLong(3), row.getLong(4)));
+          try (PreparedStatement select =
+              connection.prepareStatement(
+                  HELD_BY_OWNER.formatted(node == null ? "" : " and j.node = ?"))) {
+            if (node != null) {
+              select.setString(1, node);
+            }
+            try (ResultSet row = select.executeQuery()) {
+              while (row.next()) {
+                held.put(
+                    row.getString(1), new Held(row.getLong(2), row.getLong(3), row.getLong(4)));
+              }
             }
           }
           return held;

@@ -41,12 +41,12 @@ import io.gpuq.schedule.PlacementAdmission;
 import io.gpuq.schedule.Scheduler;
 import io.gpuq.schedule.SchedulerBuilder;
 import io.gpuq.security.TokenRegistry;
+import io.gpuq.storage.JdbcUsageLedger;
 import io.gpuq.text.MemorySize;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Clock;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -54,6 +54,8 @@ import java.util.function.BiFunction;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /** Wires the plain-Java core (launch, scheduling, duties) into Spring. */
 @Configuration(proxyBeanMethods = false)
@@ -144,7 +146,9 @@ public class CoreConfiguration {
       ExecutorService jobStarter,
       StorageGuard storage,
       MetricsReading metricsReading,
-      TokenRegistry tokens) {
+      TokenRegistry tokens,
+      JdbcTemplate jdbc,
+      TransactionTemplate tx) {
     int cpuSlots = properties.scheduler().cpuSlots();
     return new SchedulerBuilder(jobs, workers, files, placer, clock, node.name())
         .workerSetup(setupOf(environment, files, isolation))
@@ -158,7 +162,12 @@ public class CoreConfiguration {
         .safetyNet(properties.scheduler().safetyNetInterval())
         .beforeEndRecorded(metricsReading::readBeforeEnd)
         .fairShare(
-            new FairShareInputs(tokens.ownerTerms(), () -> otherNodes(nodes, cpuSlots), Map::of))
+            new FairShareInputs(
+                tokens.ownerTerms(),
+                () -> otherNodes(nodes, cpuSlots),
+                new JdbcUsageLedger(jdbc, tx, properties.fairShare().halfLife()),
+                properties.fairShare().halfLife(),
+                properties.fairShare().accountInterval()))
         .build();
   }
 

@@ -166,6 +166,38 @@ abstract class JpaJobStoreContract extends JobStoreContract {
     }
   }
 
+  /**
+   * Recent usage is kept in the database: what two nodes add is summed, decays with the half-life,
+   * and a ledger made anew (a restarted gpuq, another node) reads the same.
+   */
+  @Test
+  void recent_usage_is_summed_over_nodes_decays_and_outlives_its_reader() {
+    Duration halfLife = Duration.ofHours(1);
+    Instant at = Instant.parse("2026-12-03T06:00:00Z");
+    String alice = "alice-" + System.nanoTime();
+    new io.gpuq.storage.JdbcUsageLedger(jdbc(), tx, halfLife).add(Map.of(alice, 100.0), at);
+    new io.gpuq.storage.JdbcUsageLedger(jdbc(), tx, halfLife)
+        .add(Map.of(alice, 60.0), at.plusSeconds(3600));
+    Map<String, Double> read =
+        new io.gpuq.storage.JdbcUsageLedger(jdbc(), tx, halfLife).decayed(at.plusSeconds(7200));
+    assertThat(read.get(alice)).isCloseTo(55.0, org.assertj.core.api.Assertions.within(1e-9));
+  }
+
+  /** Far past its epoch, a row moves its epoch and keeps its worth. */
+  @Test
+  void recent_usage_survives_a_rebase_of_its_scale() {
+    Duration halfLife = Duration.ofMinutes(1);
+    Instant at = Instant.parse("2026-12-03T06:00:00Z");
+    String bob = "bob-" + System.nanoTime();
+    io.gpuq.storage.JdbcUsageLedger ledger =
+        new io.gpuq.storage.JdbcUsageLedger(jdbc(), tx, halfLife);
+    ledger.add(Map.of(bob, 1.0), at);
+    Instant later = at.plus(Duration.ofMinutes(100));
+    ledger.add(Map.of(bob, 8.0), later);
+    assertThat(ledger.decayed(later.plus(Duration.ofMinutes(3))).get(bob))
+        .isCloseTo(1.0, org.assertj.core.api.Assertions.within(1e-9));
+  }
+
   // --- storing a job -----------------------------------------------------------------------------
 
   @Test

@@ -110,6 +110,11 @@ final class EndsStoredLater implements JobStore {
   }
 
   @Override
+  public Map<String, io.gpuq.fairshare.Held> heldByOwnerOn(String node) {
+    return store.heldByOwnerOn(node);
+  }
+
+  @Override
   public List<ClaimedJob> claim(Map<String, JobPlacement> placements, Instant now) {
     return store.claim(placements, now);
   }
