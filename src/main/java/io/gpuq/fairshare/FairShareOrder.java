@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.PriorityQueue;
 
 /**
@@ -40,6 +41,10 @@ public final class FairShareOrder implements PassOrder {
   private final PriorityQueue<Cursor> owners = new PriorityQueue<>(FIRST);
   private final Map<String, String> ownerOfJob = new HashMap<>();
   private Cursor current;
+  // The owners of the pass's latest start, and of the latest start by another owner than that one.
+  private String latestStarter;
+  private String latestOtherStarter;
+  private final Map<String, String> turnGivenTo = new HashMap<>();
 
   /**
    * @param standings each owner's standing; an owner with queued jobs and no standing has share 1
@@ -70,7 +75,15 @@ public final class FairShareOrder implements PassOrder {
       owners.add(current);
     }
     current = owners.poll();
-    return current == null ? null : current.jobs.pollFirst();
+    if (current == null) {
+      return null;
+    }
+    PlacementRequest next = current.jobs.pollFirst();
+    String before = current.owner.equals(latestStarter) ? latestOtherStarter : latestStarter;
+    if (before != null) {
+      turnGivenTo.put(next.jobId(), before);
+    }
+    return next;
   }
 
   @Override
@@ -78,12 +91,29 @@ public final class FairShareOrder implements PassOrder {
     String owner = ownerOfJob.get(request.jobId());
     if (owner != null) {
       standings.computeIfPresent(owner, (o, s) -> s.holding(Held.of(request, decision)));
+      if (!owner.equals(latestStarter)) {
+        latestOtherStarter = latestStarter;
+        latestStarter = owner;
+      }
     }
   }
 
   /** Each owner's standing as of now: at the pass's end, with what it started. */
   public Map<String, Standing> standings() {
     return Map.copyOf(standings);
+  }
+
+  /**
+   * The owner whose job started, in this pass, latest before this job was examined, if another
+   * owner's: a job that did not start then waited, at least in part, for that owner's turn.
+   */
+  public Optional<String> turnGivenTo(String jobId) {
+    return Optional.ofNullable(turnGivenTo.get(jobId));
+  }
+
+  /** The capacity the pass measures shares against. */
+  public Capacity capacity() {
+    return capacity;
   }
 
   /** The owner of a job given to this order, or null. */

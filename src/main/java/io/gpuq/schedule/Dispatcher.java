@@ -18,6 +18,7 @@ import io.gpuq.placement.PlacementDecision;
 import io.gpuq.placement.PlacementPlan;
 import io.gpuq.placement.PlacementRequest;
 import io.gpuq.placement.Placer;
+import io.gpuq.placement.Wait;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -27,6 +28,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -144,8 +146,7 @@ public class Dispatcher {
     List<GpuCapacity> capacities = capacities();
     FairShareOrder order = fairShareOrder(queue);
     PlacementPlan plan = placer.plan(capacities, freeCpu, order, now);
-    plan.waits()
-        .forEach((id, wait) -> waiting.put(id, QueuedReasons.forWait(wait, plan.mostFree(), node)));
+    plan.waits().forEach((id, wait) -> waiting.put(id, reasonFor(id, wait, plan, order)));
     long cpuPlaced = plan.starts().stream().filter(PlacementDecision::isCpuOnly).count();
     reasons.record(
         new LastPass.Pass(
@@ -205,6 +206,30 @@ public class Dispatcher {
               recent.getOrDefault(owner, 0.0)));
     }
     return new FairShareOrder(cluster.get(), standings, byOwner);
+  }
+
+  /**
+   * Why a job the pass examined waits: for lack of room while another owner's job took a place
+   * before it, that owner's turn, with the waiting owner's figures; otherwise what the placer saw.
+   */
+  private String reasonFor(String id, Wait wait, PlacementPlan plan, FairShareOrder order) {
+    if (wait instanceof Wait.NoRoom) {
+      Optional<String> first = order.turnGivenTo(id);
+      String owner = order.ownerOf(id);
+      if (first.isPresent() && owner != null) {
+        Map<String, Standing> standings = order.standings();
+        Standing standing = standings.get(owner);
+        double totalShares = standings.values().stream().mapToDouble(Standing::share).sum();
+        return QueuedReasons.turnFirst(
+            first.get(),
+            owner,
+            order.capacity().dominant(standing.held()),
+            standing.recent(),
+            standing.share(),
+            totalShares);
+      }
+    }
+    return QueuedReasons.forWait(wait, plan.mostFree(), node);
   }
 
   /**

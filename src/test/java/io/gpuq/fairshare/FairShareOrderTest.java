@@ -157,4 +157,22 @@ class FairShareOrderTest {
     Capacity capacity = new Capacity(100, 4, 10);
     assertThat(new Standing(2, new Held(50, 0, 0), 0.25).position(capacity)).isEqualTo(0.375);
   }
+
+  @Test
+  void aJobExaminedAfterAnotherOwnersStartKnowsWhoseTurnCameFirst() {
+    Map<String, List<PlacementRequest>> queues = new LinkedHashMap<>();
+    queues.put("alice", jobs("alice", 30, 0.4, 0));
+    queues.put("bob", jobs("bob", 1, 0.4, 900));
+    List<GpuCapacity> gpus =
+        List.of(
+            new GpuCapacity(0, "GPU-0", 10 * GIB, 8 * GIB, 0, 0, null),
+            new GpuCapacity(1, "GPU-1", 10 * GIB, 4 * GIB, 0, 0, null));
+    FairShareOrder order =
+        new FairShareOrder(
+            TWO_GPUS, Map.of("alice", new Standing(1, new Held(12 * GIB, 0, 0), 0)), queues);
+    placer().plan(gpus, 4, order, NOW);
+    assertThat(order.turnGivenTo("alice-0")).contains("bob");
+    assertThat(order.turnGivenTo("bob-0")).isEmpty();
+    assertThat(order.standings().get("bob").held()).isEqualTo(new Held(4 * GIB, 0, 0));
+  }
 }
