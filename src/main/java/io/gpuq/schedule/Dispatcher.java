@@ -194,8 +194,10 @@ public class Dispatcher {
           .computeIfAbsent(job.owner(), owner -> new ArrayList<>())
           .add(JobDemands.requestOf(job, i));
     }
-    Map<String, Held> held = jobs.heldByOwner();
-    Map<String, Double> recent = byOwner.size() > 1 ? recentUsage.get() : Map.of();
+    // With one owner in the queue there is no one to share with: nothing more to read.
+    boolean shared = byOwner.size() > 1;
+    Map<String, Held> held = shared ? jobs.heldByOwner() : Map.of();
+    Map<String, Double> recent = shared ? recentUsage.get() : Map.of();
     Map<String, Standing> standings = new HashMap<>();
     for (String owner : byOwner.keySet()) {
       standings.put(
@@ -209,11 +211,12 @@ public class Dispatcher {
   }
 
   /**
-   * Why a job the pass examined waits: for lack of room while another owner's job took a place
-   * before it, that owner's turn, with the waiting owner's figures; otherwise what the placer saw.
+   * Why a job the pass examined waits: for lack of room (GPU memory or a CPU slot) while another
+   * owner's job took a place before it, that owner's turn, with the waiting owner's figures;
+   * otherwise what the placer saw.
    */
   private String reasonFor(String id, Wait wait, PlacementPlan plan, FairShareOrder order) {
-    if (wait instanceof Wait.NoRoom) {
+    if (wait instanceof Wait.NoRoom || wait instanceof Wait.NoCpuSlot) {
       Optional<String> first = order.turnGivenTo(id);
       String owner = order.ownerOf(id);
       if (first.isPresent() && owner != null) {
