@@ -1,4 +1,4 @@
--- Fair share reads the first queued jobs of every owner at once (a window ranked per owner in
--- scheduling order): this index hands the window each owner's queued jobs in that order, with the
--- kind (gpus) to filter on, so that neither H2 nor PostgreSQL sorts the queue.
-create index jobs_queue_by_owner on jobs (state, owner, priority desc, id, gpus);
+-- Fair share reads the first queued jobs of every owner at once: this index holds each owner's
+-- queued jobs in scheduling order with what picking them needs (the kind, the sweep), so that the
+-- pass reads every queued job's key from the index alone, sorted, and then only the rows it picked.
+create index jobs_queue_by_owner on jobs (state, owner, priority desc, id, gpus, sweep_id);

@@ -10,35 +10,37 @@ import java.sql.SQLException;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.hibernate.Session;
 
-/** Plain JDBC in the transaction's connection: window functions are beyond the JPA queries. */
+/** Plain JDBC in the transaction's connection. */
 public class QueueHeadsImpl implements QueueHeads {
 
   /**
-   * Each owner's jobs ranked in scheduling order, the first {@code perOwner} of each kept, then
-   * taken by rank: one statement whatever the number of owners. The index {@code
-   * jobs_queue_by_owner} (V16) hands the window its rows in partition order, so that it sorts
-   * nothing.
+   * Every queued job's key in each owner's scheduling order, from the index {@code
+   * jobs_queue_by_owner} (V16) alone: no row is read and nothing sorted. The first jobs of each
+   * owner are picked from it here, then read by id. A window ranked per owner ({@code row_number()
+   * over (partition by owner ...)}) says the same in one statement, but H2 ranks it by sorting the
+   * whole queue: at 100,000 queued jobs of 100 owners it took about five times as long as this.
    */
-  static final String HEADS_BY_OWNER =
-      "select id, owner, gpus, gpu_memory_bytes, gpu_fraction, priority, queued_at,"
-          + " node_selector, sweep_id from ("
-          + "select j.id, j.owner, j.gpus, j.gpu_memory_bytes, j.gpu_fraction, j.priority,"
-          + " j.queued_at, j.node_selector, j.sweep_id,"
-          + " row_number() over (partition by j.owner order by j.priority desc, j.id) as owner_rank"
-          + " from jobs j where j.state = 'QUEUED' and %s%s"
-          + ") ranked where owner_rank <= ? order by owner_rank, priority desc, id"
-          + " fetch first ? rows only";
+  static final String QUEUED_KEYS =
+      "select j.owner, j.priority, j.id, j.gpus, j.sweep_id from jobs j where j.state = 'QUEUED'"
+          + " order by j.owner, j.priority desc, j.id";
 
-  // ">= 1", not "> 0": H2 starts an index range at ">= 1" (JobRepository).
-  private static final String GPU_JOBS = "j.gpus >= 1";
-  private static final String CPU_JOBS = "j.gpus = 0";
-  private static final String WITHOUT_SWEEPS =
-      " and (j.sweep_id is null or j.sweep_id not in (%s))";
+  private static final String QUEUED_BY_ID =
+      "select j.id, j.owner, j.gpus, j.gpu_memory_bytes, j.gpu_fraction, j.priority, j.queued_at,"
+          + " j.node_selector, j.sweep_id from jobs j where j.state = 'QUEUED' and j.id in (%s)";
+
+  private record Key(String owner, int priority, String id, int rank) {}
+
+  private static final Comparator<Key> BY_RANK =
+      Comparator.comparingInt(Key::rank)
+          .thenComparing(Comparator.comparingInt(Key::priority).reversed())
+          .thenComparing(Key::id);
 
   /**
    * A whole-GPU job asks for neither bytes nor a fraction; every GPU job's attempt records its
@@ -56,11 +58,10 @@ public class QueueHeadsImpl implements QueueHeads {
   @PersistenceContext private EntityManager entityManager;
 
   /**
-   * The statement that reads the heads of one kind, with its two parameters (jobs per owner, jobs
-   * in all) and no sweeps left out: for a plan to be checked.
+   * The statement that reads every queued job's key in owners' order: for its plan to be checked.
    */
-  public static String headsByOwnerSql(boolean gpu) {
-    return HEADS_BY_OWNER.formatted(gpu ? GPU_JOBS : CPU_JOBS, "");
+  public static String queuedKeysSql() {
+    return QUEUED_KEYS;
   }
 
   @Override
@@ -69,24 +70,53 @@ public class QueueHeadsImpl implements QueueHeads {
     if (limit <= 0 || perOwner <= 0) {
       return List.of();
     }
-    String sql =
-        HEADS_BY_OWNER.formatted(
-            gpu ? GPU_JOBS : CPU_JOBS,
-            withoutSweeps.isEmpty() ? "" : WITHOUT_SWEEPS.formatted(marks(withoutSweeps.size())));
     return work(
         connection -> {
-          List<QueuedJob> heads = new ArrayList<>();
-          try (PreparedStatement select = connection.prepareStatement(sql)) {
-            int i = 1;
-            for (String sweep : withoutSweeps) {
-              select.setString(i++, sweep);
+          List<Key> keys = new ArrayList<>();
+          try (PreparedStatement select = connection.prepareStatement(QUEUED_KEYS);
+              ResultSet row = select.executeQuery()) {
+            String owner = null;
+            int rank = 0;
+            while (row.next()) {
+              boolean isGpu = row.getInt(4) >= 1;
+              String sweep = row.getString(5);
+              if (isGpu != gpu || (sweep != null && withoutSweeps.contains(sweep))) {
+                continue;
+              }
+              String of = row.getString(1);
+              if (!of.equals(owner)) {
+                owner = of;
+                rank = 0;
+              }
+              if (++rank <= perOwner) {
+                keys.add(new Key(of, row.getInt(2), row.getString(3), rank));
+              }
             }
-            select.setInt(i++, perOwner);
-            select.setInt(i, limit);
+          }
+          keys.sort(BY_RANK);
+          List<Key> chosen = keys.subList(0, Math.min(limit, keys.size()));
+          if (chosen.isEmpty()) {
+            return List.of();
+          }
+          Map<String, QueuedJob> byId = new HashMap<>();
+          try (PreparedStatement select =
+              connection.prepareStatement(QUEUED_BY_ID.formatted(marks(chosen.size())))) {
+            int i = 1;
+            for (Key key : chosen) {
+              select.setString(i++, key.id());
+            }
             try (ResultSet row = select.executeQuery()) {
               while (row.next()) {
-                heads.add(queuedJob(row));
+                QueuedJob job = queuedJob(row);
+                byId.put(job.id(), job);
               }
+            }
+          }
+          List<QueuedJob> heads = new ArrayList<>(chosen.size());
+          for (Key key : chosen) {
+            QueuedJob job = byId.get(key.id());
+            if (job != null) {
+              heads.add(job);
             }
           }
           return heads;
