@@ -238,18 +238,20 @@ public class JobController {
   }
 
   /**
-   * A submitter's {@code queuedReason} names no other owner's job: a reservation held by another
-   * owner's job is said as such, without its id. Only that reason names a job, and few jobs wait on
-   * a reservation, so asking whose it is costs a lookup per distinct job named, at most.
+   * A submitter's {@code queuedReason} names no other owner, nor their job: an owner whose turn
+   * came first is "another owner", and a reservation held by another owner's job is said as such,
+   * without its id. Only that reason names a job, and few jobs wait on a reservation, so asking
+   * whose it is costs a lookup per distinct job named, at most.
    */
   private String forCaller(Caller caller, String reason, Map<String, Boolean> own) {
     if (caller.isAdmin()) {
       return reason;
     }
-    return QueuedReasons.jobNamedIn(reason)
+    String told = QueuedReasons.withoutOtherOwner(reason, caller.name());
+    return QueuedReasons.jobNamedIn(told)
         .filter(id -> !own.computeIfAbsent(id, named -> isOwn(caller, named)))
-        .map(id -> QueuedReasons.withoutJobId(reason))
-        .orElse(reason);
+        .map(id -> QueuedReasons.withoutJobId(told))
+        .orElse(told);
   }
 
   private boolean isOwn(Caller caller, String id) {

@@ -32,7 +32,8 @@ public record GpuqProperties(
     @DefaultValue Backup backup,
     @DefaultValue Sweeps sweeps,
     @DefaultValue Metrics metrics,
-    @DefaultValue Ui ui) {
+    @DefaultValue Ui ui,
+    @DefaultValue FairShare fairShare) {
 
   public GpuqProperties {
     nodeLabels = nodeLabels == null ? Map.of() : Map.copyOf(nodeLabels);
@@ -135,9 +136,15 @@ public record GpuqProperties(
      * @param name the owner of the jobs it submits
      * @param runAs the account those jobs run as (a user name or uid:gid); unset, {@code
      *     gpuq.worker.run-as}
+     * @param share the owner's weight in fair share, positive; every token of one owner must give
+     *     the same
      */
     public record Token(
-        String name, String token, @DefaultValue("SUBMITTER") Caller.Role role, String runAs) {}
+        String name,
+        String token,
+        @DefaultValue("SUBMITTER") Caller.Role role,
+        String runAs,
+        @DefaultValue("1") double share) {}
   }
 
   /**
@@ -208,6 +215,25 @@ public record GpuqProperties(
       }
       if (keep < 1) {
         throw new IllegalArgumentException("gpuq.backup.keep must be 1 or more");
+      }
+    }
+  }
+
+  /**
+   * @param halfLife how fast an owner's recent usage is forgotten: what they used one half-life ago
+   *     counts half (docs/architecture.md, fair share)
+   * @param accountInterval how often each node adds its running jobs' usage to the database and
+   *     reads every owner's back
+   */
+  public record FairShare(
+      @DefaultValue("1d") Duration halfLife, @DefaultValue("30s") Duration accountInterval) {
+
+    public FairShare {
+      if (halfLife.isNegative() || halfLife.isZero()) {
+        throw new IllegalArgumentException("gpuq.fair-share.half-life must be positive");
+      }
+      if (accountInterval.isNegative() || accountInterval.isZero()) {
+        throw new IllegalArgumentException("gpuq.fair-share.account-interval must be positive");
       }
     }
   }

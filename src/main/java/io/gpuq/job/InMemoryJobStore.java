@@ -1,6 +1,7 @@
 package io.gpuq.job;
 
 import io.gpuq.concurrency.TrialSlots;
+import io.gpuq.fairshare.Held;
 import io.gpuq.reported.MetricsCaps;
 import io.gpuq.reported.MetricsJson;
 import io.gpuq.reported.MetricsPage;
@@ -124,7 +125,8 @@ public final class InMemoryJobStore implements JobStore {
   }
 
   @Override
-  public synchronized QueueHead queueHead(int cpuOnlyLimit, int gpuLimit) {
+  public synchronized QueueHead queueHead(
+      int cpuPerOwner, int cpuOnlyLimit, int gpuPerOwner, int gpuLimit) {
     Map<String, TrialSlots> slots = trialSlots();
     Set<String> full = new HashSet<>();
     slots.forEach(
@@ -133,8 +135,8 @@ public final class InMemoryJobStore implements JobStore {
             full.add(sweep);
           }
         });
-    List<QueuedJob> cpu = queued(job -> job.gpus() == 0, full, cpuOnlyLimit);
-    List<QueuedJob> gpu = queued(job -> job.gpus() > 0, full, gpuLimit);
+    List<QueuedJob> cpu = queued(job -> job.gpus() == 0, full, cpuPerOwner, cpuOnlyLimit);
+    List<QueuedJob> gpu = queued(job -> job.gpus() > 0, full, gpuPerOwner, gpuLimit);
     Map<String, TrialSlots> limited = new HashMap<>();
     slots.forEach(
         (sweep, s) -> {
@@ -162,16 +164,27 @@ public final class InMemoryJobStore implements JobStore {
     return slots;
   }
 
-  private List<QueuedJob> queued(Predicate<Job> kind, Set<String> fullSweeps, int limit) {
-    return jobs.values().stream()
-        .filter(job -> job.state() == JobState.QUEUED && kind.test(job))
-        .filter(job -> job.sweepTrial().map(t -> !fullSweeps.contains(t.sweepId())).orElse(true))
-        .sorted(QUEUE_ORDER)
+  private List<QueuedJob> queued(
+      Predicate<Job> kind, Set<String> fullSweeps, int perOwner, int limit) {
+    Map<String, Integer> ranks = new HashMap<>();
+    Map<String, Integer> rankOf = new HashMap<>();
+    List<Job> ranked =
+        jobs.values().stream()
+            .filter(job -> job.state() == JobState.QUEUED && kind.test(job))
+            .filter(
+                job -> job.sweepTrial().map(t -> !fullSweeps.contains(t.sweepId())).orElse(true))
+            .sorted(QUEUE_ORDER)
+            .filter(job -> rankOf.put(job.id(), ranks.merge(job.owner(), 1, Integer::sum)) == null)
+            .filter(job -> rankOf.get(job.id()) <= perOwner)
+            .toList();
+    return ranked.stream()
+        .sorted(Comparator.comparing((Job job) -> rankOf.get(job.id())).thenComparing(QUEUE_ORDER))
         .limit(limit)
         .map(
             job ->
                 new QueuedJob(
                     job.id(),
+                    job.owner(),
                     job.gpus(),
                     job.gpuMemoryBytes(),
                     job.gpuFraction(),
@@ -180,6 +193,35 @@ public final class InMemoryJobStore implements JobStore {
                     job.nodeSelector(),
                     job.sweepTrial().map(SweepTrial::sweepId).orElse(null)))
         .toList();
+  }
+
+  @Override
+  public Map<String, Held> heldByOwner() {
+    return heldByOwner(job -> true);
+  }
+
+  @Override
+  public Map<String, Held> heldByOwnerOn(String node) {
+    return heldByOwner(job -> node.equals(job.node()));
+  }
+
+  private synchronized Map<String, Held> heldByOwner(Predicate<Job> where) {
+    Map<String, Held> held = new HashMap<>();
+    for (Job job : jobs.values()) {
+      if (job.state() != JobState.RUNNING || !where.test(job)) {
+        continue;
+      }
+      Held of;
+      if (job.gpus() == 0) {
+        of = new Held(0, 0, 1);
+      } else {
+        long budget = job.placement() == null ? 0 : job.placement().budgetBytesPerGpu();
+        boolean whole = job.gpuMemoryBytes() == null && job.gpuFraction() == null;
+        of = new Held(budget * job.gpus(), whole ? job.gpus() : 0, 0);
+      }
+      held.merge(job.owner(), of, Held::plus);
+    }
+    return held;
   }
 
   @Override

@@ -1,5 +1,6 @@
 package io.gpuq.job;
 
+import io.gpuq.fairshare.Held;
 import io.gpuq.reported.MetricsPage;
 import java.time.Clock;
 import java.time.Duration;
@@ -119,6 +120,21 @@ public class JobService {
   /** Both queue heads, read at once; a limit of 0 skips that read. */
   public QueueHead queueHead(int cpuOnlyLimit, int gpuLimit) {
     return store.queueHead(cpuOnlyLimit, gpuLimit);
+  }
+
+  /** The first queued jobs of every owner ({@link JobStore#queueHead(int, int, int, int)}). */
+  public QueueHead queueHead(int cpuPerOwner, int cpuOnlyLimit, int gpuPerOwner, int gpuLimit) {
+    return store.queueHead(cpuPerOwner, cpuOnlyLimit, gpuPerOwner, gpuLimit);
+  }
+
+  /** What the running jobs of each owner hold, over every node. */
+  public Map<String, Held> heldByOwner() {
+    return store.heldByOwner();
+  }
+
+  /** What the running jobs of each owner hold on this node. */
+  public Map<String, Held> heldByOwnerOn(String node) {
+    return store.heldByOwnerOn(node);
   }
 
   /** Marks a queued job as started with this placement; empty if it is no longer queued. */

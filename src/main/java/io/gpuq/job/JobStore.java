@@ -1,5 +1,6 @@
 package io.gpuq.job;
 
+import io.gpuq.fairshare.Held;
 import io.gpuq.reported.MetricsPage;
 import io.gpuq.reported.MetricsUpdate;
 import io.gpuq.reported.ReportedPoint;
@@ -45,8 +46,29 @@ public interface JobStore extends AutoCloseable {
   /** One page of a listing, newest first. */
   JobPage page(JobFilter filter);
 
-  /** Both queue heads in scheduling order (priority, then submission); a limit of 0 skips one. */
-  QueueHead queueHead(int cpuOnlyLimit, int gpuLimit);
+  /**
+   * Both queue heads, each at most {@code limit} jobs and at most as many of each owner's; a limit
+   * of 0 skips one ({@link #queueHead(int, int, int, int)}).
+   */
+  default QueueHead queueHead(int cpuOnlyLimit, int gpuLimit) {
+    return queueHead(cpuOnlyLimit, cpuOnlyLimit, gpuLimit, gpuLimit);
+  }
+
+  /**
+   * The first queued jobs of every owner, of each kind: each owner's in their scheduling order
+   * (priority, then submission), at most {@code perOwner} of them, and at most {@code limit} in
+   * all, taken by their rank within their owner (every owner's first job, then every owner's
+   * second, and so on; equal ranks by priority, then submission), so that no owner's long queue
+   * hides another owner's jobs. With one owner this is the queue's head in scheduling order. A
+   * limit of 0 skips that kind.
+   */
+  QueueHead queueHead(int cpuPerOwner, int cpuOnlyLimit, int gpuPerOwner, int gpuLimit);
+
+  /** What the running jobs of each owner hold, over every node; owners with none are left out. */
+  Map<String, Held> heldByOwner();
+
+  /** What the running jobs of each owner hold on this node. */
+  Map<String, Held> heldByOwnerOn(String node);
 
   /**
    * Starts those of these jobs that are still queued ({@link JobTransition#START}), each with its

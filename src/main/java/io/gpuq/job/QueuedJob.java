@@ -8,11 +8,13 @@ import java.util.Map;
  * What scheduling needs of a queued job, read without its collections: a pass reads up to the
  * lookahead of these to start a few.
  *
+ * @param owner whose job it is: fair share orders owners, priority only an owner's own jobs
  * @param sweepId the sweep it is a trial of, whose {@code maxConcurrent} may hold it back; null for
  *     a job of its own
  */
 public record QueuedJob(
     String id,
+    String owner,
     int gpus,
     MemoryDemand memory,
     int priority,
@@ -24,20 +26,10 @@ public record QueuedJob(
     nodeSelector = nodeSelector == null ? Map.of() : nodeSelector;
   }
 
-  /** A job of its own. */
-  public QueuedJob(
-      String id,
-      int gpus,
-      MemoryDemand memory,
-      int priority,
-      Instant queuedAt,
-      Map<String, String> nodeSelector) {
-    this(id, gpus, memory, priority, queuedAt, nodeSelector, null);
-  }
-
   /** From the columns, as the repository's queue queries select them. */
   public QueuedJob(
       String id,
+      String owner,
       int gpus,
       Long gpuMemoryBytes,
       Double gpuFraction,
@@ -47,6 +39,7 @@ public record QueuedJob(
       String sweepId) {
     this(
         id,
+        owner,
         gpus,
         MemoryDemand.of(gpuMemoryBytes, gpuFraction),
         priority,

@@ -50,10 +50,13 @@ import java.util.Optional;
  *
  * <h2>Order, backfill and reservation</h2>
  *
- * Jobs are examined in {@link #QUEUE_ORDER}: priority (higher first), then sequence, then job id.
- * GPU jobs and CPU-only jobs are examined independently (neither waits for the other), each at most
- * {@code lookahead} per pass; CPU-only jobs simply fill the free slots in order. Requests that
- * could never start on this node do not count towards the lookahead.
+ * Jobs are examined in the order of the pass's {@link PassOrder}, which hears of each start as it
+ * is decided and may change what comes next (gpuq's scheduler orders owners by fair share, each
+ * owner's jobs by priority); {@link #plan(List, int, List, Instant)} examines them in {@link
+ * #QUEUE_ORDER}: priority (higher first), then sequence, then job id. GPU jobs and CPU-only jobs
+ * are examined independently (neither waits for the other), each at most {@code lookahead} per
+ * pass; CPU-only jobs simply fill the free slots in order. Requests that could never start on this
+ * node do not count towards the lookahead.
  *
  * <p>A GPU job that does not fit now is <em>blocked</em>; later, smaller jobs may start past it
  * (backfill). Requests that could never start on this node (see {@link #feasibility}) are skipped:
@@ -74,8 +77,9 @@ import java.util.Optional;
  * feasible GPU job in the order from instant {@code h} on, and keeps that place, starts no later
  * than {@code max(h, queuedSince + maxWait) + max(longest run, startSpacing)} plus two pass
  * intervals, provided foreign processes leave it room: from then on nothing new starts on the GPUs,
- * the running jobs end, and it fits an empty node. It loses that place only to jobs of higher
- * priority.
+ * the running jobs end, and it fits an empty node. It loses that place only to jobs the order puts
+ * before it: of higher priority, or, in fair-share order, of owners whose usage has fallen below
+ * its owner's (each start raises its owner's usage, so they cannot pass it forever).
  *
  * <h2>Start spacing</h2>
  *
@@ -117,13 +121,21 @@ public final class Placer {
    */
   public PlacementPlan plan(
       List<GpuCapacity> gpus, int freeCpuSlots, List<PlacementRequest> queue, Instant now) {
+    return plan(gpus, freeCpuSlots, PassOrder.queueOrder(queue), now);
+  }
+
+  /**
+   * One placement pass that examines the jobs in the order {@code order} gives, telling it of each
+   * start as it is decided.
+   */
+  public PlacementPlan plan(
+      List<GpuCapacity> gpus, int freeCpuSlots, PassOrder order, Instant now) {
     Objects.requireNonNull(now, "now");
+    Objects.requireNonNull(order, "order");
     if (freeCpuSlots < 0) {
       throw new IllegalArgumentException("freeCpuSlots must not be negative: " + freeCpuSlots);
     }
-    PlacementRequest[] ordered = queue.toArray(new PlacementRequest[0]);
-    Arrays.sort(ordered, QUEUE_ORDER);
-    return new Pass(gpus, now).run(ordered, freeCpuSlots);
+    return new Pass(gpus, now).run(order, freeCpuSlots);
   }
 
   /** Whether the request could start on a node with these GPUs if nothing else ran there. */
@@ -317,9 +329,10 @@ public final class Placer {
       refreshBounds();
     }
 
-    PlacementPlan run(PlacementRequest[] ordered, int freeCpuSlots) {
+    PlacementPlan run(PassOrder order, int freeCpuSlots) {
       List<PlacementDecision> starts = new ArrayList<>();
-      Wait[] waits = new Wait[ordered.length];
+      List<PlacementRequest> examined = new ArrayList<>();
+      List<Wait> waits = new ArrayList<>();
       int lookahead = policy.lookahead();
       int cpuSlotsLeft = Math.min(freeCpuSlots, lookahead);
       int cpuJobsLeft = lookahead;
@@ -329,30 +342,35 @@ public final class Placer {
       // The jobs after a reservation's head are named as waiting for it, up to the lookahead they
       // would have been examined in.
       int namedAsReserved = lookahead;
-      for (int i = 0; i < ordered.length; i++) {
-        PlacementRequest r = ordered[i];
-        if (cpuJobsLeft == 0 && gpuJobsLeft == 0 && reserved == null) {
+      while (cpuJobsLeft > 0 || gpuJobsLeft > 0 || reserved != null) {
+        PlacementRequest r = order.next();
+        if (r == null) {
           break;
         }
+        int i = examined.size();
+        examined.add(r);
+        waits.add(null);
         if (r.isCpuOnly()) {
           if (cpuSlotsLeft > 0) {
             cpuSlotsLeft--;
-            starts.add(PlacementDecision.cpuOnly(r.jobId()));
+            PlacementDecision decision = PlacementDecision.cpuOnly(r.jobId());
+            starts.add(decision);
+            order.started(r, decision);
           } else if (cpuJobsLeft > 0) {
-            waits[i] = NO_CPU_SLOT;
+            waits.set(i, NO_CPU_SLOT);
           }
           cpuJobsLeft = Math.max(0, cpuJobsLeft - 1);
           continue;
         }
         if (!fitsEmptyNode(r, schedulableDescending)) {
           if (gpuJobsLeft > 0 || reserved != null) {
-            waits[i] = new Wait.NeverHere(whyNot(r, schedulableDescending));
+            waits.set(i, new Wait.NeverHere(whyNot(r, schedulableDescending)));
           }
           continue;
         }
         if (gpuJobsLeft == 0) {
           if (reserved != null) {
-            waits[i] = reserved;
+            waits.set(i, reserved);
             if (--namedAsReserved == 0) {
               reserved = null;
             }
@@ -363,14 +381,17 @@ public final class Placer {
         heldBySpacingOn = -1;
         long budget = worthScanning(r) ? choose(r) : 0;
         if (budget > 0) {
-          starts.add(place(r, budget));
+          PlacementDecision decision = place(r, budget);
+          starts.add(decision);
+          order.started(r, decision);
           refreshBounds();
           continue;
         }
-        waits[i] =
+        waits.set(
+            i,
             heldBySpacingOn >= 0
                 ? new Wait.StartSpacing(heldBySpacingOn)
-                : new Wait.NoRoom(r.gpus(), bytesPerGpu(r));
+                : new Wait.NoRoom(r.gpus(), bytesPerGpu(r)));
         if (!headFound && couldStartOnceDrained(r)) {
           headFound = true;
           if (!r.queuedSince().plus(policy.maxWaitBeforeReservation()).isAfter(now)) {
@@ -381,7 +402,10 @@ public final class Placer {
         }
       }
       return new PlacementPlan(
-          starts, Optional.ofNullable(retryAt), new Waits(ordered, waits), mostFree());
+          starts,
+          Optional.ofNullable(retryAt),
+          new Waits(examined.toArray(new PlacementRequest[0]), waits.toArray(new Wait[0])),
+          mostFree());
     }
 
     /** What a job needs on each GPU, for a person: -1 for a whole GPU. */

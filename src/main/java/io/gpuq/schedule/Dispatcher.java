@@ -1,5 +1,9 @@
 package io.gpuq.schedule;
 
+import io.gpuq.fairshare.Capacity;
+import io.gpuq.fairshare.FairShareOrder;
+import io.gpuq.fairshare.Held;
+import io.gpuq.fairshare.Standing;
 import io.gpuq.gpu.GpuDevice;
 import io.gpuq.gpu.GpuUsage;
 import io.gpuq.job.ClaimedJob;
@@ -13,14 +17,17 @@ import io.gpuq.placement.PlacementDecision;
 import io.gpuq.placement.PlacementPlan;
 import io.gpuq.placement.PlacementRequest;
 import io.gpuq.placement.Placer;
+import io.gpuq.placement.Wait;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -29,6 +36,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,6 +48,10 @@ public class Dispatcher {
 
   private static final Logger log = LoggerFactory.getLogger(Dispatcher.class);
 
+  /** An owner's jobs: priority (higher first), then submission (ids grow with it). */
+  private static final Comparator<QueuedJob> SCHEDULING_ORDER =
+      Comparator.comparingInt(QueuedJob::priority).reversed().thenComparing(QueuedJob::id);
+
   private final JobService jobs;
   private final Workers workers;
   private final JobExecution execution;
@@ -50,6 +62,9 @@ public class Dispatcher {
   private final Executor starter;
   private final BooleanSupplier roomToStart;
   private final LastPass reasons;
+  private final FairShareInputs fairShare;
+  private final Supplier<Capacity> cluster;
+  private final Supplier<Map<String, Double>> recentUsage;
   private final Map<Integer, Instant> lastStartOnGpu = new ConcurrentHashMap<>();
   private final Set<CompletableFuture<Void>> launches = ConcurrentHashMap.newKeySet();
   private volatile boolean gpuJobsWaiting = true;
@@ -68,7 +83,13 @@ public class Dispatcher {
       Clock clock,
       Executor starter,
       BooleanSupplier roomToStart,
-      LastPass reasons) {
+      LastPass reasons,
+      FairShareInputs fairShare,
+      Supplier<Capacity> cluster,
+      Supplier<Map<String, Double>> recentUsage) {
+    this.fairShare = fairShare;
+    this.cluster = cluster;
+    this.recentUsage = recentUsage;
     this.roomToStart = roomToStart;
     this.reasons = reasons;
     this.starter = starter;
@@ -112,17 +133,10 @@ public class Dispatcher {
           new LastPass.Pass(now, node.name(), freeCpu, waiting, fullSweeps, cpuHead, gpuHead));
       return new DispatchResult(0, 0, null);
     }
-    List<PlacementRequest> requests = new ArrayList<>(queue.size());
-    for (int i = 0; i < queue.size(); i++) {
-      // Each kind comes in scheduling order, and the placer examines the two kinds apart: the
-      // position is the submission order it needs.
-      requests.add(JobDemands.requestOf(queue.get(i), i));
-    }
-    PlacementPlan plan = placer.plan(capacities(), freeCpu, requests, now);
-    plan.waits()
-        .forEach(
-            (id, wait) ->
-                waiting.put(id, QueuedReasons.forWait(wait, plan.mostFree(), node.name())));
+    List<GpuCapacity> capacities = capacities();
+    FairShareOrder order = fairShareOrder(queue);
+    PlacementPlan plan = placer.plan(capacities, freeCpu, order, now);
+    plan.waits().forEach((id, wait) -> waiting.put(id, reasonFor(id, wait, plan, order)));
     long cpuPlaced = plan.starts().stream().filter(PlacementDecision::isCpuOnly).count();
     reasons.record(
         new LastPass.Pass(
@@ -156,6 +170,62 @@ public class Dispatcher {
   }
 
   /**
+   * The pass's order: each owner's jobs in their scheduling order (priority, then submission), the
+   * owners by fair share, from what they hold now over every node and their recent usage.
+   */
+  private FairShareOrder fairShareOrder(List<QueuedJob> queue) {
+    Map<String, List<PlacementRequest>> byOwner = new LinkedHashMap<>();
+    List<QueuedJob> ordered = new ArrayList<>(queue);
+    ordered.sort(SCHEDULING_ORDER);
+    for (int i = 0; i < ordered.size(); i++) {
+      QueuedJob job = ordered.get(i);
+      // The position is the submission order the placer needs within an owner.
+      byOwner
+          .computeIfAbsent(job.owner(), owner -> new ArrayList<>())
+          .add(JobDemands.requestOf(job, i));
+    }
+    // With one owner in the queue there is no one to share with: nothing more to read.
+    boolean shared = byOwner.size() > 1;
+    Map<String, Held> held = shared ? jobs.heldByOwner() : Map.of();
+    Map<String, Double> recent = shared ? recentUsage.get() : Map.of();
+    Map<String, Standing> standings = new HashMap<>();
+    for (String owner : byOwner.keySet()) {
+      standings.put(
+          owner,
+          new Standing(
+              fairShare.shareOf(owner),
+              held.getOrDefault(owner, Held.NONE),
+              recent.getOrDefault(owner, 0.0)));
+    }
+    return new FairShareOrder(cluster.get(), standings, byOwner);
+  }
+
+  /**
+   * Why a job the pass examined waits: for lack of room (GPU memory or a CPU slot) while another
+   * owner's job took a place before it, that owner's turn, with the waiting owner's figures;
+   * otherwise what the placer saw.
+   */
+  private String reasonFor(String id, Wait wait, PlacementPlan plan, FairShareOrder order) {
+    if (wait instanceof Wait.NoRoom || wait instanceof Wait.NoCpuSlot) {
+      Optional<String> first = order.turnGivenTo(id);
+      String owner = order.ownerOf(id);
+      if (first.isPresent() && owner != null) {
+        Map<String, Standing> standings = order.standings();
+        Standing standing = standings.get(owner);
+        double totalShares = standings.values().stream().mapToDouble(Standing::share).sum();
+        return QueuedReasons.turnFirst(
+            first.get(),
+            owner,
+            order.capacity().dominant(standing.held()),
+            standing.recent(),
+            standing.share(),
+            totalShares);
+      }
+    }
+    return QueuedReasons.forWait(wait, plan.mostFree(), node.name());
+  }
+
+  /**
    * Waits, at most {@code timeout}, for the launches under way: a job claimed before gpuq stops
    * should reach its worker, and its worker's PID the database.
    */
@@ -185,17 +255,23 @@ public class Dispatcher {
     if (cpuFirst == 0 && !readGpuQueue) {
       return null;
     }
-    QueueHead head = jobs.queueHead(cpuFirst, readGpuQueue ? lookahead : 0);
+    // The first jobs of every owner: no owner can start more CPU-only jobs than there are free
+    // slots, and every owner with any is read, up to the lookahead in all.
+    QueueHead head =
+        jobs.queueHead(
+            cpuFirst, cpuFirst == 0 ? 0 : lookahead, lookahead, readGpuQueue ? lookahead : 0);
     if (readGpuQueue) {
       gpuJobsWaiting = !head.gpu().isEmpty();
-      gpuHead = LastPass.Head.of(head.gpu(), lookahead);
+      gpuHead = LastPass.Head.of(head.gpu(), lookahead, lookahead);
     }
-    cpuHead = cpuFirst == 0 ? null : LastPass.Head.of(head.cpuOnly(), cpuFirst);
+    cpuHead = cpuFirst == 0 ? null : LastPass.Head.of(head.cpuOnly(), cpuFirst, lookahead);
     List<QueuedJob> cpu = placeable(head, head.cpuOnly(), waiting, fullSweeps);
-    if (cpu.size() < freeSlots && head.cpuOnly().size() == cpuFirst && cpuFirst < lookahead) {
+    if (cpu.size() < freeSlots
+        && cpuFirst < lookahead
+        && cpuHead.lastByOwner().values().stream().anyMatch(last -> last.count() >= cpuFirst)) {
       // Node selectors or sweeps' limits turned some away: read further, up to the lookahead.
-      QueueHead wider = jobs.queueHead(lookahead, 0);
-      cpuHead = LastPass.Head.of(wider.cpuOnly(), lookahead);
+      QueueHead wider = jobs.queueHead(lookahead, lookahead, 0, 0);
+      cpuHead = LastPass.Head.of(wider.cpuOnly(), lookahead, lookahead);
       cpu = placeable(wider, wider.cpuOnly(), waiting, fullSweeps);
     }
     List<QueuedJob> queue = new ArrayList<>(cpu);

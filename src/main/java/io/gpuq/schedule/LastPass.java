@@ -2,6 +2,7 @@ package io.gpuq.schedule;
 
 import io.gpuq.job.QueuedJob;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -51,33 +52,51 @@ public final class LastPass {
   }
 
   /**
-   * How far a pass read one queue (CPU-only or GPU), in its order (priority first, then id): enough
-   * to tell, without reading the queue again, that a job it did not see lies behind what it read.
-   * This is what keeps a {@code queuedReason} O(1) however long the queue is: counting the jobs
-   * ahead of each listed one numbered the whole queue (6.7 s for one job at 100,000 queued).
+   * How far a pass read one queue (CPU-only or GPU): for each owner, the last of their jobs it
+   * read, in their order (priority first, then id). Enough to tell, without reading the queue
+   * again, that a job it did not see lies behind what it read. This is what keeps a {@code
+   * queuedReason} O(1) however long the queue is: counting the jobs ahead of each listed one
+   * numbered the whole queue (6.7 s for one job at 100,000 queued).
    *
    * @param read how many jobs the pass read
-   * @param cutOff whether it stopped at its limit, so that more were queued behind them
-   * @param lastPriority the priority of the last job read
-   * @param lastId the id of the last job read
+   * @param cutOff whether it stopped at its limit, so that owners' jobs were left unread
+   * @param perOwner the most jobs of one owner it read
+   * @param lastByOwner each owner's last job read, and how many of theirs it read
    */
-  public record Head(int read, boolean cutOff, int lastPriority, String lastId) {
+  public record Head(int read, boolean cutOff, int perOwner, Map<String, Last> lastByOwner) {
 
-    /** How far a read of at most {@code limit} jobs that returned {@code jobs} reached. */
-    static Head of(List<QueuedJob> jobs, int limit) {
-      if (jobs.isEmpty()) {
-        return new Head(0, false, 0, null);
-      }
-      QueuedJob last = jobs.get(jobs.size() - 1);
-      return new Head(jobs.size(), jobs.size() >= limit, last.priority(), last.id());
+    public Head {
+      lastByOwner = Map.copyOf(lastByOwner);
     }
 
-    /** Whether a job of this priority and id comes after every job the read returned. */
-    boolean behind(int priority, String id) {
-      if (!cutOff) {
+    /** An owner's last job read, and how many of theirs the pass read. */
+    public record Last(int priority, String id, int count) {}
+
+    /**
+     * How far a read of at most {@code perOwner} jobs of each owner and {@code limit} in all that
+     * returned {@code jobs} reached.
+     */
+    static Head of(List<QueuedJob> jobs, int perOwner, int limit) {
+      Map<String, Last> last = new HashMap<>();
+      for (QueuedJob job : jobs) {
+        Last before = last.get(job.owner());
+        int count = before == null ? 1 : before.count() + 1;
+        last.put(job.owner(), new Last(job.priority(), job.id(), count));
+      }
+      return new Head(jobs.size(), jobs.size() >= limit, perOwner, last);
+    }
+
+    /** Whether this job of {@code owner} comes after every job of theirs the read returned. */
+    boolean behind(String owner, int priority, String id) {
+      Last last = lastByOwner.get(owner);
+      if (last == null) {
+        return cutOff;
+      }
+      if (!cutOff && last.count() < perOwner) {
         return false;
       }
-      return priority < lastPriority || (priority == lastPriority && id.compareTo(lastId) > 0);
+      return priority < last.priority()
+          || (priority == last.priority() && id.compareTo(last.id()) > 0);
     }
   }
 

@@ -1,5 +1,6 @@
 package io.gpuq.schedule;
 
+import io.gpuq.fairshare.Capacity;
 import io.gpuq.job.Job;
 import io.gpuq.job.JobState;
 import io.gpuq.job.SweepTrial;
@@ -95,6 +96,62 @@ public final class QueuedReasons {
         + node;
   }
 
+  private static final String TURN_FIRST = "'s turn first: ";
+  private static final String ANOTHER_OWNER = "another owner";
+
+  /**
+   * A job that waited while another owner's job took the place: {@code bob's turn first: alice
+   * holds 75% of the GPU memory at share 1 of 2}, with the waiting job's owner's figures after the
+   * pass (what they hold, their recent usage if any, their share of the shares of every owner with
+   * queued jobs).
+   */
+  public static String turnFirst(
+      String first,
+      String owner,
+      Capacity.Dominant held,
+      double recent,
+      double share,
+      double totalShares) {
+    String recently = recent >= 0.005 ? " and used " + percent(recent) + " recently" : "";
+    return first
+        + TURN_FIRST
+        + owner
+        + " holds "
+        + percent(held.share())
+        + " of "
+        + held.resource().words()
+        + recently
+        + " at share "
+        + number(share)
+        + " of "
+        + number(totalShares);
+  }
+
+  /**
+   * The same reason for a submitter, who may see their own name and figures but not another owner's
+   * name: that owner becomes "another owner".
+   */
+  public static String withoutOtherOwner(String reason, String caller) {
+    if (reason == null) {
+      return null;
+    }
+    int turn = reason.indexOf(TURN_FIRST);
+    if (turn <= 0 || reason.substring(0, turn).equals(caller)) {
+      return reason;
+    }
+    return ANOTHER_OWNER + reason.substring(turn);
+  }
+
+  private static String percent(double share) {
+    return Math.round(share * 100) + "%";
+  }
+
+  private static String number(double value) {
+    return value == Math.rint(value) && Math.abs(value) < 1e15
+        ? Long.toString((long) value)
+        : Double.toString(value);
+  }
+
   public static String sweepFull(int maxConcurrent) {
     return "sweep at maxConcurrent " + maxConcurrent;
   }
@@ -157,7 +214,7 @@ public final class QueuedReasons {
       return noCpuSlot(pass.node());
     }
     LastPass.Head head = pass.headFor(job.gpus());
-    if (head != null && head.behind(job.priority(), job.id())) {
+    if (head != null && head.behind(job.owner(), job.priority(), job.id())) {
       return behindHead(head.read());
     }
     // Not in what the pass read, nor behind it: queued again (a retry) or moved up since.

@@ -13,4 +13,5 @@ public record Scheduler(
     WorkerRecovery recovery,
     TimeoutDuty timeouts,
     StopUnownedWorkers stopUnowned,
-    QueuedReasons queuedReasons) {}
+    QueuedReasons queuedReasons,
+    UsageAccounting usageAccounting) {}

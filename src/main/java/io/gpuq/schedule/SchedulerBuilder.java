@@ -1,5 +1,6 @@
 package io.gpuq.schedule;
 
+import io.gpuq.fairshare.Capacity;
 import io.gpuq.gpu.GpuBackend;
 import io.gpuq.gpu.GpuInventory;
 import io.gpuq.gpu.GpuUsage;
@@ -50,6 +51,7 @@ public final class SchedulerBuilder {
   private BooleanSupplier roomToStart = () -> true;
   private Duration safetyNet = Duration.ofSeconds(5);
   private Consumer<String> beforeEndRecorded = jobId -> {};
+  private FairShareInputs fairShare = FairShareInputs.ALONE;
 
   public SchedulerBuilder(
       JobService jobs, Workers workers, JobFiles files, Placer placer, Clock clock, String node) {
@@ -118,6 +120,12 @@ public final class SchedulerBuilder {
     return this;
   }
 
+  /** The owners' shares, the other nodes' capacity and recent usage; by default a node alone. */
+  public SchedulerBuilder fairShare(FairShareInputs fairShare) {
+    this.fairShare = fairShare;
+    return this;
+  }
+
   /** How long the loop waits, at most, for a wake-up before a pass of its own. */
   public SchedulerBuilder safetyNet(Duration safetyNet) {
     this.safetyNet = safetyNet;
@@ -158,6 +166,16 @@ public final class SchedulerBuilder {
             new WorkerHost(setup, gpus.backend(), procFs),
             wakeups::capacityFreed,
             recordEnd);
+    Supplier<Capacity> cluster = this::clusterCapacity;
+    UsageAccounting usageAccounting =
+        new UsageAccounting(
+            jobs,
+            fairShare.ledger(),
+            cluster,
+            fairShare.halfLife(),
+            fairShare.accountEvery(),
+            node,
+            clock);
     Dispatcher dispatcher =
         new Dispatcher(
             jobs,
@@ -169,7 +187,10 @@ public final class SchedulerBuilder {
             clock,
             starter,
             roomToStart,
-            lastPass);
+            lastPass,
+            fairShare,
+            cluster,
+            usageAccounting::recentUsage);
     return new Scheduler(
         wakeups,
         execution,
@@ -179,7 +200,24 @@ public final class SchedulerBuilder {
         new WorkerRecovery(jobs, execution, workers, node),
         new TimeoutDuty(workers, clock),
         new StopUnownedWorkers(jobs, workers, node),
-        new QueuedReasons(lastPass));
+        new QueuedReasons(lastPass),
+        usageAccounting);
+  }
+
+  /**
+   * The cluster's capacity for fair share: this node's GPUs and CPU slots with the other live
+   * nodes'.
+   */
+  private Capacity clusterCapacity() {
+    long memory = 0;
+    for (io.gpuq.gpu.GpuDevice device : gpus.inventory().devices()) {
+      memory += device.memoryTotalBytes();
+    }
+    Capacity others = fairShare.otherNodes().get();
+    return new Capacity(
+        memory + others.gpuMemoryBytes(),
+        gpus.inventory().devices().size() + others.gpus(),
+        cpuSlots + others.cpuSlots());
   }
 
   /** A node without GPUs: there is nothing to attach workers to. */

@@ -1,6 +1,7 @@
 package io.gpuq.security;
 
 import io.gpuq.config.GpuqProperties;
+import io.gpuq.fairshare.OwnerTerms;
 import io.gpuq.fs.SafeFiles;
 import io.gpuq.job.Caller;
 import io.gpuq.job.Caller.Role;
@@ -15,6 +16,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
@@ -38,6 +40,7 @@ public final class TokenRegistry {
   public static final String GENERATED_ADMIN = "admin";
 
   private final Map<String, Caller> byDigest = new HashMap<>();
+  private final Map<String, OwnerTerms> ownerTerms;
 
   public TokenRegistry(List<GpuqProperties.Auth.Token> tokens, Path dataDir, int minLength) {
     if (tokens.isEmpty()) {
@@ -72,6 +75,35 @@ public final class TokenRegistry {
       }
       register(token.token(), new Caller(token.name(), token.role()));
     }
+    ownerTerms = OwnerTerms.agreed(termsOf(tokens));
+  }
+
+  private static List<OwnerTerms.OfToken> termsOf(List<GpuqProperties.Auth.Token> tokens) {
+    List<OwnerTerms.OfToken> terms = new ArrayList<>();
+    for (int i = 0; i < tokens.size(); i++) {
+      GpuqProperties.Auth.Token token = tokens.get(i);
+      if (!(token.share() > 0) || Double.isInfinite(token.share())) {
+        throw new StartRefusedException(
+            "gpuq.auth.tokens["
+                + i
+                + "].share of '"
+                + token.name()
+                + "' is "
+                + token.share()
+                + "; a share must be a positive number",
+            "set it to a positive weight (1 unless this owner should get more or less)");
+      }
+      terms.add(new OwnerTerms.OfToken(i, token.name(), new OwnerTerms(token.share())));
+    }
+    return terms;
+  }
+
+  /**
+   * The terms of each configured owner ({@link OwnerTerms#agreed}); an owner not in it (the
+   * generated admin) has {@link OwnerTerms#DEFAULT}.
+   */
+  public Map<String, OwnerTerms> ownerTerms() {
+    return ownerTerms;
   }
 
   /** The caller a presented token belongs to. */

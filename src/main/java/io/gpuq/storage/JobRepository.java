@@ -3,13 +3,11 @@ package io.gpuq.storage;
 import io.gpuq.job.Job;
 import io.gpuq.job.JobState;
 import io.gpuq.job.LostAttempt;
-import io.gpuq.job.QueuedJob;
 import io.gpuq.job.StoppedAttempt;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
-import org.springframework.data.domain.Limit;
 import org.springframework.data.jpa.repository.JpaRepository;
 import org.springframework.data.jpa.repository.Modifying;
 import org.springframework.data.jpa.repository.Query;
@@ -20,7 +18,8 @@ public interface JobRepository
         TransitionWrites,
         TrialConcurrency,
         JobListing,
-        MetricsRows {
+        MetricsRows,
+        QueueHeads {
 
   Optional<Job> findByOwnerAndIdempotencyKey(String owner, String idempotencyKey);
 
@@ -32,48 +31,6 @@ public interface JobRepository
    */
   @Query("select j from Job j left join fetch j.attempts where j.id = :id")
   Optional<Job> findWithAttempts(@Param("id") String id);
-
-  /**
-   * The head of the queue of CPU-only jobs in scheduling order: priority first, then submission
-   * order. CPU-only and GPU jobs are read apart because they compete for different capacity: a pass
-   * with two free CPU slots needs two CPU-only jobs, not the GPU jobs' lookahead.
-   */
-  @Query(
-      "select new io.gpuq.job.QueuedJob(j.id, j.gpus, j.gpuMemoryBytes, j.gpuFraction,"
-          + " j.priority, j.queuedAt, j.nodeSelector, j.sweepId)"
-          + " from Job j where j.state = io.gpuq.job.JobState.QUEUED and j.gpus = 0"
-          // The same order, spelled as the index is: H2 then reads it sorted and stops at the
-          // limit, instead of sorting every queued row.
-          + " order by j.state, j.gpus, j.priority desc, j.id asc")
-  List<QueuedJob> findCpuQueueHead(Limit limit);
-
-  /** The head of the queue of GPU jobs, in the same order. */
-  @Query(
-      "select new io.gpuq.job.QueuedJob(j.id, j.gpus, j.gpuMemoryBytes, j.gpuFraction,"
-          + " j.priority, j.queuedAt, j.nodeSelector, j.sweepId)"
-          // ">= 1", not "> 0": H2 starts an index range at ">= 1", but reads every queued row to
-          // filter "> 0" (EXPLAIN ANALYZE, H2 2.4).
-          + " from Job j where j.state = io.gpuq.job.JobState.QUEUED and j.gpus >= 1"
-          + " order by j.priority desc, j.id asc")
-  List<QueuedJob> findGpuQueueHead(Limit limit);
-
-  /** The head of the CPU-only queue without the trials of these sweeps (full ones). */
-  @Query(
-      "select new io.gpuq.job.QueuedJob(j.id, j.gpus, j.gpuMemoryBytes, j.gpuFraction,"
-          + " j.priority, j.queuedAt, j.nodeSelector, j.sweepId)"
-          + " from Job j where j.state = io.gpuq.job.JobState.QUEUED and j.gpus = 0"
-          + " and (j.sweepId is null or j.sweepId not in :sweeps)"
-          + " order by j.state, j.gpus, j.priority desc, j.id asc")
-  List<QueuedJob> findCpuQueueHeadWithout(@Param("sweeps") Collection<String> sweeps, Limit limit);
-
-  /** The head of the GPU queue without the trials of these sweeps (full ones). */
-  @Query(
-      "select new io.gpuq.job.QueuedJob(j.id, j.gpus, j.gpuMemoryBytes, j.gpuFraction,"
-          + " j.priority, j.queuedAt, j.nodeSelector, j.sweepId)"
-          + " from Job j where j.state = io.gpuq.job.JobState.QUEUED and j.gpus >= 1"
-          + " and (j.sweepId is null or j.sweepId not in :sweeps)"
-          + " order by j.priority desc, j.id asc")
-  List<QueuedJob> findGpuQueueHeadWithout(@Param("sweeps") Collection<String> sweeps, Limit limit);
 
   /**
    * Records a worker's process in one statement. Not only while the job runs: a fast worker may

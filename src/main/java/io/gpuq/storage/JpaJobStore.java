@@ -1,6 +1,7 @@
 package io.gpuq.storage;
 
 import io.gpuq.concurrency.TrialSlots;
+import io.gpuq.fairshare.Held;
 import io.gpuq.job.AttemptEnd;
 import io.gpuq.job.AttemptStanding;
 import io.gpuq.job.ClaimedJob;
@@ -41,7 +42,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.function.BiFunction;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,7 +49,6 @@ import org.springframework.context.annotation.Lazy;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.dao.OptimisticLockingFailureException;
-import org.springframework.data.domain.Limit;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.TransactionException;
 import org.springframework.transaction.support.TransactionCallback;
@@ -172,16 +171,15 @@ public class JpaJobStore implements JobStore {
   }
 
   @Override
-  public QueueHead queueHead(int cpuOnlyLimit, int gpuLimit) {
+  public QueueHead queueHead(int cpuPerOwner, int cpuOnlyLimit, int gpuPerOwner, int gpuLimit) {
     return tx.execute(
         status -> {
           // Trials of a full sweep are left out, so that they do not fill the lookahead while
           // the jobs behind them could start.
           Map<String, TrialSlots> full = jobs.fullSweeps();
           List<QueuedJob> cpu =
-              head(cpuOnlyLimit, full, jobs::findCpuQueueHead, jobs::findCpuQueueHeadWithout);
-          List<QueuedJob> gpu =
-              head(gpuLimit, full, jobs::findGpuQueueHead, jobs::findGpuQueueHeadWithout);
+              jobs.queueHeadsByOwner(false, cpuPerOwner, cpuOnlyLimit, full.keySet());
+          List<QueuedJob> gpu = jobs.queueHeadsByOwner(true, gpuPerOwner, gpuLimit, full.keySet());
           Set<String> sweeps = new HashSet<>();
           cpu.forEach(job -> addSweep(sweeps, job));
           gpu.forEach(job -> addSweep(sweeps, job));
@@ -191,21 +189,14 @@ public class JpaJobStore implements JobStore {
         });
   }
 
-  /**
-   * Up to {@code limit} jobs at the head of one queue, as {@code all} reads it, or as {@code
-   * without} reads it leaving out the trials of the {@code full} sweeps.
-   */
-  private static List<QueuedJob> head(
-      int limit,
-      Map<String, TrialSlots> full,
-      Function<Limit, List<QueuedJob>> all,
-      BiFunction<Collection<String>, Limit, List<QueuedJob>> without) {
-    if (limit == 0) {
-      return List.of();
-    }
-    return full.isEmpty()
-        ? all.apply(Limit.of(limit))
-        : without.apply(full.keySet(), Limit.of(limit));
+  @Override
+  public Map<String, Held> heldByOwner() {
+    return reads.execute(status -> jobs.heldByOwner(null));
+  }
+
+  @Override
+  public Map<String, Held> heldByOwnerOn(String node) {
+    return reads.execute(status -> jobs.heldByOwner(node));
   }
 
   private static void addSweep(Set<String> sweeps, QueuedJob job) {

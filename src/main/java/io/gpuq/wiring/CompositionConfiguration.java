@@ -70,6 +70,8 @@ public class CompositionConfiguration {
         List.of(
             // every 200 ms
             scheduler.timeouts(),
+            // gpuq.fair-share.account-interval
+            scheduler.usageAccounting(),
             // gpuq.gpu.poll-interval; timed and counted by the poll's meters
             pollMetrics.timed(
                 new GpuPollDuty(poller, properties.gpu().pollInterval(), pollMetrics::pollFailed)),

@@ -1,6 +1,7 @@
 package io.gpuq.wiring;
 
 import io.gpuq.config.GpuqProperties;
+import io.gpuq.fairshare.Capacity;
 import io.gpuq.fs.StorageGuard;
 import io.gpuq.gpu.GpuBackend;
 import io.gpuq.gpu.GpuInventory;
@@ -26,18 +27,22 @@ import io.gpuq.launch.env.WorkerSpec;
 import io.gpuq.meters.GpuMetrics;
 import io.gpuq.meters.JobHostMetrics;
 import io.gpuq.meters.SchedulerMetrics;
+import io.gpuq.node.NodeGpu;
 import io.gpuq.node.NodeIdentity;
 import io.gpuq.node.NodeRegistry;
 import io.gpuq.placement.Headroom;
 import io.gpuq.placement.PlacementPolicy;
 import io.gpuq.placement.Placer;
 import io.gpuq.proc.ProcFs;
+import io.gpuq.schedule.FairShareInputs;
 import io.gpuq.schedule.JobCommands;
 import io.gpuq.schedule.MetricsReading;
 import io.gpuq.schedule.PlacementAdmission;
 import io.gpuq.schedule.Scheduler;
 import io.gpuq.schedule.SchedulerBuilder;
 import io.gpuq.schedule.SubmitChecks;
+import io.gpuq.security.TokenRegistry;
+import io.gpuq.storage.JdbcUsageLedger;
 import io.gpuq.text.MemorySize;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -50,6 +55,8 @@ import java.util.function.BiFunction;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /** Wires the plain-Java core (launch, scheduling, duties) into Spring. */
 @Configuration(proxyBeanMethods = false)
@@ -137,7 +144,11 @@ public class CoreConfiguration {
       NodeRegistry nodes,
       ExecutorService jobStarter,
       StorageGuard storage,
-      MetricsReading metricsReading) {
+      MetricsReading metricsReading,
+      TokenRegistry tokens,
+      JdbcTemplate jdbc,
+      TransactionTemplate tx) {
+    int cpuSlots = properties.scheduler().cpuSlots();
     return new SchedulerBuilder(jobs, workers, files, placer, clock, node.name())
         .workerSetup(setupOf(environment, files, isolation))
         .exitClassifier(new ExitClassifier(new OomRecognizer()), properties.worker().logTailBytes())
@@ -149,7 +160,28 @@ public class CoreConfiguration {
         .roomToStart(() -> !storage.check().isLow())
         .safetyNet(properties.scheduler().safetyNetInterval())
         .beforeEndRecorded(metricsReading::readBeforeEnd)
+        .fairShare(
+            new FairShareInputs(
+                tokens.ownerTerms(),
+                () -> otherNodes(nodes, cpuSlots),
+                new JdbcUsageLedger(jdbc, tx, properties.fairShare().halfLife()),
+                properties.fairShare().halfLife(),
+                properties.fairShare().accountInterval()))
         .build();
+  }
+
+  /**
+   * What the other live nodes have, from their last heartbeats. Their CPU slots are not shared
+   * through the database: each is taken to have as many as this node.
+   */
+  private static Capacity otherNodes(NodeRegistry nodes, int cpuSlotsPerNode) {
+    long memory = 0;
+    long gpus = 0;
+    for (NodeGpu gpu : nodes.otherLiveNodesGpus()) {
+      memory += gpu.memoryTotalBytes();
+      gpus++;
+    }
+    return new Capacity(memory, gpus, (long) nodes.otherLiveNodes().size() * cpuSlotsPerNode);
   }
 
   /** The Python hook is in the data directory by now: its preparation installs it. */

@@ -151,6 +151,11 @@ class LessForOthersToSeeTest {
     gate.open();
   }
 
+  /**
+   * Changed with fair share (issue 26): the reservation's head is the first blocked job in
+   * fair-share order, so bob's job (bob holds nothing, alice both GPUs) holds it, no longer alice's
+   * earlier one; alice is the submitter who must not read bob's job id.
+   */
   @Test
   @DisplayName(
       "a submitter's queuedReason names no other owner's job: a reservation is another owner's"
@@ -159,25 +164,26 @@ class LessForOthersToSeeTest {
     Gate gate = aGate();
     String running = submit(alice, holdingBothGpusUntil(gate, "alices-first"));
     awaitState(alice, running, "RUNNING");
-    // Waits for both GPUs; with no grace before a reservation it holds one at once.
-    String head = submit(alice, aJob().shell("true").gpus(2).json());
+    // With no grace before a reservation, the first blocked job in fair-share order holds one at
+    // once: bob's, since bob holds nothing.
     String bobs = submit(bob, aJob().shell("true").gpus(1).json());
-    String alicesNext = submit(alice, aJob().shell("true").gpus(1).json());
+    String alices = submit(alice, aJob().shell("true").gpus(1).json());
+    String bobsNext = submit(bob, aJob().shell("true").gpus(1).json());
 
-    String reservedForHead = "a GPU is reserved for job " + head + ", which has waited longest";
+    String reservedForBobs = "a GPU is reserved for job " + bobs + ", which has waited longest";
     await()
         .atMost(SOON)
         .untilAsserted(
             () ->
-                assertThat(admin.job(bobs).get("queuedReason").asString())
-                    .isEqualTo(reservedForHead));
-    assertThat(bob.job(bobs).get("queuedReason").asString())
+                assertThat(admin.job(alices).get("queuedReason").asString())
+                    .isEqualTo(reservedForBobs));
+    assertThat(alice.job(alices).get("queuedReason").asString())
         .isEqualTo("a GPU is reserved for another owner's job, which has waited longest");
-    Response bobsList = bob.get("/api/v1/jobs?state=QUEUED");
-    assertThat(bobsList.body()).doesNotContain(head);
-    assertThat(bobsList.json().get("items").get(0).get("queuedReason").asString())
+    Response alicesList = alice.get("/api/v1/jobs?state=QUEUED");
+    assertThat(alicesList.body()).doesNotContain(bobs);
+    assertThat(alicesList.json().get("items").get(0).get("queuedReason").asString())
         .isEqualTo("a GPU is reserved for another owner's job, which has waited longest");
-    assertThat(alice.job(alicesNext).get("queuedReason").asString()).isEqualTo(reservedForHead);
+    assertThat(bob.job(bobsNext).get("queuedReason").asString()).isEqualTo(reservedForBobs);
     gate.open();
   }
 

@@ -121,7 +121,16 @@ final class Layering {
 
   /** The domain's plain-Java packages: no Spring, JPA, Hibernate, JDBC, servlet or meter type. */
   static final String[] CORE = {
-    "job", "reported", "concurrency", "sweep", "gpu", "isolation", "launch", "guard", "cgroup"
+    "job",
+    "reported",
+    "concurrency",
+    "sweep",
+    "gpu",
+    "isolation",
+    "launch",
+    "guard",
+    "cgroup",
+    "fairshare"
   };
 
   static ArchRule springConfigurationOnlyInWiring(String root) {

@@ -234,6 +234,52 @@ abstract class JobStoreContract {
   }
 
   @Test
+  void no_owners_long_queue_hides_another_owners_jobs() {
+    List<String> alices = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      alices.add(aQueuedJob().ownedBy("alice").onAGpu().priority(i == 0 ? 9 : 0).in(store()).id());
+    }
+    Job bobs = aQueuedJob().ownedBy("bob").onAGpu().in(store());
+    Job carols = aQueuedJob().ownedBy("carol").onAGpu().priority(-5).in(store());
+
+    // Every owner's first job, then every owner's second...: equal ranks by priority.
+    assertThat(store().queueHead(0, 0, 10, 4).gpu())
+        .extracting(QueuedJob::id)
+        .containsExactly(alices.get(0), bobs.id(), carols.id(), alices.get(1));
+    assertThat(store().queueHead(0, 0, 2, 10).gpu())
+        .extracting(QueuedJob::id)
+        .containsExactly(alices.get(0), bobs.id(), carols.id(), alices.get(1));
+    assertThat(store().queueHead(0, 0, 10, 4).gpu())
+        .extracting(QueuedJob::owner)
+        .containsExactly("alice", "bob", "carol", "alice");
+  }
+
+  @Test
+  void what_each_owner_holds_is_counted_from_their_running_jobs() {
+    PlacedGpu gpu0 = new PlacedGpu(0, "GPU-0", 3L << 30, 10L << 30);
+    PlacedGpu gpu1 = new PlacedGpu(1, "GPU-1", 3L << 30, 10L << 30);
+    aRunningJob()
+        .ownedBy("alice")
+        .spec(s -> s.gpuMemory(3L << 30).gpus(2))
+        .placedAt(JobPlacement.of("node-1", List.of(gpu0, gpu1)))
+        .in(store());
+    aRunningJob().ownedBy("alice").in(store());
+    aRunningJob()
+        .ownedBy("bob")
+        .spec(s -> s.gpus(1))
+        .placedAt(
+            JobPlacement.of("node-2", List.of(new PlacedGpu(1, "GPU-1", 9L << 30, 10L << 30))))
+        .in(store());
+    aQueuedJob().ownedBy("carol").onAGpu().in(store());
+    aSucceededJob().ownedBy("carol").in(store());
+
+    assertThat(store().heldByOwner())
+        .containsOnlyKeys("alice", "bob")
+        .containsEntry("alice", new io.gpuq.fairshare.Held(6L << 30, 0, 1))
+        .containsEntry("bob", new io.gpuq.fairshare.Held(9L << 30, 1, 0));
+  }
+
+  @Test
   void a_requeued_job_waits_in_the_queue_from_when_its_attempt_ended() {
     Job requeued = aRequeuedJob().in(store());
 

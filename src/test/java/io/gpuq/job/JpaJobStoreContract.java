@@ -126,6 +126,72 @@ abstract class JpaJobStoreContract extends JobStoreContract {
         .isPositive();
   }
 
+  /**
+   * The first jobs of every owner are picked from the keys of the queued jobs, read from the index
+   * {@code jobs_queue_by_owner} alone in owners' order, never from the table (PostgreSQL told to
+   * avoid a sequential scan, which it prefers on a table this small).
+   */
+  @Test
+  void every_owners_queue_head_is_picked_from_the_owner_index() {
+    for (int i = 0; i < 20; i++) {
+      JobBuilder.aQueuedJob().ownedBy(i % 4 == 0 ? "bob" : "alice").onAGpu().in(store());
+    }
+    String plan =
+        tx.execute(
+            status -> {
+              if (databaseProductName().equals("PostgreSQL")) {
+                jdbc().execute("set local enable_seqscan = off");
+              }
+              return String.join(
+                  "\n",
+                  jdbc()
+                      .queryForList(
+                          (databaseProductName().equals("PostgreSQL")
+                                  ? "explain (costs off) "
+                                  : "explain ")
+                              + io.gpuq.storage.QueueHeadsImpl.queuedKeysSql(),
+                          String.class));
+            });
+    assertThat(plan.toLowerCase(java.util.Locale.ROOT))
+        .contains(
+            databaseProductName().equals("PostgreSQL")
+                ? "index only scan using jobs_queue_by_owner"
+                : "jobs_queue_by_owner: state = 'queued'")
+        .doesNotContain("sort");
+  }
+
+  /**
+   * Recent usage is kept in the database: what two nodes add is summed, decays with the half-life,
+   * and a ledger made anew (a restarted gpuq, another node) reads the same.
+   */
+  @Test
+  void recent_usage_is_summed_over_nodes_decays_and_outlives_its_reader() {
+    Duration halfLife = Duration.ofHours(1);
+    Instant at = Instant.parse("2026-12-03T06:00:00Z");
+    String alice = "alice-" + System.nanoTime();
+    new io.gpuq.storage.JdbcUsageLedger(jdbc(), tx, halfLife).add(Map.of(alice, 100.0), at);
+    new io.gpuq.storage.JdbcUsageLedger(jdbc(), tx, halfLife)
+        .add(Map.of(alice, 60.0), at.plusSeconds(3600));
+    Map<String, Double> read =
+        new io.gpuq.storage.JdbcUsageLedger(jdbc(), tx, halfLife).decayed(at.plusSeconds(7200));
+    assertThat(read.get(alice)).isCloseTo(55.0, org.assertj.core.api.Assertions.within(1e-9));
+  }
+
+  /** Far past its epoch, a row moves its epoch and keeps its worth. */
+  @Test
+  void recent_usage_survives_a_rebase_of_its_scale() {
+    Duration halfLife = Duration.ofMinutes(1);
+    Instant at = Instant.parse("2026-12-03T06:00:00Z");
+    String bob = "bob-" + System.nanoTime();
+    io.gpuq.storage.JdbcUsageLedger ledger =
+        new io.gpuq.storage.JdbcUsageLedger(jdbc(), tx, halfLife);
+    ledger.add(Map.of(bob, 1.0), at);
+    Instant later = at.plus(Duration.ofMinutes(100));
+    ledger.add(Map.of(bob, 8.0), later);
+    assertThat(ledger.decayed(later.plus(Duration.ofMinutes(3))).get(bob))
+        .isCloseTo(1.0, org.assertj.core.api.Assertions.within(1e-9));
+  }
+
   // --- storing a job -----------------------------------------------------------------------------
 
   @Test

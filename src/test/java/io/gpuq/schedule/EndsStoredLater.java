@@ -100,8 +100,18 @@ final class EndsStoredLater implements JobStore {
   }
 
   @Override
-  public QueueHead queueHead(int cpuOnlyLimit, int gpuLimit) {
-    return store.queueHead(cpuOnlyLimit, gpuLimit);
+  public QueueHead queueHead(int cpuPerOwner, int cpuOnlyLimit, int gpuPerOwner, int gpuLimit) {
+    return store.queueHead(cpuPerOwner, cpuOnlyLimit, gpuPerOwner, gpuLimit);
+  }
+
+  @Override
+  public Map<String, io.gpuq.fairshare.Held> heldByOwner() {
+    return store.heldByOwner();
+  }
+
+  @Override
+  public Map<String, io.gpuq.fairshare.Held> heldByOwnerOn(String node) {
+    return store.heldByOwnerOn(node);
   }
 
   @Override

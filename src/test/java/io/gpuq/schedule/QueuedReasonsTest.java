@@ -138,4 +138,40 @@ class QueuedReasonsTest {
     assertThat(QueuedReasons.withoutJobId(reason)).isEqualTo(reason);
     assertThat(QueuedReasons.jobNamedIn(null)).isEmpty();
   }
+
+  @Test
+  void a_job_that_waited_for_another_owners_turn_names_that_owner_and_its_owners_figures() {
+    String reason =
+        QueuedReasons.turnFirst(
+            "bob",
+            "alice",
+            new io.gpuq.fairshare.Capacity.Dominant(io.gpuq.fairshare.Resource.GPU_MEMORY, 0.75),
+            0,
+            1,
+            2);
+    assertThat(reason)
+        .isEqualTo("bob's turn first: alice holds 75% of the GPU memory at share 1 of 2");
+    assertThat(
+            QueuedReasons.turnFirst(
+                "bob",
+                "alice",
+                new io.gpuq.fairshare.Capacity.Dominant(io.gpuq.fairshare.Resource.WHOLE_GPUS, 0.5),
+                0.3,
+                1.5,
+                4.5))
+        .isEqualTo(
+            "bob's turn first: alice holds 50% of the GPUs and used 30% recently at share 1.5 of"
+                + " 4.5");
+  }
+
+  @Test
+  void to_a_submitter_the_owner_whose_turn_came_first_is_another_owner() {
+    String reason = "bob's turn first: alice holds 75% of the GPU memory at share 1 of 2";
+    assertThat(QueuedReasons.withoutOtherOwner(reason, "alice"))
+        .isEqualTo("another owner's turn first: alice holds 75% of the GPU memory at share 1 of 2");
+    assertThat(QueuedReasons.withoutOtherOwner(reason, "bob")).isEqualTo(reason);
+    assertThat(QueuedReasons.withoutOtherOwner("waiting for 8GiB on one GPU", "alice"))
+        .isEqualTo("waiting for 8GiB on one GPU");
+    assertThat(QueuedReasons.withoutOtherOwner(null, "alice")).isNull();
+  }
 }

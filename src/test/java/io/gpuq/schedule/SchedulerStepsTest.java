@@ -86,6 +86,42 @@ class SchedulerStepsTest {
   }
 
   @Test
+  void priority_orders_an_owners_own_jobs_and_a_pass_shares_the_free_slots_between_owners() {
+    Job alicesUrgent =
+        aQueuedJob()
+            .ownedBy("alice")
+            .priority(9)
+            .spec(s -> s.command("/bin/sleep", "60"))
+            .in(store);
+    Job alicesNext =
+        aQueuedJob()
+            .ownedBy("alice")
+            .priority(9)
+            .spec(s -> s.command("/bin/sleep", "60"))
+            .in(store);
+    Job bobs =
+        aQueuedJob().ownedBy("bob").priority(0).spec(s -> s.command("/bin/sleep", "60")).in(store);
+    Job alicesLow =
+        aQueuedJob()
+            .ownedBy("alice")
+            .priority(0)
+            .spec(s -> s.command("/bin/sleep", "60"))
+            .in(store);
+
+    DispatchResult result = scheduler.dispatcher().dispatch(false);
+
+    assertThat(result.started()).isEqualTo(2);
+    assertThat(state(alicesUrgent).state()).isEqualTo(JobState.RUNNING);
+    assertThat(state(bobs).state())
+        .as("alice's priority does not jump bob's job")
+        .isEqualTo(JobState.RUNNING);
+    assertThat(state(alicesNext).state()).isEqualTo(JobState.QUEUED);
+    assertThat(state(alicesLow).state()).isEqualTo(JobState.QUEUED);
+    assertThat(scheduler.queuedReasons().of(state(alicesNext)))
+        .isEqualTo("bob's turn first: alice holds 50% of the CPU slots at share 1 of 2");
+  }
+
+  @Test
   void a_pass_starts_no_more_trials_than_their_sweeps_limit_and_gives_the_slot_to_the_job_behind() {
     store.limitTrials("sweep-1", 1);
     List<Job> trials = new ArrayList<>();

@@ -1,0 +1,139 @@
+package io.gpuq.fairshare;
+
+import io.gpuq.placement.PassOrder;
+import io.gpuq.placement.PlacementDecision;
+import io.gpuq.placement.PlacementRequest;
+import java.util.ArrayDeque;
+import java.util.Comparator;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.PriorityQueue;
+
+/**
+ * The order of one scheduling pass between owners: the next job examined is the next job of the
+ * owner furthest below their share, and each start counts at once against its owner, so that one
+ * pass does not give every free place to one owner.
+ *
+ * <p>An owner's <em>position</em> is {@code (dominant(held) + recent) / share} ({@link
+ * Standing#position}); the owner with the lowest goes first, ties going to the owner whose next job
+ * was queued earliest, then by owner name. Within an owner, jobs come in the order given: priority
+ * (higher first), then submission. A job that does not start leaves its owner first, so their next
+ * job is examined (the one that fits gets the place); a job that starts raises its owner's position
+ * by what it holds.
+ */
+public final class FairShareOrder implements PassOrder {
+
+  /** Positions closer than this are equal: a tie, not a difference of rounding. */
+  private static final double RESOLUTION = 1e-9;
+
+  private static final Comparator<Cursor> FIRST =
+      Comparator.comparingLong((Cursor c) -> c.rank)
+          .thenComparing(c -> c.jobs.peekFirst().queuedSince())
+          .thenComparing(c -> c.owner);
+
+  private final Capacity capacity;
+  private final Map<String, Standing> standings;
+  private final PriorityQueue<Cursor> owners = new PriorityQueue<>(FIRST);
+  private final Map<String, String> ownerOfJob = new HashMap<>();
+  private Cursor current;
+  // The owners of the pass's latest start, and of the latest start by another owner than that one.
+  private String latestStarter;
+  private String latestOtherStarter;
+  private final Map<String, String> turnGivenTo = new HashMap<>();
+
+  /**
+   * @param standings each owner's standing; an owner with queued jobs and no standing has share 1
+   *     and no usage
+   * @param queues each owner's queued jobs, each list in priority, then submission order
+   */
+  public FairShareOrder(
+      Capacity capacity,
+      Map<String, Standing> standings,
+      Map<String, List<PlacementRequest>> queues) {
+    this.capacity = Objects.requireNonNull(capacity, "capacity");
+    this.standings = new LinkedHashMap<>(standings);
+    queues.forEach(
+        (owner, jobs) -> {
+          if (jobs.isEmpty()) {
+            return;
+          }
+          this.standings.putIfAbsent(owner, Standing.fresh(OwnerTerms.DEFAULT.share()));
+          jobs.forEach(job -> ownerOfJob.put(job.jobId(), owner));
+          owners.add(new Cursor(owner, new ArrayDeque<>(jobs), rank(owner)));
+        });
+  }
+
+  @Override
+  public PlacementRequest next() {
+    if (current != null && !current.jobs.isEmpty()) {
+      current.rank = rank(current.owner);
+      owners.add(current);
+    }
+    current = owners.poll();
+    if (current == null) {
+      return null;
+    }
+    PlacementRequest next = current.jobs.pollFirst();
+    String before = current.owner.equals(latestStarter) ? latestOtherStarter : latestStarter;
+    if (before != null) {
+      turnGivenTo.put(next.jobId(), before);
+    }
+    return next;
+  }
+
+  @Override
+  public void started(PlacementRequest request, PlacementDecision decision) {
+    String owner = ownerOfJob.get(request.jobId());
+    if (owner != null) {
+      standings.computeIfPresent(owner, (o, s) -> s.holding(Held.of(request, decision)));
+      if (!owner.equals(latestStarter)) {
+        latestOtherStarter = latestStarter;
+        latestStarter = owner;
+      }
+    }
+  }
+
+  /** Each owner's standing as of now: at the pass's end, with what it started. */
+  public Map<String, Standing> standings() {
+    return Map.copyOf(standings);
+  }
+
+  /**
+   * The owner whose job started, in this pass, latest before this job was examined, if another
+   * owner's: a job that did not start then waited, at least in part, for that owner's turn.
+   */
+  public Optional<String> turnGivenTo(String jobId) {
+    return Optional.ofNullable(turnGivenTo.get(jobId));
+  }
+
+  /** The capacity the pass measures shares against. */
+  public Capacity capacity() {
+    return capacity;
+  }
+
+  /** The owner of a job given to this order, or null. */
+  public String ownerOf(String jobId) {
+    return ownerOfJob.get(jobId);
+  }
+
+  private long rank(String owner) {
+    return Math.round(standings.get(owner).position(capacity) / RESOLUTION);
+  }
+
+  private static final class Cursor {
+    final String owner;
+    final Deque<PlacementRequest> jobs;
+    long rank;
+
+    Cursor(String owner, Deque<PlacementRequest> jobs, long rank) {
+      this.owner = owner;
+      this.jobs = jobs;
+      this.rank = rank;
+    }
+  }
+}

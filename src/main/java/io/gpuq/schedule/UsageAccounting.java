@@ -1,0 +1,79 @@
+package io.gpuq.schedule;
+
+import io.gpuq.duty.FixedDelayDuty;
+import io.gpuq.fairshare.Capacity;
+import io.gpuq.fairshare.Held;
+import io.gpuq.fairshare.RecentUsage;
+import io.gpuq.fairshare.UsageLedger;
+import io.gpuq.job.JobService;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * Adds what this node's running jobs used since the last run to the shared ledger of recent usage,
+ * then reads every owner's figures back for the scheduling passes (which thus read no more than
+ * what they read before, and see other nodes' usage one run late at most).
+ *
+ * <p>An owner's amount is the dominant share, of the whole cluster, of what their jobs hold on this
+ * node, times the seconds since the last run: each node adds only its own, so nothing is counted
+ * twice. The first run after a start adds nothing: what ran while gpuq was down is not known.
+ */
+public final class UsageAccounting extends FixedDelayDuty {
+
+  private final JobService jobs;
+  private final UsageLedger ledger;
+  private final Supplier<Capacity> cluster;
+  private final Duration halfLife;
+  private final String node;
+  private final Clock clock;
+  private Instant lastRun;
+  private volatile Map<String, Double> recent = Map.of();
+
+  public UsageAccounting(
+      JobService jobs,
+      UsageLedger ledger,
+      Supplier<Capacity> cluster,
+      Duration halfLife,
+      Duration interval,
+      String node,
+      Clock clock) {
+    super("fair-share usage", interval);
+    this.jobs = jobs;
+    this.ledger = ledger;
+    this.cluster = cluster;
+    this.halfLife = halfLife;
+    this.node = node;
+    this.clock = clock;
+  }
+
+  @Override
+  public synchronized void runOnce() {
+    Instant now = clock.instant();
+    if (lastRun != null && now.isAfter(lastRun)) {
+      double seconds = Duration.between(lastRun, now).toNanos() / 1e9;
+      Capacity capacity = cluster.get();
+      Map<String, Double> amounts = new HashMap<>();
+      for (Map.Entry<String, Held> held : jobs.heldByOwnerOn(node).entrySet()) {
+        double share = capacity.dominant(held.getValue()).share();
+        if (share > 0) {
+          amounts.put(held.getKey(), share * seconds);
+        }
+      }
+      ledger.add(amounts, now);
+    }
+    lastRun = now;
+    RecentUsage decay = new RecentUsage(halfLife, now);
+    Map<String, Double> averages = new HashMap<>();
+    ledger.decayed(now).forEach((owner, seconds) -> averages.put(owner, decay.average(seconds)));
+    recent = Map.copyOf(averages);
+  }
+
+  /** Each owner's recent usage as an average dominant share, as of the last run. */
+  public Map<String, Double> recentUsage() {
+    return recent;
+  }
+}

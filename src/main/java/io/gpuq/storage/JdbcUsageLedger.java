@@ -1,0 +1,91 @@
+package io.gpuq.storage;
+
+import io.gpuq.fairshare.RecentUsage;
+import io.gpuq.fairshare.UsageLedger;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The {@link UsageLedger} in the table {@code owner_usage} (V17): one row per owner, its scaled sum
+ * and the epoch that sum counts from. A node's additions lock the owners' rows, so two nodes add
+ * one after the other and neither loses the other's amount.
+ */
+public final class JdbcUsageLedger implements UsageLedger {
+
+  // Runs on PostgreSQL and on H2 in its PostgreSQL mode alike.
+  private static final String CREATE =
+      "insert into owner_usage (owner, scaled_usage, epoch) values (?, 0, ?)"
+          + " on conflict do nothing";
+  private static final String LOCK =
+      "select owner, scaled_usage, epoch from owner_usage where owner in (%s)"
+          + " order by owner for update";
+  private static final String UPDATE =
+      "update owner_usage set scaled_usage = ?, epoch = ? where owner = ?";
+  private static final String ALL = "select owner, scaled_usage, epoch from owner_usage";
+
+  private final JdbcTemplate jdbc;
+  private final TransactionTemplate tx;
+  private final Duration halfLife;
+
+  public JdbcUsageLedger(JdbcTemplate jdbc, TransactionTemplate tx, Duration halfLife) {
+    this.jdbc = jdbc;
+    this.tx = tx;
+    this.halfLife = halfLife;
+  }
+
+  @Override
+  public void add(Map<String, Double> dominantShareSeconds, Instant now) {
+    Map<String, Double> amounts = new TreeMap<>(dominantShareSeconds);
+    amounts.values().removeIf(amount -> !(amount > 0));
+    if (amounts.isEmpty()) {
+      return;
+    }
+    OffsetDateTime at = OffsetDateTime.ofInstant(now, ZoneOffset.UTC);
+    tx.executeWithoutResult(
+        status -> {
+          for (String owner : amounts.keySet()) {
+            jdbc.update(CREATE, owner, at);
+          }
+          List<Object[]> updates =
+              jdbc.query(
+                  LOCK.formatted(String.join(",", Collections.nCopies(amounts.size(), "?"))),
+                  (row, i) -> {
+                    String owner = row.getString(1);
+                    Instant epoch = row.getObject(3, OffsetDateTime.class).toInstant();
+                    RecentUsage usage = new RecentUsage(halfLife, epoch);
+                    double scaled = row.getDouble(2) + usage.scaled(amounts.get(owner), now);
+                    if (usage.needsRebase(now)) {
+                      scaled *= usage.rebaseFactor(now);
+                      epoch = now;
+                    }
+                    return new Object[] {
+                      scaled, OffsetDateTime.ofInstant(epoch, ZoneOffset.UTC), owner
+                    };
+                  },
+                  amounts.keySet().toArray());
+          jdbc.batchUpdate(UPDATE, updates);
+        });
+  }
+
+  @Override
+  public Map<String, Double> decayed(Instant now) {
+    Map<String, Double> decayed = new HashMap<>();
+    jdbc.query(
+        ALL,
+        row -> {
+          Instant epoch = row.getObject(3, OffsetDateTime.class).toInstant();
+          decayed.put(
+              row.getString(1), new RecentUsage(halfLife, epoch).decayed(row.getDouble(2), now));
+        });
+    return decayed;
+  }
+}
