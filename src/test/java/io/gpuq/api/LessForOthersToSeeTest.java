@@ -122,12 +122,15 @@ class LessForOthersToSeeTest {
     Gate gate = aGate();
     String alices = submit(alice, holdingBothGpusUntil(gate, "alices-secret-run"));
     awaitState(alice, alices, "RUNNING");
+    // Until every process of the job has been measured: a process just started reads 0 bytes.
     await()
         .atMost(SOON)
         .untilAsserted(
             () ->
                 assertThat(processes(admin))
-                    .anySatisfy(p -> assertThat(p.get("jobId").asString()).isEqualTo(alices)));
+                    .filteredOn(p -> alices.equals(p.get("jobId").asString()))
+                    .isNotEmpty()
+                    .allSatisfy(p -> assertThat(p.get("memoryUsedBytes").asLong()).isPositive()));
 
     Response bobsView = bob.get("/api/v1/gpus");
     assertThat(bobsView.body()).doesNotContain(alices).doesNotContain("alices-secret-run");
