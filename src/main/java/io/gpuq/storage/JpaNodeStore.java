@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /** The {@code nodes} table through JPA, each call one transaction. */
@@ -24,6 +25,23 @@ public class JpaNodeStore implements NodeStore {
 
   @Override
   public void beat(
+      String name,
+      String labels,
+      String backend,
+      String gpus,
+      NodeCapacity allocatable,
+      HostUsage used,
+      Instant now) {
+    try {
+      beatOnce(name, labels, backend, gpus, allocatable, used, now);
+    } catch (DataIntegrityViolationException e) {
+      // Another beat of this node registered it between our look and our insert (a first beat on
+      // a loaded machine): it is there now, so this beat is an update.
+      beatOnce(name, labels, backend, gpus, allocatable, used, now);
+    }
+  }
+
+  private void beatOnce(
       String name,
       String labels,
       String backend,
