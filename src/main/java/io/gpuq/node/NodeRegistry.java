@@ -102,8 +102,16 @@ public class NodeRegistry implements LiveNodes {
     return figures;
   }
 
-  /** This node's own figures now, with {@code allocated} as the database has it. */
-  public NodeFigures selfFigures(Allocated allocated, Instant heartbeatAt) {
+  /**
+   * This node's own figures now (for its gauges): allocated read from the database (one query);
+   * {@code heartbeatAt} is now.
+   */
+  public NodeFigures selfFigures() {
+    return selfFigures(
+        nodes.allocatedByNode().getOrDefault(self, Allocated.NOTHING), clock.instant());
+  }
+
+  private NodeFigures selfFigures(Allocated allocated, Instant heartbeatAt) {
     HostUsage now = used.get();
     return new NodeFigures(
         self,
@@ -112,11 +120,6 @@ public class NodeRegistry implements LiveNodes {
         new NodeFigures.Cores(allocatable.cpus(), allocated.cpus(), now.cpus()),
         new NodeFigures.Memory(
             allocatable.memoryBytes(), allocated.memoryBytes(), now.memoryBytes()));
-  }
-
-  /** What this node's RUNNING jobs were given, from the database. */
-  public Allocated allocatedToSelf() {
-    return nodes.allocatedByNode().getOrDefault(self, Allocated.NOTHING);
   }
 
   private Instant heartbeatOfSelf(Instant now) {

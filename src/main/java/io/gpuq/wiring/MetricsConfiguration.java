@@ -62,11 +62,7 @@ public class MetricsConfiguration {
   NodeResourceGauges nodeResourceGauges(
       MeterRegistry registry, NodeIdentity node, NodeRegistry nodes, Clock clock) {
     return new NodeResourceGauges(
-        registry,
-        node.name(),
-        () -> nodes.selfFigures(nodes.allocatedToSelf(), clock.instant()),
-        clock,
-        JOB_COUNT_MAX_AGE);
+        registry, node.name(), nodes::selfFigures, clock, JOB_COUNT_MAX_AGE);
   }
 
   @Bean
