@@ -20,6 +20,7 @@ public record GpuqProperties(
     String nodeName,
     Map<String, String> nodeLabels,
     @DefaultValue Cluster cluster,
+    @DefaultValue Node node,
     @DefaultValue Gpu gpu,
     @DefaultValue Scheduler scheduler,
     @DefaultValue Placement placement,
@@ -45,6 +46,15 @@ public record GpuqProperties(
    */
   public record Cluster(
       @DefaultValue("5s") Duration heartbeatInterval, @DefaultValue("30s") Duration nodeTimeout) {}
+
+  /**
+   * What this node keeps back from its jobs for gpuq and the system; unset, the defaults of {@code
+   * io.gpuq.cgroup.Reservation.defaultsFor} (docs/configuration.md, "What a node gives its jobs").
+   *
+   * @param reservedCpus whole cores
+   * @param reservedMemory a size ("2GiB")
+   */
+  public record Node(Integer reservedCpus, String reservedMemory) {}
 
   /** GPU backend selection and the emulated devices. */
   public record Gpu(

@@ -47,6 +47,14 @@ public final class JobHostMetrics extends FixedDelayDuty implements JobLifecycle
   private final LiveGauges cores;
   private final Map<String, CpuCounter> cpuCounters = new HashMap<>();
 
+  /**
+   * The sums over this node's running jobs at the last reading: CPU cores (of the jobs read twice
+   * already) and resident bytes.
+   */
+  public record Totals(double cpus, long residentBytes) {}
+
+  private volatile Totals totals = new Totals(0, 0);
+
   public JobHostMetrics(
       MeterRegistry registry,
       String node,
@@ -100,6 +108,17 @@ public final class JobHostMetrics extends FixedDelayDuty implements JobLifecycle
     removeCountersExcept(seen);
     resident.update(residentBytes);
     cores.update(coresUsed);
+    totals =
+        new Totals(
+            coresUsed.values().stream().mapToDouble(Double::doubleValue).sum(),
+            residentBytes.values().stream().mapToLong(Long::longValue).sum());
+  }
+
+  /**
+   * What this node's workers used at the last reading, summed ({@code gpuq_node_*{kind="used"}}).
+   */
+  public Totals totals() {
+    return totals;
   }
 
   private CpuCounter cpuCounter(String job, Tags tags) {

@@ -23,6 +23,12 @@ public final class MeterNames {
   public static final String JOB_CPU_TIME = "gpuq.job.cpu";
   public static final String JOB_RESIDENT_MEMORY = "gpuq.job.resident.memory";
 
+  /** A node's cores: {@code gpuq_node_cpus{node, kind}}, {@code kind} one of {@link #KINDS}. */
+  public static final String NODE_CPUS = "gpuq.node.cpus";
+
+  /** A node's host memory: {@code gpuq_node_memory_bytes{node, kind}}. */
+  public static final String NODE_MEMORY = "gpuq.node.memory";
+
   public static final String JOB_QUEUE_WAIT = "gpuq.job.queue.wait";
   public static final String JOB_SUBMIT_TO_START = "gpuq.job.submit.to.start";
   public static final String JOB_ATTEMPTS_FINISHED = "gpuq.job.attempts.finished";
@@ -48,6 +54,13 @@ public final class MeterNames {
   public static final String OUTCOME = "outcome";
   public static final String REASON = "reason";
   public static final String POLICY = "policy";
+  public static final String KIND = "kind";
+
+  /** The {@code kind}s of the node gauges. */
+  public static final String ALLOCATABLE = "allocatable";
+
+  public static final String ALLOCATED = "allocated";
+  public static final String USED = "used";
 
   /**
    * The {@code job_id} of a process on a GPU that no gpuq worker started: empty, which Prometheus

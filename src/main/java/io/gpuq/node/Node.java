@@ -1,5 +1,6 @@
 package io.gpuq.node;
 
+import io.gpuq.cgroup.NodeCapacity;
 import java.time.Duration;
 import java.time.Instant;
 
@@ -17,6 +18,16 @@ public class Node {
   private String gpus;
 
   private Instant startedAt;
+
+  /** Cores and host memory it gives its jobs; null in a row a node older than these wrote. */
+  private Integer allocatableCpus;
+
+  private Long allocatableMemoryBytes;
+
+  /** What its workers used at its last reading: CPU cores and resident bytes; null if none. */
+  private Double usedCpus;
+
+  private Long usedMemoryBytes;
 
   private Instant heartbeatAt;
 
@@ -39,6 +50,14 @@ public class Node {
     this.backend = backend;
     this.gpus = gpus;
     this.heartbeatAt = now;
+  }
+
+  /** Its cores and memory as of this beat: what it gives jobs, and what they used (or null). */
+  public void report(NodeCapacity allocatable, HostUsage used) {
+    this.allocatableCpus = allocatable.cpus();
+    this.allocatableMemoryBytes = allocatable.memoryBytes();
+    this.usedCpus = used == null ? null : used.cpus();
+    this.usedMemoryBytes = used == null ? null : used.memoryBytes();
   }
 
   public boolean isAlive(Instant now, Duration timeout) {
@@ -67,5 +86,21 @@ public class Node {
 
   public Instant heartbeatAt() {
     return heartbeatAt;
+  }
+
+  public Integer allocatableCpus() {
+    return allocatableCpus;
+  }
+
+  public Long allocatableMemoryBytes() {
+    return allocatableMemoryBytes;
+  }
+
+  public Double usedCpus() {
+    return usedCpus;
+  }
+
+  public Long usedMemoryBytes() {
+    return usedMemoryBytes;
   }
 }

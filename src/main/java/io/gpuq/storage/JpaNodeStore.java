@@ -1,9 +1,15 @@
 package io.gpuq.storage;
 
+import io.gpuq.cgroup.NodeCapacity;
+import io.gpuq.node.Allocated;
+import io.gpuq.node.HostUsage;
 import io.gpuq.node.Node;
 import io.gpuq.node.NodeStore;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /** The {@code nodes} table through JPA, each call one transaction. */
@@ -18,14 +24,45 @@ public class JpaNodeStore implements NodeStore {
   }
 
   @Override
-  public void beat(String name, String labels, String backend, String gpus, Instant now) {
+  public void beat(
+      String name,
+      String labels,
+      String backend,
+      String gpus,
+      NodeCapacity allocatable,
+      HostUsage used,
+      Instant now) {
+    try {
+      beatOnce(name, labels, backend, gpus, allocatable, used, now);
+    } catch (DataIntegrityViolationException e) {
+      // Another beat of this node registered it between our look and our insert (a first beat on
+      // a loaded machine): it is there now, so this beat is an update.
+      beatOnce(name, labels, backend, gpus, allocatable, used, now);
+    }
+  }
+
+  private void beatOnce(
+      String name,
+      String labels,
+      String backend,
+      String gpus,
+      NodeCapacity allocatable,
+      HostUsage used,
+      Instant now) {
     tx.executeWithoutResult(
         status ->
             nodes
                 .findById(name)
                 .ifPresentOrElse(
-                    node -> node.beat(labels, backend, gpus, now),
-                    () -> nodes.save(new Node(name, labels, backend, gpus, now))));
+                    node -> {
+                      node.beat(labels, backend, gpus, now);
+                      node.report(allocatable, used);
+                    },
+                    () -> {
+                      Node node = new Node(name, labels, backend, gpus, now);
+                      node.report(allocatable, used);
+                      nodes.save(node);
+                    }));
   }
 
   @Override
@@ -36,5 +73,19 @@ public class JpaNodeStore implements NodeStore {
   @Override
   public List<Node> all() {
     return tx.execute(status -> nodes.findAll());
+  }
+
+  @Override
+  public Map<String, Allocated> allocatedByNode() {
+    return tx.execute(
+        status -> {
+          Map<String, Allocated> byNode = new HashMap<>();
+          for (Object[] row : nodes.allocatedToRunningJobs()) {
+            byNode.put(
+                (String) row[0],
+                new Allocated(((Number) row[1]).longValue(), ((Number) row[2]).longValue()));
+          }
+          return byNode;
+        });
   }
 }

@@ -10,10 +10,12 @@ import io.gpuq.meters.GpuPollMetrics;
 import io.gpuq.meters.GuardActionCounter;
 import io.gpuq.meters.JobHostMetrics;
 import io.gpuq.meters.JobStateGauges;
+import io.gpuq.meters.NodeResourceGauges;
 import io.gpuq.meters.SchedulerMetrics;
 import io.gpuq.meters.StorageGauges;
 import io.gpuq.meters.SweepMeters;
 import io.gpuq.node.NodeIdentity;
+import io.gpuq.node.NodeRegistry;
 import io.gpuq.proc.ProcFs;
 import io.gpuq.storage.JdbcSweepStore;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -51,6 +53,14 @@ public class MetricsConfiguration {
       GpuqProperties properties) {
     return new JobHostMetrics(
         registry, node.name(), workers, procFs, clock, properties.gpu().pollInterval());
+  }
+
+  /** This node's cores and memory: allocatable, allocated (one grouped query), used. */
+  @Bean
+  NodeResourceGauges nodeResourceGauges(
+      MeterRegistry registry, NodeIdentity node, NodeRegistry nodes, Clock clock) {
+    return new NodeResourceGauges(
+        registry, node.name(), nodes::selfFigures, clock, JOB_COUNT_MAX_AGE);
   }
 
   @Bean

@@ -1,15 +1,24 @@
 package io.gpuq.wiring;
 
+import io.gpuq.cgroup.MeasuredHost;
 import io.gpuq.config.GpuqProperties;
 import io.gpuq.gpu.GpuInventory;
 import io.gpuq.gpu.GpuPoller;
 import io.gpuq.launch.Workers;
+import io.gpuq.meters.JobHostMetrics;
+import io.gpuq.node.HostUsage;
+import io.gpuq.node.LocalCapacity;
 import io.gpuq.node.LocalGpus;
 import io.gpuq.node.NodeIdentity;
 import io.gpuq.node.NodeRegistry;
+import io.gpuq.startup.StartRefusedException;
 import io.gpuq.storage.JpaNodeStore;
 import io.gpuq.storage.NodeRepository;
+import io.gpuq.text.MemorySize;
+import java.io.IOException;
 import java.time.Clock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Lazy;
@@ -21,6 +30,41 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 @Configuration(proxyBeanMethods = false)
 public class NodeConfiguration {
+
+  private static final Logger log = LoggerFactory.getLogger(NodeConfiguration.class);
+
+  /**
+   * What this node gives its jobs: measured at start (affinity mask, cgroup CPU quota, MemTotal or
+   * cgroup memory limit) less {@code gpuq.node.reserved-cpus} and {@code reserved-memory}, logged
+   * with where each figure came from. gpuq refuses to start where nothing is left.
+   */
+  @Bean
+  LocalCapacity localCapacity(GpuqProperties properties) {
+    MeasuredHost measured;
+    try {
+      measured = MeasuredHost.measure();
+    } catch (IOException | RuntimeException e) {
+      throw new StartRefusedException(
+          "cannot measure this host's CPUs and memory: " + e.getMessage(),
+          "run gpuq on Linux with /proc and /sys/fs/cgroup readable",
+          e);
+    }
+    GpuqProperties.Node node = properties.node();
+    Long reservedMemory = null;
+    if (node.reservedMemory() != null && !node.reservedMemory().isBlank()) {
+      try {
+        reservedMemory = MemorySize.parse(node.reservedMemory().trim());
+      } catch (IllegalArgumentException | ArithmeticException e) {
+        throw new StartRefusedException(
+            "gpuq.node.reserved-memory=" + node.reservedMemory() + " is no size",
+            "write a size such as 2GiB or 512MiB",
+            e);
+      }
+    }
+    LocalCapacity capacity = LocalCapacity.decide(measured, node.reservedCpus(), reservedMemory);
+    log.info("This node's cores and memory: {}", capacity.describe());
+    return capacity;
+  }
 
   @Bean
   LocalGpus localGpus(
@@ -36,8 +80,19 @@ public class NodeConfiguration {
       Clock clock,
       NodeIdentity node,
       GpuqProperties properties,
-      LocalGpus localGpus) {
+      LocalGpus localGpus,
+      LocalCapacity capacity,
+      JobHostMetrics jobHostMetrics) {
     return new NodeRegistry(
-        new JpaNodeStore(nodes, tx), clock, node, properties.cluster().nodeTimeout(), localGpus);
+        new JpaNodeStore(nodes, tx),
+        clock,
+        node,
+        properties.cluster().nodeTimeout(),
+        localGpus,
+        capacity.allocatable(),
+        () -> {
+          JobHostMetrics.Totals totals = jobHostMetrics.totals();
+          return new HostUsage(totals.cpus(), totals.residentBytes());
+        });
   }
 }

@@ -24,7 +24,8 @@ class OpenApiDocumentIntegrationTest extends IntegrationTest {
             "/api/v1/jobs/{id}",
             "/api/v1/jobs/{id}/cancel",
             "/api/v1/jobs/{id}/logs",
-            "/api/v1/gpus");
+            "/api/v1/gpus",
+            "/api/v1/nodes");
     List<String> submitAnswers = new ArrayList<>();
     doc.get("paths")
         .get("/api/v1/jobs")

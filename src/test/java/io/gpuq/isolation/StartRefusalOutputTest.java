@@ -30,7 +30,10 @@ class StartRefusalOutputTest {
             + "|Create it (useradd --system",
         "--gpuq.storage.min-free=plenty"
             + "|gpuq.storage.min-free=plenty is no size"
-            + "|Give a size such as 1GiB or 500MiB, or 0 to turn the check off."
+            + "|Give a size such as 1GiB or 500MiB, or 0 to turn the check off.",
+        "--gpuq.node.reserved-cpus=100000"
+            + "|gpuq.node.reserved-cpus=100000 leaves no core to jobs: this node gives gpuq"
+            + "|Set gpuq.node.reserved-cpus below"
       })
   void printsOneShortBlockWithoutAStackTrace(String setting, String problem, String action)
       throws Exception {

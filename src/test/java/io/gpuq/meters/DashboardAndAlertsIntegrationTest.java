@@ -109,7 +109,9 @@ class DashboardAndAlertsIntegrationTest extends MetricsIntegrationSupport {
             "gpuq_guard_actions_total",
             "gpuq_gpu_poll_errors_total",
             "gpuq_job_cpu_usage_ratio",
-            "gpuq_job_resident_memory_bytes");
+            "gpuq_job_resident_memory_bytes",
+            "gpuq_node_cpus",
+            "gpuq_node_memory_bytes");
     // gpuq_jobs counts the shared database on every node: one node's value, not their sum
     // (DashboardOnSeveralNodesTest evaluates these over two nodes).
     assertThat(dashboardExpressions())
@@ -128,7 +130,8 @@ class DashboardAndAlertsIntegrationTest extends MetricsIntegrationSupport {
     collectDataSources(dashboard.get("panels"), dataSources);
     assertThat(dataSources).isNotEmpty().allMatch("${DS_PROMETHEUS}"::equals);
     assertThat(dashboardExpressions())
-        .filteredOn(e -> e.contains("gpuq_gpu_") || e.contains("gpuq_job_"))
+        .filteredOn(
+            e -> e.contains("gpuq_gpu_") || e.contains("gpuq_job_") || e.contains("gpuq_node_"))
         .allMatch(e -> e.contains("node=~\"$node\""));
   }
 

@@ -36,7 +36,9 @@ class ExposedNamesIntegrationTest extends MetricsIntegrationSupport {
           Map.entry("gpuq_jobs", Set.of("state")),
           Map.entry("gpuq_job_info", Set.of("job_id", "name", "owner", "sweep")),
           Map.entry("gpuq_sweep_trials", Set.of("sweep", "state")),
-          Map.entry("gpuq_sweep_best_value", Set.of("sweep")));
+          Map.entry("gpuq_sweep_best_value", Set.of("sweep")),
+          Map.entry("gpuq_node_cpus", Set.of("node", "kind")),
+          Map.entry("gpuq_node_memory_bytes", Set.of("node", "kind")));
 
   record Documented(String type, Set<String> labels) {}
 
@@ -72,7 +74,7 @@ class ExposedNamesIntegrationTest extends MetricsIntegrationSupport {
     Map<String, String> documentedTypes = new TreeMap<>();
     documented.forEach((name, doc) -> documentedTypes.put(name, doc.type()));
 
-    assertThat(documented).hasSize(25);
+    assertThat(documented).hasSize(27);
     assertThat(exposedTypes).isEqualTo(documentedTypes);
   }
 
