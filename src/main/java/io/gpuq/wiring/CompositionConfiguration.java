@@ -64,7 +64,6 @@ public class CompositionConfiguration {
     Duration heartbeat = properties.cluster().heartbeatInterval();
     GpuqProperties.Retention retention = properties.retention();
     return new NodeComposition(
-        nodes::beat,
         scheduler.recovery(),
         scheduler.loop(),
         List.of(
@@ -99,7 +98,7 @@ public class CompositionConfiguration {
 
   /** The composition's first step, the node's first heartbeat, before the web server starts. */
   @Bean
-  SmartLifecycle nodeMembership(NodeComposition composition) {
-    return composition.membership();
+  SmartLifecycle nodeMembership(NodeRegistry nodes) {
+    return NodeComposition.membership(nodes::beat);
   }
 }

@@ -32,18 +32,12 @@ public final class NodeComposition implements SmartLifecycle {
   /** After the web server (and its graceful shutdown), before the lifecycles of default phase. */
   static final int PHASE = Integer.MAX_VALUE - 200;
 
-  private final Runnable firstHeartbeat;
   private final WorkerRecovery recovery;
   private final SchedulingLoop loop;
   private final PeriodicDuties duties;
   private volatile boolean running;
 
-  NodeComposition(
-      Runnable firstHeartbeat,
-      WorkerRecovery recovery,
-      SchedulingLoop loop,
-      List<PeriodicDuty> duties) {
-    this.firstHeartbeat = firstHeartbeat;
+  NodeComposition(WorkerRecovery recovery, SchedulingLoop loop, List<PeriodicDuty> duties) {
     this.recovery = recovery;
     this.loop = loop;
     this.duties = new PeriodicDuties(duties);
@@ -80,8 +74,12 @@ public final class NodeComposition implements SmartLifecycle {
     return duties.duty(name);
   }
 
-  /** Step 1: the first heartbeat, before the web server starts. */
-  SmartLifecycle membership() {
+  /**
+   * Step 1: the first heartbeat, before the web server starts. A lifecycle of its own that does not
+   * depend on the composition: Spring starts a lifecycle's dependencies before it, whatever their
+   * phase, so a membership built from the composition started the loop and the duties first.
+   */
+  static SmartLifecycle membership(Runnable firstHeartbeat) {
     return new SmartLifecycle() {
       private volatile boolean beaten;
 
