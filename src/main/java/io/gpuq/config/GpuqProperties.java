@@ -32,7 +32,8 @@ public record GpuqProperties(
     @DefaultValue Backup backup,
     @DefaultValue Sweeps sweeps,
     @DefaultValue Metrics metrics,
-    @DefaultValue Ui ui) {
+    @DefaultValue Ui ui,
+    @DefaultValue Node node) {
 
   public GpuqProperties {
     nodeLabels = nodeLabels == null ? Map.of() : Map.copyOf(nodeLabels);
@@ -103,6 +104,23 @@ public record GpuqProperties(
       @DefaultValue("true") boolean jaxPreallocate,
       String runAs,
       @DefaultValue("false") boolean allowSharedAccount) {}
+
+  /**
+   * @param cgroups whether each worker runs in a cgroup of its own (docs/operations.md, "Cores and
+   *     host memory")
+   */
+  public record Node(@DefaultValue("auto") Cgroups cgroups) {
+
+    /** {@code gpuq.node.cgroups}. */
+    public enum Cgroups {
+      /** Cgroups where gpuq can make them, else cores bound by affinity and memory uncapped. */
+      AUTO,
+      /** The affinity fallback, even where cgroups would work. */
+      OFF,
+      /** gpuq refuses to start without them, saying why. */
+      REQUIRED
+    }
+  }
 
   /**
    * @param policy STOP (the job fails OVER_BUDGET) or WARN (logged and counted only)

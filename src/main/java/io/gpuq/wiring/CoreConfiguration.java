@@ -17,6 +17,7 @@ import io.gpuq.job.JobStore;
 import io.gpuq.job.SubmitAdmission;
 import io.gpuq.launch.JobFiles;
 import io.gpuq.launch.ProcessTreeStopper;
+import io.gpuq.launch.WorkerConfinement;
 import io.gpuq.launch.WorkerLauncher;
 import io.gpuq.launch.WorkerSetup;
 import io.gpuq.launch.Workers;
@@ -107,12 +108,14 @@ public class CoreConfiguration {
       ScheduledExecutorService workerTimer,
       ExecutorService workerExitExecutor,
       GpuqProperties properties,
-      ProcFs procFs) {
+      ProcFs procFs,
+      WorkerConfinement confinement) {
     return new Workers(
         new WorkerLauncher(files, clock),
         new ProcessTreeStopper(workerTimer, properties.worker().killGrace()),
         workerExitExecutor,
-        procFs);
+        procFs,
+        confinement);
   }
 
   /**

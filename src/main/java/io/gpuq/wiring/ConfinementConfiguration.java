@@ -1,0 +1,150 @@
+package io.gpuq.wiring;
+
+import io.gpuq.cgroup.Affinity;
+import io.gpuq.cgroup.CgroupSupport;
+import io.gpuq.cgroup.CoreAllocator;
+import io.gpuq.cgroup.CpuList;
+import io.gpuq.cgroup.MeasuredHost;
+import io.gpuq.cgroup.Reservation;
+import io.gpuq.cgroup.WorkerCgroups;
+import io.gpuq.config.GpuqProperties;
+import io.gpuq.config.GpuqProperties.Node.Cgroups;
+import io.gpuq.launch.WorkerConfinement;
+import io.gpuq.startup.StartRefusedException;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Decides once, at start, how workers are kept to their cores and host memory ({@code
+ * gpuq.node.cgroups}): each in a cgroup of its own where gpuq can make them, else born bound to its
+ * cores by affinity with its memory only accounted, said loudly in the log and in the health
+ * details.
+ */
+@Configuration(proxyBeanMethods = false)
+public class ConfinementConfiguration {
+
+  private static final Logger log = LoggerFactory.getLogger(ConfinementConfiguration.class);
+
+  @Bean(destroyMethod = "close")
+  WorkerConfinement workerConfinement(GpuqProperties properties) {
+    Cgroups mode = properties.node().cgroups();
+    CoreAllocator cores = new CoreAllocator(usableCores());
+    if (mode == Cgroups.OFF) {
+      WorkerConfinement confinement =
+          WorkerConfinement.byAffinity(cores, "turned off (gpuq.node.cgroups=off)");
+      warnFallback(confinement);
+      return confinement;
+    }
+    CgroupSupport support = CgroupSupport.detect();
+    String reason;
+    if (support.usable()) {
+      try {
+        WorkerCgroups cgroups = WorkerCgroups.open(support, parentName(properties.dataDir()));
+        WorkerConfinement confinement = WorkerConfinement.inCgroups(cgroups, cores);
+        log.info(
+            "workers run in cgroups of their own ({}; below {}), bound to cores {} and capped at"
+                + " their memory",
+            support.describe(),
+            confinement.parentGroups(),
+            cores.usable());
+        return confinement;
+      } catch (IOException | RuntimeException e) {
+        reason = "cannot make the workers' parent cgroup: " + e.getMessage();
+      }
+    } else {
+      reason = support.unavailableReason().orElseThrow();
+    }
+    if (mode == Cgroups.REQUIRED) {
+      throw new StartRefusedException(
+          "gpuq.node.cgroups=required, but gpuq cannot give workers cgroups: " + reason,
+          "run gpuq as root, or in a cgroup delegated to it (systemd: Delegate=yes), with the"
+              + " cpuset and memory controllers; or set gpuq.node.cgroups=auto to run with cores"
+              + " bound by affinity and memory not capped");
+    }
+    WorkerConfinement confinement = WorkerConfinement.byAffinity(cores, reason);
+    warnFallback(confinement);
+    return confinement;
+  }
+
+  private static void warnFallback(WorkerConfinement confinement) {
+    log.warn(
+        "WORKERS ARE NOT IN CGROUPS: {}. Each worker is born bound to its cores by"
+            + " sched_setaffinity, which a job may undo, and its host memory (resources.memory) is"
+            + " NOT capped, only accounted: a job that uses more than it asked for takes it from"
+            + " its neighbours, and the kernel's OOM killer may then pick any process, gpuq's own"
+            + " included; no job ends HOST_OUT_OF_MEMORY. Cores given to workers: {}. See"
+            + " docs/operations.md, \"Cores and host memory\".",
+        confinement.fallbackReason().orElse("unknown reason"),
+        confinement.usableCores().map(CpuList::toString).orElse("none"));
+  }
+
+  /** gpuq's own CPUs minus the ones reserved for it and the system. */
+  private static CpuList usableCores() {
+    CpuList mask = Affinity.ofThisProcess();
+    int reserved = 0;
+    try {
+      reserved = Reservation.defaultsFor(MeasuredHost.measure()).cpus();
+    } catch (IOException | RuntimeException e) {
+      log.warn("cannot measure this host ({}); no cores reserved", e.toString());
+    }
+    return CoreAllocator.usable(mask, reserved);
+  }
+
+  /**
+   * One parent group per data directory: two gpuqs on one host (each with its own data directory
+   * and jobs) never take, re-adopt or remove each other's workers' groups.
+   */
+  static String parentName(Path dataDir) {
+    try {
+      byte[] digest =
+          MessageDigest.getInstance("SHA-256")
+              .digest(
+                  dataDir.toAbsolutePath().normalize().toString().getBytes(StandardCharsets.UTF_8));
+      return WorkerCgroups.DEFAULT_PARENT + "-" + HexFormat.of().formatHex(digest, 0, 4);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Named "cgroups" in /actuator/health; shown to admins only, as every health detail. */
+  @Bean
+  HealthIndicator cgroupsHealthIndicator(WorkerConfinement confinement, GpuqProperties properties) {
+    return () -> {
+      Map<String, Object> details = new LinkedHashMap<>();
+      details.put("configured", properties.node().cgroups().name().toLowerCase());
+      details.put("mode", confinement.mode().name().toLowerCase());
+      confinement.fallbackReason().ifPresent(reason -> details.put("reason", reason));
+      confinement.cgroupVersion().ifPresent(version -> details.put("cgroupVersion", version));
+      boolean inCgroups = confinement.mode() == WorkerConfinement.Mode.CGROUPS;
+      details.put(
+          "cores",
+          inCgroups
+              ? "enforced: each worker's cpuset holds its cores"
+              : "bound by sched_setaffinity at birth, not enforced (a job may widen its mask)");
+      details.put(
+          "memory",
+          inCgroups
+              ? "capped at each job's resources.memory (memory and swap)"
+              : "not capped, only accounted: no job ends HOST_OUT_OF_MEMORY");
+      confinement.usableCores().ifPresent(cores -> details.put("usableCores", cores.toString()));
+      details.put("freeCores", confinement.freeCores());
+      if (inCgroups) {
+        details.put(
+            "parentGroups", confinement.parentGroups().stream().map(Path::toString).toList());
+      }
+      return Health.up().withDetails(details).build();
+    };
+  }
+}
