@@ -19,6 +19,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.health.contributor.Health;
@@ -39,19 +40,32 @@ public class ConfinementConfiguration {
 
   @Bean(destroyMethod = "close")
   WorkerConfinement workerConfinement(GpuqProperties properties) {
-    Cgroups mode = properties.node().cgroups();
-    CoreAllocator cores = new CoreAllocator(usableCores());
+    return decide(
+        properties.node().cgroups(),
+        CgroupSupport::detect,
+        parentName(properties.dataDir()),
+        new CoreAllocator(usableCores()));
+  }
+
+  /**
+   * The confinement {@code mode} asks for, as far as this host allows; detection runs only when
+   * cgroups are wanted.
+   *
+   * @throws StartRefusedException when cgroups are required and gpuq cannot make them
+   */
+  static WorkerConfinement decide(
+      Cgroups mode, Supplier<CgroupSupport> detect, String parentName, CoreAllocator cores) {
     if (mode == Cgroups.OFF) {
       WorkerConfinement confinement =
           WorkerConfinement.byAffinity(cores, "turned off (gpuq.node.cgroups=off)");
       warnFallback(confinement);
       return confinement;
     }
-    CgroupSupport support = CgroupSupport.detect();
+    CgroupSupport support = detect.get();
     String reason;
     if (support.usable()) {
       try {
-        WorkerCgroups cgroups = WorkerCgroups.open(support, parentName(properties.dataDir()));
+        WorkerCgroups cgroups = WorkerCgroups.open(support, parentName);
         WorkerConfinement confinement = WorkerConfinement.inCgroups(cgroups, cores);
         log.info(
             "workers run in cgroups of their own ({}; below {}), bound to cores {} and capped at"
