@@ -153,6 +153,52 @@ class WorkersInCgroupsTest extends IntegrationTest {
     await().atMost(SOON).until(() -> alice.state(id).equals("SUCCEEDED"));
   }
 
+  @Test
+  void cancel_and_timeout_stop_every_process_of_the_group_even_one_that_left_the_tree()
+      throws Exception {
+    List<Path> parents = CgroupFixture.parents(admin);
+    Path cancelledStray = Files.createTempFile(dataDir(), "cancelled", ".pid");
+    Path timedOutStray = Files.createTempFile(dataDir(), "timed-out", ".pid");
+    // setsid in a subshell: the sleep leaves the worker's process tree and process group, and
+    // ignores SIGTERM; only its cgroup still holds it.
+    String cancelled = alice.submit(aJob().shell(stray(cancelledStray) + "sleep 600").json());
+    String timedOut =
+        alice.submit(aJob().timeout("PT3S").shell(stray(timedOutStray) + "sleep 600").json());
+    await()
+        .atMost(SOON)
+        .until(() -> Files.size(cancelledStray) > 0 && Files.size(timedOutStray) > 0);
+    long cancelledPid = Long.parseLong(Files.readString(cancelledStray).strip());
+    long timedOutPid = Long.parseLong(Files.readString(timedOutStray).strip());
+    assertThat(CgroupFixture.status(cancelledPid, "State")).isNotEmpty();
+
+    assertThat(alice.post("/api/v1/jobs/" + cancelled + "/cancel").status()).isEqualTo(200);
+
+    await().atMost(SOON).until(() -> alice.state(timedOut).equals("FAILED"));
+    assertThat(alice.job(timedOut).get("failureReason").asString()).isEqualTo("TIMEOUT");
+    await()
+        .atMost(SOON)
+        .untilAsserted(
+            () -> {
+              assertThat(gone(cancelledPid)).as("the cancelled job's stray").isTrue();
+              assertThat(gone(timedOutPid)).as("the timed-out job's stray").isTrue();
+              assertThat(CgroupFixture.workerGroups(parents))
+                  .noneMatch(group -> group.endsWith("/" + cancelled + "@1"))
+                  .noneMatch(group -> group.endsWith("/" + timedOut + "@1"));
+            });
+  }
+
+  private static String stray(Path pidFile) {
+    return "(trap '' TERM; exec setsid sh -c 'trap \"\" TERM; echo $$ > "
+        + pidFile
+        + "; while :; do sleep 1; done') & ";
+  }
+
+  /** Gone, or a zombie its new parent has yet to reap. */
+  private static boolean gone(long pid) {
+    String state = CgroupFixture.status(pid, "State");
+    return state.isEmpty() || state.startsWith("Z");
+  }
+
   private static long usage(Path group) {
     return Long.parseLong(CgroupFixture.read(group.resolve("cpuacct.usage")));
   }
