@@ -9,6 +9,7 @@ import io.gpuq.cgroup.Reservation;
 import io.gpuq.cgroup.WorkerCgroups;
 import io.gpuq.config.GpuqProperties;
 import io.gpuq.config.GpuqProperties.Node.Cgroups;
+import io.gpuq.isolation.Isolation;
 import io.gpuq.launch.WorkerConfinement;
 import io.gpuq.startup.StartRefusedException;
 import java.io.IOException;
@@ -18,6 +19,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -134,7 +136,21 @@ public class ConfinementConfiguration {
 
   /** Named "cgroups" in /actuator/health; shown to admins only, as every health detail. */
   @Bean
-  HealthIndicator cgroupsHealthIndicator(WorkerConfinement confinement, GpuqProperties properties) {
+  HealthIndicator cgroupsHealthIndicator(
+      WorkerConfinement confinement, GpuqProperties properties, Isolation isolation) {
+    List<String> owners =
+        isolation.byOwner().entrySet().stream()
+            .filter(owner -> !isolation.needsSwitch(owner.getValue()))
+            .map(Map.Entry::getKey)
+            .sorted()
+            .toList();
+    // Where gpuq cannot switch accounts no owner is listed: every job runs as gpuq's.
+    String asGpuq =
+        !owners.isEmpty()
+            ? "jobs of " + String.join(", ", owners)
+            : isolation.byOwner().isEmpty() && !isolation.needsSwitch(isolation.fallback())
+                ? "all jobs"
+                : null;
     return () -> {
       Map<String, Object> details = new LinkedHashMap<>();
       details.put("configured", properties.node().cgroups().name().toLowerCase());
@@ -154,6 +170,14 @@ public class ConfinementConfiguration {
               : "not capped, only accounted: no job ends HOST_OUT_OF_MEMORY");
       confinement.usableCores().ifPresent(cores -> details.put("usableCores", cores.toString()));
       details.put("freeCores", confinement.freeCores());
+      if (inCgroups && asGpuq != null) {
+        // They own what gpuq owns, the groups' files included (docs/design/worker-cgroups.md).
+        details.put(
+            "notEnforcedFor",
+            asGpuq
+                + " run as gpuq's own account: they could leave their groups or raise their"
+                + " limits; their caps guard against accidents, not against a hostile job");
+      }
       if (inCgroups) {
         details.put(
             "parentGroups", confinement.parentGroups().stream().map(Path::toString).toList());

@@ -38,6 +38,10 @@ class WorkersInCgroupsTest extends IntegrationTest {
     assertThat(details.get("mode").asString()).isEqualTo("cgroups");
     assertThat(details.get("memory").asString()).contains("capped");
     assertThat(CgroupFixture.parents(admin)).isNotEmpty();
+    // The tests' jobs run as the tests' own account, which is gpuq's.
+    assertThat(details.path("notEnforcedFor").asString())
+        .as("%s", details)
+        .contains("gpuq's own account");
   }
 
   @Test
