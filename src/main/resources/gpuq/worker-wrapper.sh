@@ -1,7 +1,7 @@
 #!/bin/sh
 # gpuq worker wrapper: runs one attempt of a job and writes its exit code to a file, so that the
 # outcome reaches disk even when gpuq is not running.
-#   usage: worker-wrapper.sh EXIT_FILE PROGRAM [ARG...]
+#   usage: worker-wrapper.sh EXIT_FILE [--cgroup CGROUP_PROCS]... PROGRAM [ARG...]
 # PROGRAM is an absolute path resolved by gpuq, and the arguments are passed as they are: no shell
 # ever interprets the user's command. When the job runs as another account, PROGRAM is setpriv,
 # which drops to that account before the user's program runs: this wrapper stays gpuq's, so the job
@@ -17,6 +17,18 @@ trap ':' TERM INT HUP
 # file already has, which needs no free space on a full disk (tmpfs, ext4, xfs).
 exec 3<>"$1"
 shift
+# The worker enters its cgroup (one cgroup.procs file per hierarchy) before anything else runs,
+# while it is still gpuq's account: everything started from here on is born inside, and the job,
+# once it runs as its own account, cannot move out. A worker that cannot enter never runs the job:
+# "cgroup" in the exit file tells gpuq it was a launch failure, not the job's exit.
+while [ "$1" = --cgroup ]; do
+  if ! { echo $$ >"$2"; } 2>/dev/null; then
+    echo "gpuq: cannot enter the worker's cgroup: $2" >&2
+    printf 'cgroup\n' >&3
+    exit 125
+  fi
+  shift 2
+done
 # gpuq keeps its own files private (umask 077); the job's files get the usual default.
 umask 022
 "$@" 3>&-

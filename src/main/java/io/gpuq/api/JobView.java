@@ -28,7 +28,11 @@ public record JobView(
                 "while QUEUED, why it waits, in words and numbers, from what this node's last"
                     + " scheduling pass saw; null otherwise")
         String queuedReason,
-    FailureReason failureReason,
+    @Schema(
+            description =
+                "why it failed, when FAILED; HOST_OUT_OF_MEMORY (new): the kernel killed it at its"
+                    + " host memory cap, resources.memory")
+        FailureReason failureReason,
     @Schema(description = "what went wrong, in words, when FAILED") String failureMessage,
     Integer exitCode,
     int attempt,
@@ -40,7 +44,7 @@ public record JobView(
             description =
                 "the resources the running or next attempt gets: as submitted, with the budget"
                     + " grown by retry.oomGrowth after each attempt that failed for lack of GPU"
-                    + " memory")
+                    + " memory, and the host memory after each HOST_OUT_OF_MEMORY")
         ResourcesView effectiveResources,
     int priority,
     @Schema(description = "ISO-8601 duration, or null", example = "PT2H") String timeout,

@@ -47,15 +47,6 @@ public record GpuqProperties(
   public record Cluster(
       @DefaultValue("5s") Duration heartbeatInterval, @DefaultValue("30s") Duration nodeTimeout) {}
 
-  /**
-   * What this node keeps back from its jobs for gpuq and the system; unset, the defaults of {@code
-   * io.gpuq.cgroup.Reservation.defaultsFor} (docs/configuration.md, "What a node gives its jobs").
-   *
-   * @param reservedCpus whole cores
-   * @param reservedMemory a size ("2GiB")
-   */
-  public record Node(Integer reservedCpus, String reservedMemory) {}
-
   /** GPU backend selection and the emulated devices. */
   public record Gpu(
       @DefaultValue("auto") String backend,
@@ -114,6 +105,30 @@ public record GpuqProperties(
       @DefaultValue("true") boolean jaxPreallocate,
       String runAs,
       @DefaultValue("false") boolean allowSharedAccount) {}
+
+  /**
+   * This node's cores and host memory. What it keeps back from its jobs for gpuq and the system:
+   * unset, the defaults of {@code io.gpuq.cgroup.Reservation.defaultsFor} (docs/configuration.md,
+   * "What a node gives its jobs").
+   *
+   * @param cgroups whether each worker runs in a cgroup of its own (docs/operations.md, "Cores and
+   *     host memory")
+   * @param reservedCpus whole cores
+   * @param reservedMemory a size ("2GiB")
+   */
+  public record Node(
+      @DefaultValue("auto") Cgroups cgroups, Integer reservedCpus, String reservedMemory) {
+
+    /** {@code gpuq.node.cgroups}. */
+    public enum Cgroups {
+      /** Cgroups where gpuq can make them, else cores bound by affinity and memory uncapped. */
+      AUTO,
+      /** The affinity fallback, even where cgroups would work. */
+      OFF,
+      /** gpuq refuses to start without them, saying why. */
+      REQUIRED
+    }
+  }
 
   /**
    * @param policy STOP (the job fails OVER_BUDGET) or WARN (logged and counted only)

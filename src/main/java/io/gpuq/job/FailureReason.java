@@ -6,6 +6,11 @@ public enum FailureReason {
   EXIT_CODE,
   /** The process died of GPU out-of-memory, recognised from its exit and log. */
   OUT_OF_MEMORY,
+  /**
+   * The kernel killed it at its host memory cap ({@code resources.memory}), as its cgroup's own
+   * {@code oom_kill} counter says; never guessed from an exit code or a log.
+   */
+  HOST_OUT_OF_MEMORY,
   /** gpuq stopped it because it used more GPU memory than its budget, to protect its neighbours. */
   OVER_BUDGET,
   /** It ran longer than its timeout. */
@@ -26,6 +31,11 @@ public enum FailureReason {
    */
   public boolean isRetried() {
     return this != LAUNCH_ERROR && this != EXIT_UNRECORDED;
+  }
+
+  /** Failures for lack of host memory are retried with a larger cap ({@code retry.oomGrowth}). */
+  public boolean isHostMemoryFailure() {
+    return this == HOST_OUT_OF_MEMORY;
   }
 
   /** Failures for lack of GPU memory are retried with a larger budget. */

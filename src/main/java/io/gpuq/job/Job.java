@@ -186,7 +186,8 @@ public class Job {
 
   /**
    * The attempt failed. With attempts left (and a failure worth retrying) the job goes back to the
-   * queue, with a budget grown by {@code oomGrowth} after a memory failure; otherwise it fails.
+   * queue, with a budget grown by {@code oomGrowth} after a GPU memory failure, or its host memory
+   * after HOST_OUT_OF_MEMORY; otherwise it fails.
    *
    * @param gpuMemoryCapBytes the largest per-GPU budget a grown request may reach (the GPU's size)
    * @return the state the job is in now: {@code QUEUED} or {@code FAILED}
@@ -197,6 +198,11 @@ public class Job {
     if (attempt < maxAttempts && reason.isRetried()) {
       if (reason.isMemoryFailure()) {
         growBudget(gpuMemoryCapBytes);
+      }
+      if (reason.isHostMemoryFailure() && memoryBytes != null) {
+        // The job keeps what it asked for apart (requestedMemoryBytes); placement decides
+        // whether the grown cap fits a node.
+        memoryBytes = (long) Math.ceil(memoryBytes * oomGrowth);
       }
       apply(JobTransition.REQUEUE_FOR_RETRY, change);
     } else {

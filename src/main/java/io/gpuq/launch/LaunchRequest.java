@@ -1,6 +1,7 @@
 package io.gpuq.launch;
 
 import io.gpuq.isolation.Account;
+import io.gpuq.job.HostResources;
 import io.gpuq.job.JobPlacement;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,6 +18,7 @@ import java.util.Map;
  *     {@code TMPDIR}, its JAX cache), in creation order; created for {@code switchTo}
  * @param timeout null for none
  * @param placement where it runs; the worker holds this capacity until its process exits
+ * @param host its cores and host memory: how many cores it is bound to, and its memory cap
  */
 public record LaunchRequest(
     String jobId,
@@ -27,11 +29,37 @@ public record LaunchRequest(
     Account switchTo,
     List<Path> accountDirectories,
     Duration timeout,
-    JobPlacement placement) {
+    JobPlacement placement,
+    HostResources host) {
 
   public LaunchRequest {
     command = List.copyOf(command);
     environment = Map.copyOf(environment);
     accountDirectories = List.copyOf(accountDirectories);
+    host = host == null ? HostResources.ONE_CORE : host;
+  }
+
+  /** A request for one core and no memory cap. */
+  public LaunchRequest(
+      String jobId,
+      int attempt,
+      List<String> command,
+      Path workingDir,
+      Map<String, String> environment,
+      Account switchTo,
+      List<Path> accountDirectories,
+      Duration timeout,
+      JobPlacement placement) {
+    this(
+        jobId,
+        attempt,
+        command,
+        workingDir,
+        environment,
+        switchTo,
+        accountDirectories,
+        timeout,
+        placement,
+        HostResources.ONE_CORE);
   }
 }

@@ -26,6 +26,14 @@ public final class ProcessSignals {
     return LIBC.kill((int) -pgid, signal) == 0;
   }
 
+  /** Sends {@code signal} to process {@code pid}; false if it is gone (or not gpuq's to signal). */
+  public static boolean signal(long pid, int signal) {
+    if (LIBC == null || pid <= 1) {
+      return false;
+    }
+    return LIBC.kill((int) pid, signal) == 0;
+  }
+
   /** Whether any process of group {@code pgid} is still alive. */
   public static boolean groupAlive(long pgid) {
     return signalGroup(pgid, 0);

@@ -12,6 +12,7 @@ import java.time.Instant;
  *     null for the reason's plain words
  * @param endedAt when it ended: when its place was freed (for a worker gpuq watched), or when its
  *     exit file was written (for one that ended while gpuq was down); null for "just now"
+ * @param group what its cgroup said of its end ({@link WorkerGroupEnd#NONE} without one)
  */
 public record WorkerExit(
     String jobId,
@@ -20,7 +21,24 @@ public record WorkerExit(
     Integer exitCode,
     StopReason stopReason,
     String stopDetail,
-    Instant endedAt) {
+    Instant endedAt,
+    WorkerGroupEnd group) {
+
+  public WorkerExit {
+    group = group == null ? WorkerGroupEnd.NONE : group;
+  }
+
+  /** An exit with nothing said by a cgroup. */
+  public WorkerExit(
+      String jobId,
+      int attempt,
+      long pid,
+      Integer exitCode,
+      StopReason stopReason,
+      String stopDetail,
+      Instant endedAt) {
+    this(jobId, attempt, pid, exitCode, stopReason, stopDetail, endedAt, WorkerGroupEnd.NONE);
+  }
 
   /** An exit gpuq has just seen, with the reason's plain words. */
   public WorkerExit(String jobId, int attempt, long pid, Integer exitCode, StopReason stopReason) {

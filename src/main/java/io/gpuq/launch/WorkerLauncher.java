@@ -1,5 +1,6 @@
 package io.gpuq.launch;
 
+import io.gpuq.cgroup.Affinity;
 import io.gpuq.fs.DataDirectory;
 import io.gpuq.fs.SafeFiles;
 import io.gpuq.isolation.Account;
@@ -53,6 +54,12 @@ public final class WorkerLauncher {
   private static final Path ROOT = Path.of("/");
   private static final String SYSTEM_PATH = "/usr/bin:/bin:/usr/sbin:/sbin";
   private static final int SMALL_FILE_BYTES = 256;
+
+  /** Precedes, in the wrapper's arguments, each cgroup.procs file it enters. */
+  static final String CGROUP_ARGUMENT = "--cgroup";
+
+  /** What the wrapper writes in its exit file when it could not enter the worker's cgroup. */
+  static final String NOT_ENTERED = "cgroup";
 
   /** Starts the line that opens each retried attempt's part of the log. */
   public static final String ATTEMPT_SEPARATOR = "=== gpuq: attempt ";
@@ -116,6 +123,15 @@ public final class WorkerLauncher {
   }
 
   public RunningWorker launch(LaunchRequest request) throws LaunchException {
+    return launch(request, WorkerConfinement.Confined.none(request.jobId(), request.attempt()));
+  }
+
+  /**
+   * Starts a worker confined as {@code confined} says: its wrapper enters the cgroup before it runs
+   * anything, or it is born bound to its cores.
+   */
+  public RunningWorker launch(LaunchRequest request, WorkerConfinement.Confined confined)
+      throws LaunchException {
     Path jobDir = files.jobDir(request.jobId());
     Account switchTo = request.switchTo();
     try {
@@ -162,6 +178,10 @@ public final class WorkerLauncher {
     argv.add("/bin/sh");
     argv.add(wrapper.toString());
     argv.add(exitFile.toString());
+    for (Path procs : confined.cgroupProcs()) {
+      argv.add(CGROUP_ARGUMENT);
+      argv.add(procs.toString());
+    }
     List<String> command = new ArrayList<>();
     command.add(program.toString());
     command.addAll(request.command().subList(1, request.command().size()));
@@ -196,8 +216,12 @@ public final class WorkerLauncher {
     Instant deadline = request.timeout() == null ? null : now.plus(request.timeout());
     try {
       Spawn spawn = new Spawn(argv, environment, spawnDir, logFile);
-      Started started =
-          posixSpawn != null ? spawnDirectly(request, spawn) : spawnWithProcessBuilder(spawn);
+      Started started;
+      if (confined.bindAtBirth().isPresent()) {
+        started = Affinity.spawnBound(confined.bindAtBirth().get(), () -> spawn(request, spawn));
+      } else {
+        started = spawn(request, spawn);
+      }
       return new RunningWorker(
           request.jobId(),
           request.attempt(),
@@ -209,7 +233,15 @@ public final class WorkerLauncher {
           new StopMark());
     } catch (IOException e) {
       throw new LaunchException("cannot start " + program + ": " + e.getMessage(), e);
+    } catch (LaunchException | RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new LaunchException("cannot start " + program + ": " + e.getMessage(), e);
     }
+  }
+
+  private Started spawn(LaunchRequest request, Spawn spawn) throws IOException {
+    return posixSpawn != null ? spawnDirectly(request, spawn) : spawnWithProcessBuilder(spawn);
   }
 
   /**
@@ -417,6 +449,13 @@ public final class WorkerLauncher {
     } catch (IOException e) {
       return false;
     }
+  }
+
+  /** Whether the wrapper of an attempt could not enter the worker's cgroup (the job never ran). */
+  public boolean cgroupNotEntered(String jobId, int attempt) {
+    return SafeFiles.readSmall(files.exitFile(jobId, attempt), SMALL_FILE_BYTES)
+        .map(text -> text.trim().equals(NOT_ENTERED))
+        .orElse(false);
   }
 
   /** The exit code the wrapper wrote for an attempt, if it got that far. */

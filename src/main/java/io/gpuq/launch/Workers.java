@@ -1,14 +1,17 @@
 package io.gpuq.launch;
 
+import io.gpuq.cgroup.WorkerId;
 import io.gpuq.job.JobPlacement;
 import io.gpuq.job.WorkerProcess;
 import io.gpuq.proc.ProcFs;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
@@ -27,15 +30,34 @@ public final class Workers {
   private final ProcessTreeStopper stopper;
   private final Executor exitExecutor;
   private final ProcFs procFs;
+  private final WorkerConfinement confinement;
   private final Map<String, RunningWorker> live = new ConcurrentHashMap<>();
   private final Map<String, JobPlacement> launching = new ConcurrentHashMap<>();
 
+  /** Workers left unconfined: no cgroups, no binding (tests that launch by hand). */
   public Workers(
       WorkerLauncher launcher, ProcessTreeStopper stopper, Executor exitExecutor, ProcFs procFs) {
+    this(launcher, stopper, exitExecutor, procFs, WorkerConfinement.none());
+  }
+
+  /**
+   * @param confinement what keeps each worker to its cores and host memory
+   */
+  public Workers(
+      WorkerLauncher launcher,
+      ProcessTreeStopper stopper,
+      Executor exitExecutor,
+      ProcFs procFs,
+      WorkerConfinement confinement) {
     this.launcher = launcher;
     this.procFs = procFs;
     this.stopper = stopper;
     this.exitExecutor = exitExecutor;
+    this.confinement = confinement;
+  }
+
+  public WorkerConfinement confinement() {
+    return confinement;
   }
 
   /**
@@ -45,7 +67,16 @@ public final class Workers {
   public RunningWorker start(LaunchRequest request, Consumer<WorkerExit> onExit)
       throws LaunchException {
     try {
-      return watch(launcher.launch(request), onExit);
+      WorkerConfinement.Confined confined =
+          confinement.prepare(request.jobId(), request.attempt(), request.host());
+      RunningWorker worker;
+      try {
+        worker = launcher.launch(request, confined);
+      } catch (LaunchException | RuntimeException e) {
+        confinement.abandon(confined);
+        throw e;
+      }
+      return watch(worker, onExit);
     } finally {
       // Live now (watch registered it first) or failed: either way no longer launching.
       launching.remove(request.jobId());
@@ -71,7 +102,43 @@ public final class Workers {
    * belongs to another process).
    */
   public Optional<RunningWorker> adopt(AdoptRequest request, Consumer<WorkerExit> onExit) {
-    return launcher.adopt(request, procFs).map(worker -> watch(worker, onExit));
+    return launcher
+        .adopt(request, procFs)
+        .map(
+            worker -> {
+              confinement.adopt(worker.jobId(), worker.attempt(), worker.pid());
+              return watch(worker, onExit);
+            });
+  }
+
+  /**
+   * What the cgroup of an attempt that ended while gpuq was down says of its end; its group is
+   * removed with whatever was left in it.
+   */
+  public WorkerGroupEnd endLeftBehind(String jobId, int attempt) {
+    return groupEnd(jobId, attempt);
+  }
+
+  /**
+   * After recovery: removes the cgroups of workers no longer watched here (gone, or stopped as
+   * stale), killing what still runs in them.
+   */
+  public void removeUnwatchedGroups() {
+    Set<WorkerId> watched = new HashSet<>();
+    for (RunningWorker worker : live.values()) {
+      try {
+        watched.add(new WorkerId(worker.jobId(), worker.attempt()));
+      } catch (IllegalArgumentException notAGroupName) {
+        // Has no group.
+      }
+    }
+    confinement.removeUnwatched(watched);
+  }
+
+  private WorkerGroupEnd groupEnd(String jobId, int attempt) {
+    return confinement
+        .end(jobId, attempt)
+        .withNotEntered(launcher.cgroupNotEntered(jobId, attempt));
   }
 
   private RunningWorker watch(RunningWorker worker, Consumer<WorkerExit> onExit) {
@@ -86,6 +153,7 @@ public final class Workers {
           earlier.attempt(),
           earlier.pid());
       stopper.stop(earlier.pid());
+      confinement.signal(earlier.jobId(), earlier.attempt(), ProcessSignals.SIGTERM);
     }
     worker.exitCode().thenAcceptAsync(code -> exited(worker, code, onExit), exitExecutor);
     return worker;
@@ -93,6 +161,8 @@ public final class Workers {
 
   private void exited(RunningWorker worker, Integer exitCode, Consumer<WorkerExit> onExit) {
     stopper.killLeftovers(worker.pid());
+    // Its cores are given back, and its group emptied and removed, before its place is freed.
+    WorkerGroupEnd group = groupEnd(worker.jobId(), worker.attempt());
     // Read before the place is freed: the attempt ends then in the record, so that a successor
     // placed in the freed room (its start read from the same clock afterwards) never starts
     // before it ended. The end stored later, after its log and metrics are read, came 4-30 ms
@@ -108,7 +178,8 @@ public final class Workers {
               exitCode,
               worker.stopReason(),
               worker.stopDetail(),
-              freedAt));
+              freedAt,
+              group));
     } catch (RuntimeException e) {
       log.error("recording the exit of job {} failed", worker.jobId(), e);
     }
@@ -138,6 +209,8 @@ public final class Workers {
         reason,
         detail == null ? "" : " (" + detail + ")");
     stopper.stop(worker.pid());
+    // What left its process tree (a double fork) is still in its group.
+    confinement.signal(jobId, worker.attempt(), ProcessSignals.SIGTERM);
     return true;
   }
 

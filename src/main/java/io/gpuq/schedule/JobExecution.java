@@ -17,6 +17,7 @@ import io.gpuq.launch.RecordedExit;
 import io.gpuq.launch.RunningWorker;
 import io.gpuq.launch.StopReason;
 import io.gpuq.launch.WorkerExit;
+import io.gpuq.launch.WorkerGroupEnd;
 import io.gpuq.launch.WorkerSetup;
 import io.gpuq.launch.Workers;
 import io.gpuq.placement.PlacedGpu;
@@ -82,7 +83,8 @@ public class JobExecution {
               given.switchTo(),
               given.accountDirectories(),
               job.timeout(),
-              placement);
+              placement,
+              job.host());
       worker = workers.start(request, exit -> recordEnd.ended(exit, placement));
     } catch (LaunchException | RuntimeException e) {
       // The job is marked started: whatever stops its launch must end the attempt, or it would
@@ -141,8 +143,10 @@ public class JobExecution {
         job.id(),
         code == null ? "no exit code: lost" : "exit code " + code + " at " + endedAt);
     long pid = attempt.pid() != null ? attempt.pid() : process.map(WorkerProcess::pid).orElse(-1L);
+    // Its cgroup outlived it: the kernel's OOM count is still there, then the group goes.
+    WorkerGroupEnd group = workers.endLeftBehind(job.id(), job.attempt());
     recordEnd.ended(
-        new WorkerExit(job.id(), job.attempt(), pid, code, null, null, endedAt), placement);
+        new WorkerExit(job.id(), job.attempt(), pid, code, null, null, endedAt, group), placement);
     return false;
   }
 

@@ -11,7 +11,9 @@ import io.gpuq.job.JobService;
 import io.gpuq.job.JobState;
 import io.gpuq.job.JobStoreUnavailableException;
 import io.gpuq.launch.WorkerExit;
+import io.gpuq.launch.WorkerGroupEnd;
 import io.gpuq.launch.WorkerLauncher;
+import io.gpuq.text.MemorySize;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -123,6 +125,27 @@ public final class RecordWorkerEnd {
   /** Only a failure needs its log read (to recognise an out-of-memory death). */
   private AttemptOutcome classify(WorkerExit exit, JobPlacement placement) {
     ExitClassifier classifier = exits.classifier();
+    WorkerGroupEnd group = exit.group();
+    if (group.notEntered()) {
+      return new AttemptOutcome(
+          FailureReason.LAUNCH_ERROR,
+          "its worker could not enter its cgroup, so the job was not run (see its log)",
+          null);
+    }
+    boolean succeeded = exit.exitCode() != null && exit.exitCode() == 0;
+    if (exit.stopReason() == null && group.oomKills() > 0 && !succeeded) {
+      // The kernel's own count: whatever the exit code says (a shell may turn SIGKILL into 1).
+      return new AttemptOutcome(
+          FailureReason.HOST_OUT_OF_MEMORY,
+          "killed by the kernel at its host memory cap"
+              + (group.memoryLimitBytes() == null
+                  ? ""
+                  : " of " + MemorySize.format(group.memoryLimitBytes()))
+              + " (resources.memory; "
+              + group.oomKills()
+              + " process(es) killed)",
+          exit.exitCode());
+    }
     if (exit.exitCode() == null
         && exit.stopReason() == null
         && exits.workers().exitCodeUnwritten(exit.jobId(), exit.attempt())) {

@@ -67,6 +67,8 @@ public class WorkerRecovery {
           adopted,
           left.size() - adopted);
     }
+    // Every worker that still runs is watched again by now: the groups of the others go.
+    workers.removeUnwatchedGroups();
     running = true;
   }
 

@@ -18,6 +18,7 @@ import io.gpuq.job.JobStore;
 import io.gpuq.job.SubmitAdmission;
 import io.gpuq.launch.JobFiles;
 import io.gpuq.launch.ProcessTreeStopper;
+import io.gpuq.launch.WorkerConfinement;
 import io.gpuq.launch.WorkerLauncher;
 import io.gpuq.launch.WorkerSetup;
 import io.gpuq.launch.Workers;
@@ -114,12 +115,14 @@ public class CoreConfiguration {
       ScheduledExecutorService workerTimer,
       ExecutorService workerExitExecutor,
       GpuqProperties properties,
-      ProcFs procFs) {
+      ProcFs procFs,
+      WorkerConfinement confinement) {
     return new Workers(
         new WorkerLauncher(files, clock),
         new ProcessTreeStopper(workerTimer, properties.worker().killGrace()),
         workerExitExecutor,
-        procFs);
+        procFs,
+        confinement);
   }
 
   /**

@@ -87,6 +87,41 @@ class JobTest {
   }
 
   @Test
+  void a_host_out_of_memory_failure_grows_the_host_memory_not_the_gpu_budget() {
+    Job job =
+        Job.submit(
+            "j1",
+            "alice",
+            aSpec().gpuMemory(4 * GIB).host(2, GIB).attempts(2).growth(3).build(),
+            null,
+            T0);
+    job.start(ON_GPU_0, T0);
+
+    assertThat(job.failAttempt(FailureReason.HOST_OUT_OF_MEMORY, "capped", 137, 16 * GIB, T0))
+        .isEqualTo(JobState.QUEUED);
+
+    assertThat(job.host()).isEqualTo(new HostResources(2, 3 * GIB));
+    assertThat(job.requestedMemoryBytes()).isEqualTo(GIB);
+    assertThat(job.gpuMemoryBytes()).isEqualTo(4 * GIB);
+  }
+
+  @Test
+  void a_gpu_out_of_memory_failure_leaves_the_host_memory_as_it_is() {
+    Job job =
+        Job.submit(
+            "j1",
+            "alice",
+            aSpec().gpuMemory(4 * GIB).host(1, GIB).attempts(2).growth(2).build(),
+            null,
+            T0);
+    job.start(ON_GPU_0, T0);
+
+    job.failAttempt(FailureReason.OUT_OF_MEMORY, "oom", 1, 16 * GIB, T0);
+
+    assertThat(job.host().memoryBytes()).isEqualTo(GIB);
+  }
+
+  @Test
   void an_ordinary_failure_is_retried_without_growth() {
     Job job = Job.submit("j1", "alice", aSpec().gpuMemory(4 * GIB).attempts(2).build(), null, T0);
     job.start(ON_GPU_0, T0);

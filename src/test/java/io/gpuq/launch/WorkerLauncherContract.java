@@ -106,6 +106,55 @@ abstract class WorkerLauncherContract {
   }
 
   @Test
+  void theWorkerEntersItsCgroupBeforeTheJobRuns() throws IOException {
+    // Regular files stand in for a group's cgroup.procs: what the wrapper writes, and when.
+    Path cpuset = Files.createFile(dataDir.resolve("cpuset.procs"));
+    Path memory = Files.createFile(dataDir.resolve("memory.procs"));
+    WorkerConfinement.Confined confined =
+        new WorkerConfinement.Confined(
+            "job", 1, List.of(cpuset, memory), java.util.Optional.empty(), null);
+
+    RunningWorker worker =
+        launchConfined(aJob().command("/bin/cat", cpuset.toString(), memory.toString()), confined);
+
+    assertThat(exitCodeOf(worker)).isZero();
+    String pid = Long.toString(worker.pid());
+    assertThat(logLines()).containsExactly(pid, pid);
+    assertThat(launcher.cgroupNotEntered("job", 1)).isFalse();
+  }
+
+  @Test
+  void aWorkerThatCannotEnterItsCgroupNeverRunsTheJobAndSaysSo() {
+    Path missing = dataDir.resolve("no-such-group/cgroup.procs");
+    WorkerConfinement.Confined confined =
+        new WorkerConfinement.Confined(
+            "job", 1, List.of(missing), java.util.Optional.empty(), null);
+
+    RunningWorker worker = launchConfined(aJob().command("/bin/echo", "the job ran"), confined);
+
+    assertThat(exitCodeOf(worker)).isEqualTo(125);
+    assertThat(logLines()).containsExactly("gpuq: cannot enter the worker's cgroup: " + missing);
+    assertThat(launcher.cgroupNotEntered("job", 1)).isTrue();
+    assertThat(launcher.recordedExitCode("job", 1)).isEmpty();
+  }
+
+  @Test
+  void aWorkerBoundAtBirthRunsOnlyOnItsCoresAndTheSpawningThreadKeepsItsOwn() {
+    io.gpuq.cgroup.CpuList mine = io.gpuq.cgroup.Affinity.ofThisProcess();
+    io.gpuq.cgroup.CpuList one = mine.first(1);
+    WorkerConfinement.Confined confined =
+        new WorkerConfinement.Confined("job", 1, List.of(), java.util.Optional.of(one), one);
+
+    RunningWorker worker =
+        launchConfined(
+            aJob().command("/bin/grep", "Cpus_allowed_list", "/proc/self/status"), confined);
+
+    assertThat(exitCodeOf(worker)).isZero();
+    assertThat(logLines()).containsExactly("Cpus_allowed_list:\t" + one);
+    assertThat(io.gpuq.cgroup.Affinity.ofThread(0)).isEqualTo(mine);
+  }
+
+  @Test
   void theWorkerRunsInTheRequestedDirectory() {
     Path workDir = newDir("my work dir");
 
@@ -479,6 +528,18 @@ abstract class WorkerLauncherContract {
   RunningWorker launch(Launch launch) {
     try {
       RunningWorker worker = launcher.launch(launch.build());
+      synchronized (started) {
+        started.add(worker);
+      }
+      return worker;
+    } catch (LaunchException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  RunningWorker launchConfined(Launch launch, WorkerConfinement.Confined confined) {
+    try {
+      RunningWorker worker = launcher.launch(launch.build(), confined);
       synchronized (started) {
         started.add(worker);
       }

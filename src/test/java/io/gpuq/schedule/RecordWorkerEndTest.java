@@ -19,6 +19,7 @@ import io.gpuq.job.JobState;
 import io.gpuq.launch.JobFiles;
 import io.gpuq.launch.StopReason;
 import io.gpuq.launch.WorkerExit;
+import io.gpuq.launch.WorkerGroupEnd;
 import io.gpuq.proc.ProcFs;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -173,6 +174,49 @@ class RecordWorkerEndTest {
             "capacity freed (RUNNING)",
             "before the end is recorded (RUNNING)",
             "capacity freed (QUEUED)");
+  }
+
+  @Test
+  void a_worker_its_cgroup_counted_an_oom_kill_for_is_HOST_OUT_OF_MEMORY_whatever_its_code()
+      throws Exception {
+    Job job = running(aRunningJob().on("node-1"));
+    WorkerExit exit =
+        new WorkerExit(
+            job.id(), 1, 42, 1, null, null, null, new WorkerGroupEnd(1, 256L << 20, false));
+
+    recordEnd.ended(exit, PLACEMENT);
+
+    await().atMost(Duration.ofSeconds(30)).until(() -> stored(job).state().isTerminal());
+    Job failed = stored(job);
+    assertThat(failed.failureReason()).isEqualTo(FailureReason.HOST_OUT_OF_MEMORY);
+    assertThat(failed.failureMessage()).contains("256MiB");
+    assertThat(failed.exitCode()).isEqualTo(1);
+  }
+
+  @Test
+  void a_worker_that_exits_0_after_an_oom_kill_in_its_group_succeeds() throws Exception {
+    Job job = running(aRunningJob().on("node-1"));
+    WorkerExit exit =
+        new WorkerExit(job.id(), 1, 42, 0, null, null, null, new WorkerGroupEnd(1, null, false));
+
+    recordEnd.ended(exit, PLACEMENT);
+
+    await().atMost(Duration.ofSeconds(30)).until(() -> stored(job).state().isTerminal());
+    assertThat(stored(job).state()).isEqualTo(JobState.SUCCEEDED);
+  }
+
+  @Test
+  void a_worker_that_could_not_enter_its_cgroup_is_a_LAUNCH_ERROR_never_retried() throws Exception {
+    Job job = running(aRunningJob().spec(s -> s.attempts(3)).on("node-1"));
+    WorkerExit exit =
+        new WorkerExit(
+            job.id(), 1, 42, 125, null, null, null, WorkerGroupEnd.NONE.withNotEntered(true));
+
+    recordEnd.ended(exit, PLACEMENT);
+
+    await().atMost(Duration.ofSeconds(30)).until(() -> stored(job).state().isTerminal());
+    assertThat(stored(job).failureReason()).isEqualTo(FailureReason.LAUNCH_ERROR);
+    assertThat(stored(job).failureMessage()).contains("cgroup");
   }
 
   @Test

@@ -1,0 +1,359 @@
+package io.gpuq.launch;
+
+import io.gpuq.cgroup.Affinity;
+import io.gpuq.cgroup.CgroupVersion;
+import io.gpuq.cgroup.Controller;
+import io.gpuq.cgroup.CoreAllocator;
+import io.gpuq.cgroup.CpuList;
+import io.gpuq.cgroup.WorkerCgroup;
+import io.gpuq.cgroup.WorkerCgroups;
+import io.gpuq.cgroup.WorkerId;
+import io.gpuq.job.HostResources;
+import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps each worker to its cores and host memory, as well as this node allows: a cgroup of its own
+ * ({@link Mode#CGROUPS}: cpuset and memory cap, enforced by the kernel), or, where gpuq cannot make
+ * cgroups, a CPU affinity it is born with ({@link Mode#AFFINITY}: bound, not enforced; memory only
+ * accounted). See docs/design/worker-cgroups.md.
+ */
+public final class WorkerConfinement implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(WorkerConfinement.class);
+  private static final long EMPTY_WAIT_MILLIS = 5_000;
+  private static final long POLL_MILLIS = 20;
+
+  /** How workers are kept to their cores and memory. */
+  public enum Mode {
+    /** A cgroup per worker: cores and memory enforced. */
+    CGROUPS,
+    /** Born bound to its cores by sched_setaffinity; memory not capped, only accounted. */
+    AFFINITY,
+    /** Neither: workers run where and as large as they like (tests that launch by hand). */
+    NONE
+  }
+
+  /**
+   * How one launch is confined.
+   *
+   * @param cgroupProcs the {@code cgroup.procs} files the wrapper writes its pid into, in order
+   * @param bindAtBirth the cores the worker is born bound to (the affinity mode), or empty
+   * @param cores its cores, or null where none were given (the NONE mode)
+   */
+  public record Confined(
+      String jobId,
+      int attempt,
+      List<Path> cgroupProcs,
+      Optional<CpuList> bindAtBirth,
+      CpuList cores) {
+
+    public Confined {
+      cgroupProcs = List.copyOf(cgroupProcs);
+    }
+
+    static Confined none(String jobId, int attempt) {
+      return new Confined(jobId, attempt, List.of(), Optional.empty(), null);
+    }
+  }
+
+  private final Mode mode;
+  private final Optional<WorkerCgroups> cgroups;
+  private final CoreAllocator cores;
+  private final String fallbackReason;
+
+  private WorkerConfinement(
+      Mode mode, WorkerCgroups cgroups, CoreAllocator cores, String fallbackReason) {
+    this.mode = mode;
+    this.cgroups = Optional.ofNullable(cgroups);
+    this.cores = cores;
+    this.fallbackReason = fallbackReason;
+  }
+
+  /** Workers unconfined: what a node that launches by hand (a test) gets. */
+  public static WorkerConfinement none() {
+    return new WorkerConfinement(Mode.NONE, null, null, "not confined");
+  }
+
+  /** Each worker in a cgroup of its own, below {@code cgroups}' parent group. */
+  public static WorkerConfinement inCgroups(WorkerCgroups cgroups, CoreAllocator cores) {
+    return new WorkerConfinement(Mode.CGROUPS, cgroups, cores, null);
+  }
+
+  /**
+   * Each worker born bound to its cores, its memory not capped.
+   *
+   * @param reason why there are no cgroups, for the health details
+   */
+  public static WorkerConfinement byAffinity(CoreAllocator cores, String reason) {
+    return new WorkerConfinement(Mode.AFFINITY, null, cores, reason);
+  }
+
+  public Mode mode() {
+    return mode;
+  }
+
+  /** Why workers are not in cgroups; empty when they are. */
+  public Optional<String> fallbackReason() {
+    return Optional.ofNullable(fallbackReason);
+  }
+
+  /** The cores workers are given; empty in the NONE mode. */
+  public Optional<CpuList> usableCores() {
+    return cores == null ? Optional.empty() : Optional.of(cores.usable());
+  }
+
+  /** How many usable cores no worker holds now; 0 in the NONE mode. */
+  public int freeCores() {
+    return cores == null ? 0 : cores.free();
+  }
+
+  /** The cgroup version, in the CGROUPS mode. */
+  public Optional<CgroupVersion> cgroupVersion() {
+    return cgroups.map(WorkerCgroups::version);
+  }
+
+  /** The parent group of the workers' groups, per hierarchy; empty without cgroups. */
+  public List<Path> parentGroups() {
+    TreeSet<Path> parents = new TreeSet<>();
+    cgroups.ifPresent(
+        groups -> {
+          for (Controller controller : Controller.values()) {
+            groups.parent(controller).ifPresent(parents::add);
+          }
+        });
+    return List.copyOf(parents);
+  }
+
+  /** The cores of a live worker, if it was given any. */
+  public Optional<CpuList> coresOf(String jobId, int attempt) {
+    return cores == null ? Optional.empty() : cores.coresOf(key(jobId, attempt));
+  }
+
+  /**
+   * Gives a worker about to start its cores and, in the CGROUPS mode, its group, bound and capped.
+   * Nothing is spawned yet: a failure here is the launch's.
+   */
+  Confined prepare(String jobId, int attempt, HostResources host) throws LaunchException {
+    if (mode == Mode.NONE) {
+      return Confined.none(jobId, attempt);
+    }
+    String key = key(jobId, attempt);
+    CoreAllocator.Allocation given = cores.take(key, host.cpus());
+    if (given.shared() || given.cores().count() < host.cpus()) {
+      log.info(
+          "job {} asked for {} core(s) with {} free: it shares cores {} with other workers",
+          jobId,
+          host.cpus(),
+          given.freeBefore(),
+          given.cores());
+    }
+    if (mode == Mode.AFFINITY) {
+      return new Confined(jobId, attempt, List.of(), Optional.of(given.cores()), given.cores());
+    }
+    WorkerId id = new WorkerId(jobId, attempt);
+    WorkerCgroup group = null;
+    try {
+      group = create(id);
+      group.bindCpus(given.cores());
+      if (host.memoryBytes() != null) {
+        group.limitMemory(host.memoryBytes());
+      }
+      List<Path> procs = new ArrayList<>();
+      for (Path dir : group.directories()) {
+        procs.add(dir.resolve("cgroup.procs"));
+      }
+      return new Confined(jobId, attempt, procs, Optional.empty(), given.cores());
+    } catch (IOException | RuntimeException e) {
+      cores.release(key);
+      if (group != null) {
+        removeQuietly(group);
+      }
+      throw new LaunchException("cannot give the worker its cgroup: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * A group of the same attempt left over (a launch a crash interrupted) is emptied and made anew.
+   */
+  private WorkerCgroup create(WorkerId id) throws IOException {
+    WorkerCgroups groups = cgroups.orElseThrow();
+    try {
+      return groups.create(id);
+    } catch (FileAlreadyExistsException e) {
+      Optional<WorkerCgroup> old = groups.find(id);
+      if (old.isPresent()) {
+        killAndRemove(old.get());
+      }
+      return groups.create(id);
+    }
+  }
+
+  /** A launch that was prepared did not happen: gives its cores and group back. */
+  void abandon(Confined confined) {
+    if (mode == Mode.NONE) {
+      return;
+    }
+    end(confined.jobId(), confined.attempt());
+  }
+
+  /**
+   * Takes back, after a restart, the cores (and group) of a worker an earlier gpuq started: its
+   * group's cpuset, or, without cgroups, the affinity it was born with.
+   */
+  void adopt(String jobId, int attempt, long pid) {
+    if (mode == Mode.NONE) {
+      return;
+    }
+    String key = key(jobId, attempt);
+    try {
+      if (mode == Mode.CGROUPS) {
+        Optional<WorkerCgroup> group = cgroups.orElseThrow().find(new WorkerId(jobId, attempt));
+        if (group.isPresent()) {
+          cores.hold(key, group.get().cpus());
+          return;
+        }
+        log.warn("re-adopted job {} attempt {} has no cgroup: it runs unconfined", jobId, attempt);
+      }
+      cores.hold(key, Affinity.ofThread(Math.toIntExact(pid)));
+    } catch (IOException | RuntimeException e) {
+      log.warn("cannot read the cores of re-adopted job {}: {}", jobId, e.toString());
+    }
+  }
+
+  /** Asks every process left in a worker's group to end (its tree may have lost some). */
+  void signal(String jobId, int attempt, int signal) {
+    group(jobId, attempt).ifPresent(group -> signalAll(group, signal));
+  }
+
+  /**
+   * A worker has ended (or was found ended after a restart): reads what its group says, kills what
+   * is left in it, removes it and gives its cores back.
+   */
+  WorkerGroupEnd end(String jobId, int attempt) {
+    if (mode == Mode.NONE) {
+      return WorkerGroupEnd.NONE;
+    }
+    cores.release(key(jobId, attempt));
+    Optional<WorkerCgroup> found = group(jobId, attempt);
+    if (found.isEmpty()) {
+      return WorkerGroupEnd.NONE;
+    }
+    WorkerCgroup group = found.get();
+    long oomKills = 0;
+    Long limit = null;
+    try {
+      oomKills = group.oomKills();
+      limit = group.memoryLimit().isPresent() ? group.memoryLimit().getAsLong() : null;
+    } catch (IOException | RuntimeException e) {
+      log.warn("cannot read how {} ended: {}", group, e.toString());
+    }
+    killAndRemove(group);
+    return new WorkerGroupEnd(oomKills, limit, false);
+  }
+
+  /**
+   * After recovery: removes the groups of workers that are gone or not watched (their jobs ended or
+   * were given away while gpuq was down), killing whatever still runs in them.
+   *
+   * @param watched the workers being watched, as jobId and attempt
+   */
+  void removeUnwatched(Set<WorkerId> watched) {
+    if (cgroups.isEmpty()) {
+      return;
+    }
+    List<WorkerId> found;
+    try {
+      found = cgroups.get().list();
+    } catch (IOException e) {
+      log.warn("cannot list the workers' cgroups: {}", e.toString());
+      return;
+    }
+    for (WorkerId id : found) {
+      if (!watched.contains(id)) {
+        cgroups.get().find(id).ifPresent(this::killAndRemove);
+        log.info("removed the cgroup of worker {}, which no gpuq watches", id);
+      }
+    }
+  }
+
+  private Optional<WorkerCgroup> group(String jobId, int attempt) {
+    if (cgroups.isEmpty()) {
+      return Optional.empty();
+    }
+    try {
+      return cgroups.get().find(new WorkerId(jobId, attempt));
+    } catch (IllegalArgumentException notAGroupName) {
+      return Optional.empty();
+    }
+  }
+
+  private static void signalAll(WorkerCgroup group, int signal) {
+    try {
+      for (long pid : group.processes()) {
+        ProcessSignals.signal(pid, signal);
+      }
+    } catch (IOException e) {
+      log.warn("cannot list the processes of {}: {}", group, e.toString());
+    }
+  }
+
+  /** SIGKILL to whatever is left in it (double-forked children too), then rmdir once empty. */
+  private void killAndRemove(WorkerCgroup group) {
+    long deadline = System.nanoTime() + EMPTY_WAIT_MILLIS * 1_000_000;
+    try {
+      while (true) {
+        List<Long> left = group.processes();
+        if (left.isEmpty() && group.remove()) {
+          return;
+        }
+        if (System.nanoTime() - deadline > 0) {
+          log.warn("{} still holds processes {}: left in place", group, left);
+          return;
+        }
+        if (!left.isEmpty()) {
+          log.info("killing processes {} left behind in {}", left, group);
+          left.forEach(pid -> ProcessSignals.signal(pid, ProcessSignals.SIGKILL));
+        }
+        Thread.sleep(POLL_MILLIS);
+      }
+    } catch (IOException e) {
+      log.warn("cannot remove {}: {}", group, e.toString());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static void removeQuietly(WorkerCgroup group) {
+    try {
+      group.remove();
+    } catch (IOException e) {
+      log.warn("cannot remove {}: {}", group, e.toString());
+    }
+  }
+
+  private static String key(String jobId, int attempt) {
+    return jobId + "@" + attempt;
+  }
+
+  /** Removes the parent groups where no worker is left in them (a gpuq that stops for good). */
+  @Override
+  public void close() {
+    for (Path parent : parentGroups()) {
+      try {
+        Files.deleteIfExists(parent);
+      } catch (IOException stillInUse) {
+        // Workers outlive gpuq: their groups stay for the next gpuq to re-adopt.
+      }
+    }
+  }
+}
