@@ -38,28 +38,4 @@ public record LaunchRequest(
     accountDirectories = List.copyOf(accountDirectories);
     host = host == null ? HostResources.ONE_CORE : host;
   }
-
-  /** A request for one core and no memory cap. */
-  public LaunchRequest(
-      String jobId,
-      int attempt,
-      List<String> command,
-      Path workingDir,
-      Map<String, String> environment,
-      Account switchTo,
-      List<Path> accountDirectories,
-      Duration timeout,
-      JobPlacement placement) {
-    this(
-        jobId,
-        attempt,
-        command,
-        workingDir,
-        environment,
-        switchTo,
-        accountDirectories,
-        timeout,
-        placement,
-        HostResources.ONE_CORE);
-  }
 }

@@ -28,20 +28,8 @@ public record WorkerExit(
     group = group == null ? WorkerGroupEnd.NONE : group;
   }
 
-  /** An exit with nothing said by a cgroup. */
-  public WorkerExit(
-      String jobId,
-      int attempt,
-      long pid,
-      Integer exitCode,
-      StopReason stopReason,
-      String stopDetail,
-      Instant endedAt) {
-    this(jobId, attempt, pid, exitCode, stopReason, stopDetail, endedAt, WorkerGroupEnd.NONE);
-  }
-
   /** An exit gpuq has just seen, with the reason's plain words. */
   public WorkerExit(String jobId, int attempt, long pid, Integer exitCode, StopReason stopReason) {
-    this(jobId, attempt, pid, exitCode, stopReason, null, null);
+    this(jobId, attempt, pid, exitCode, stopReason, null, null, WorkerGroupEnd.NONE);
   }
 }

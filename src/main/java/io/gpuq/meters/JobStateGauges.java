@@ -5,11 +5,8 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Map;
 import java.util.function.Supplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * {@code gpuq_jobs{state}}: one gauge per state, all six answered by a single count query that is
@@ -17,22 +14,14 @@ import org.slf4j.LoggerFactory;
  */
 public final class JobStateGauges {
 
-  private static final Logger log = LoggerFactory.getLogger(JobStateGauges.class);
-
-  private final Supplier<Map<JobState, Long>> countByState;
-  private final Clock clock;
-  private final Duration maxAge;
-  private Map<JobState, Long> counts;
-  private Instant countedAt;
+  private final ReusedReading<Map<JobState, Long>> counts;
 
   public JobStateGauges(
       MeterRegistry registry,
       Supplier<Map<JobState, Long>> countByState,
       Clock clock,
       Duration maxAge) {
-    this.countByState = countByState;
-    this.clock = clock;
-    this.maxAge = maxAge;
+    this.counts = new ReusedReading<>("jobs per state", countByState, clock, maxAge);
     for (JobState state : JobState.values()) {
       Gauge.builder(MeterNames.JOBS, () -> count(state))
           .description("Jobs per state")
@@ -42,18 +31,9 @@ public final class JobStateGauges {
   }
 
   /** The number of jobs in {@code state}, NaN while the database cannot be read. */
-  public synchronized double count(JobState state) {
-    Instant now = clock.instant();
-    if (counts == null || !now.isBefore(countedAt.plus(maxAge)) || now.isBefore(countedAt)) {
-      try {
-        counts = countByState.get();
-      } catch (RuntimeException e) {
-        log.warn("cannot count jobs per state for the metrics: {}", e.toString());
-        counts = Map.of();
-      }
-      countedAt = now;
-    }
-    Long count = counts.get(state);
+  public double count(JobState state) {
+    Map<JobState, Long> read = counts.get();
+    Long count = read == null ? null : read.get(state);
     return count == null ? Double.NaN : count;
   }
 }

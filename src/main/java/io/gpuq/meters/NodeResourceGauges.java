@@ -5,11 +5,8 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * {@code gpuq_node_cpus{node, kind}} and {@code gpuq_node_memory_bytes{node, kind}} of this node,
@@ -21,13 +18,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class NodeResourceGauges {
 
-  private static final Logger log = LoggerFactory.getLogger(NodeResourceGauges.class);
-
-  private final Supplier<NodeFigures> figures;
-  private final Clock clock;
-  private final Duration maxAge;
-  private NodeFigures last;
-  private Instant readAt;
+  private final ReusedReading<NodeFigures> figures;
 
   public NodeResourceGauges(
       MeterRegistry registry,
@@ -35,38 +26,50 @@ public final class NodeResourceGauges {
       Supplier<NodeFigures> figures,
       Clock clock,
       Duration maxAge) {
-    this.figures = figures;
-    this.clock = clock;
-    this.maxAge = maxAge;
-    cpus(registry, node, MeterNames.ALLOCATABLE, f -> number(f.cpus().allocatable()));
-    cpus(registry, node, MeterNames.ALLOCATED, f -> f.cpus().allocated());
-    cpus(registry, node, MeterNames.USED, f -> number(f.cpus().used()));
-    memory(registry, node, MeterNames.ALLOCATABLE, f -> number(f.memory().allocatable()));
-    memory(registry, node, MeterNames.ALLOCATED, f -> f.memory().allocated());
-    memory(registry, node, MeterNames.USED, f -> number(f.memory().used()));
-  }
-
-  private void cpus(
-      MeterRegistry registry, String node, String kind, ToDoubleFunction<NodeFigures> value) {
-    Gauge.builder(MeterNames.NODE_CPUS, () -> read(value))
-        .description(
+    this.figures = new ReusedReading<>("this node's cores and memory", figures, clock, maxAge);
+    Gauges cpus =
+        new Gauges(
+            registry,
+            this.figures,
+            node,
+            MeterNames.NODE_CPUS,
             "This node's cores: allocatable to jobs, allocated to its running jobs, used by its"
-                + " workers (CPU-seconds per second)")
-        .tag(MeterNames.NODE, node)
-        .tag(MeterNames.KIND, kind)
-        .register(registry);
+                + " workers (CPU-seconds per second)",
+            null);
+    cpus.register(MeterNames.ALLOCATABLE, f -> number(f.cpus().allocatable()));
+    cpus.register(MeterNames.ALLOCATED, f -> f.cpus().allocated());
+    cpus.register(MeterNames.USED, f -> number(f.cpus().used()));
+    Gauges memory =
+        new Gauges(
+            registry,
+            this.figures,
+            node,
+            MeterNames.NODE_MEMORY,
+            "This node's host memory: allocatable to jobs, allocated to its running jobs, resident"
+                + " in its workers",
+            MeterNames.BYTES);
+    memory.register(MeterNames.ALLOCATABLE, f -> number(f.memory().allocatable()));
+    memory.register(MeterNames.ALLOCATED, f -> f.memory().allocated());
+    memory.register(MeterNames.USED, f -> number(f.memory().used()));
   }
 
-  private void memory(
-      MeterRegistry registry, String node, String kind, ToDoubleFunction<NodeFigures> value) {
-    Gauge.builder(MeterNames.NODE_MEMORY, () -> read(value))
-        .description(
-            "This node's host memory: allocatable to jobs, allocated to its running jobs, resident"
-                + " in its workers")
-        .baseUnit(MeterNames.BYTES)
-        .tag(MeterNames.NODE, node)
-        .tag(MeterNames.KIND, kind)
-        .register(registry);
+  /** The gauges of one name, one per {@code kind}, read from the shared figures. */
+  private record Gauges(
+      MeterRegistry registry,
+      ReusedReading<NodeFigures> figures,
+      String node,
+      String name,
+      String description,
+      String baseUnit) {
+
+    void register(String kind, ToDoubleFunction<NodeFigures> value) {
+      Gauge.builder(name, () -> read(figures, value))
+          .description(description)
+          .baseUnit(baseUnit)
+          .tag(MeterNames.NODE, node)
+          .tag(MeterNames.KIND, kind)
+          .register(registry);
+    }
   }
 
   private static double number(Number value) {
@@ -74,19 +77,9 @@ public final class NodeResourceGauges {
   }
 
   /** The value, NaN while the database cannot be read. */
-  private synchronized double read(ToDoubleFunction<NodeFigures> value) {
-    Instant now = clock.instant();
-    if (last == null || !now.isBefore(readAt.plus(maxAge)) || now.isBefore(readAt)) {
-      try {
-        last = figures.get();
-      } catch (RuntimeException e) {
-        log.warn("cannot read this node's cores and memory for the metrics: {}", e.toString());
-        last = null;
-        readAt = now;
-        return Double.NaN;
-      }
-      readAt = now;
-    }
-    return value.applyAsDouble(last);
+  private static double read(
+      ReusedReading<NodeFigures> figures, ToDoubleFunction<NodeFigures> value) {
+    NodeFigures read = figures.get();
+    return read == null ? Double.NaN : value.applyAsDouble(read);
   }
 }

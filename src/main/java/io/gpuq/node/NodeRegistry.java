@@ -69,7 +69,9 @@ public class NodeRegistry implements LiveNodes {
     String gpus = JSON.writeValueAsString(localGpus.gpus());
     String labelsJson = JSON.writeValueAsString(labels);
     Instant now = clock.instant();
-    nodes.beat(self, labelsJson, localGpus.backendKind(), gpus, allocatable, used.get(), now);
+    nodes.beat(
+        new Heartbeat(
+            self, labelsJson, localGpus.backendKind(), gpus, allocatable, used.get(), now));
   }
 
   /**

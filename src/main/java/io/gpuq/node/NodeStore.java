@@ -1,6 +1,5 @@
 package io.gpuq.node;
 
-import io.gpuq.cgroup.NodeCapacity;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -11,19 +10,8 @@ import java.util.Map;
  */
 public interface NodeStore {
 
-  /**
-   * Records node {@code name}'s heartbeat at {@code now}, with its labels, GPU backend and GPUs
-   * (JSON), the cores and memory it gives its jobs, and what its workers used ({@code used} null:
-   * none measured); its first registers it.
-   */
-  void beat(
-      String name,
-      String labels,
-      String backend,
-      String gpus,
-      NodeCapacity allocatable,
-      HostUsage used,
-      Instant now);
+  /** Records a node's heartbeat; its first registers it. */
+  void beat(Heartbeat beat);
 
   /** The nodes whose last heartbeat is older than {@code before}. */
   List<Node> silentSince(Instant before);

@@ -167,15 +167,7 @@ public final class SchedulerBuilder {
             wakeups::capacityFreed,
             recordEnd);
     Supplier<Capacity> cluster = this::clusterCapacity;
-    UsageAccounting usageAccounting =
-        new UsageAccounting(
-            jobs,
-            fairShare.ledger(),
-            cluster,
-            fairShare.halfLife(),
-            fairShare.accountEvery(),
-            node,
-            clock);
+    UsageAccounting usageAccounting = new UsageAccounting(jobs, fairShare, cluster, node, clock);
     Dispatcher dispatcher =
         new Dispatcher(
             jobs,

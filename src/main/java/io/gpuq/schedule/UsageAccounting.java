@@ -4,7 +4,6 @@ import io.gpuq.duty.FixedDelayDuty;
 import io.gpuq.fairshare.Capacity;
 import io.gpuq.fairshare.Held;
 import io.gpuq.fairshare.RecentUsage;
-import io.gpuq.fairshare.UsageLedger;
 import io.gpuq.job.JobService;
 import java.time.Clock;
 import java.time.Duration;
@@ -25,9 +24,8 @@ import java.util.function.Supplier;
 public final class UsageAccounting extends FixedDelayDuty {
 
   private final JobService jobs;
-  private final UsageLedger ledger;
+  private final FairShareInputs fairShare;
   private final Supplier<Capacity> cluster;
-  private final Duration halfLife;
   private final String node;
   private final Clock clock;
   private Instant lastRun;
@@ -35,17 +33,14 @@ public final class UsageAccounting extends FixedDelayDuty {
 
   public UsageAccounting(
       JobService jobs,
-      UsageLedger ledger,
+      FairShareInputs fairShare,
       Supplier<Capacity> cluster,
-      Duration halfLife,
-      Duration interval,
       String node,
       Clock clock) {
-    super("fair-share usage", interval);
+    super("fair-share usage", fairShare.accountEvery());
     this.jobs = jobs;
-    this.ledger = ledger;
+    this.fairShare = fairShare;
     this.cluster = cluster;
-    this.halfLife = halfLife;
     this.node = node;
     this.clock = clock;
   }
@@ -63,12 +58,15 @@ public final class UsageAccounting extends FixedDelayDuty {
           amounts.put(held.getKey(), share * seconds);
         }
       }
-      ledger.add(amounts, now);
+      fairShare.ledger().add(amounts, now);
     }
     lastRun = now;
-    RecentUsage decay = new RecentUsage(halfLife, now);
+    RecentUsage decay = new RecentUsage(fairShare.halfLife(), now);
     Map<String, Double> averages = new HashMap<>();
-    ledger.decayed(now).forEach((owner, seconds) -> averages.put(owner, decay.average(seconds)));
+    fairShare
+        .ledger()
+        .decayed(now)
+        .forEach((owner, seconds) -> averages.put(owner, decay.average(seconds)));
     recent = Map.copyOf(averages);
   }
 

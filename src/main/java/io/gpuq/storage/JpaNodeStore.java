@@ -1,8 +1,7 @@
 package io.gpuq.storage;
 
-import io.gpuq.cgroup.NodeCapacity;
 import io.gpuq.node.Allocated;
-import io.gpuq.node.HostUsage;
+import io.gpuq.node.Heartbeat;
 import io.gpuq.node.Node;
 import io.gpuq.node.NodeStore;
 import java.time.Instant;
@@ -24,43 +23,31 @@ public class JpaNodeStore implements NodeStore {
   }
 
   @Override
-  public void beat(
-      String name,
-      String labels,
-      String backend,
-      String gpus,
-      NodeCapacity allocatable,
-      HostUsage used,
-      Instant now) {
+  public void beat(Heartbeat beat) {
     try {
-      beatOnce(name, labels, backend, gpus, allocatable, used, now);
+      beatOnce(beat);
     } catch (DataIntegrityViolationException e) {
       // Another beat of this node registered it between our look and our insert (a first beat on
       // a loaded machine): it is there now, so this beat is an update.
-      beatOnce(name, labels, backend, gpus, allocatable, used, now);
+      beatOnce(beat);
     }
   }
 
-  private void beatOnce(
-      String name,
-      String labels,
-      String backend,
-      String gpus,
-      NodeCapacity allocatable,
-      HostUsage used,
-      Instant now) {
+  private void beatOnce(Heartbeat beat) {
     tx.executeWithoutResult(
         status ->
             nodes
-                .findById(name)
+                .findById(beat.node())
                 .ifPresentOrElse(
                     node -> {
-                      node.beat(labels, backend, gpus, now);
-                      node.report(allocatable, used);
+                      node.beat(beat.labels(), beat.backend(), beat.gpus(), beat.at());
+                      node.report(beat.allocatable(), beat.used());
                     },
                     () -> {
-                      Node node = new Node(name, labels, backend, gpus, now);
-                      node.report(allocatable, used);
+                      Node node =
+                          new Node(
+                              beat.node(), beat.labels(), beat.backend(), beat.gpus(), beat.at());
+                      node.report(beat.allocatable(), beat.used());
                       nodes.save(node);
                     }));
   }

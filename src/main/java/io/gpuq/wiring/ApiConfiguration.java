@@ -15,7 +15,6 @@ import io.gpuq.job.JobService;
 import io.gpuq.launch.JobFiles;
 import io.gpuq.launch.env.WorkerEnvironment;
 import io.gpuq.startup.StartRefusedException;
-import io.gpuq.text.MemorySize;
 import io.swagger.v3.oas.models.Components;
 import io.swagger.v3.oas.models.OpenAPI;
 import io.swagger.v3.oas.models.info.Info;
@@ -44,17 +43,11 @@ public class ApiConfiguration {
 
   /** {@code gpuq.scheduler.default-cpus} and {@code default-memory}, or a refusal to start. */
   static HostResources hostDefaults(GpuqProperties.Scheduler scheduler) {
-    Long memory = null;
-    if (scheduler.defaultMemory() != null && !scheduler.defaultMemory().isBlank()) {
-      try {
-        memory = MemorySize.parse(scheduler.defaultMemory().trim());
-      } catch (IllegalArgumentException | ArithmeticException e) {
-        throw new StartRefusedException(
-            "gpuq.scheduler.default-memory=" + scheduler.defaultMemory() + " is no size",
-            "give a size such as 4GiB, or leave it unset for no host memory by default",
-            e);
-      }
-    }
+    Long memory =
+        SizeSetting.bytes(
+            "gpuq.scheduler.default-memory",
+            scheduler.defaultMemory(),
+            "give a size such as 4GiB, or leave it unset for no host memory by default");
     if (scheduler.defaultCpus() < 1) {
       throw new StartRefusedException(
           "gpuq.scheduler.default-cpus=" + scheduler.defaultCpus() + " is no number of cores",

@@ -14,7 +14,6 @@ import io.gpuq.node.NodeRegistry;
 import io.gpuq.startup.StartRefusedException;
 import io.gpuq.storage.JpaNodeStore;
 import io.gpuq.storage.NodeRepository;
-import io.gpuq.text.MemorySize;
 import java.io.IOException;
 import java.time.Clock;
 import org.slf4j.Logger;
@@ -50,17 +49,11 @@ public class NodeConfiguration {
           e);
     }
     GpuqProperties.Node node = properties.node();
-    Long reservedMemory = null;
-    if (node.reservedMemory() != null && !node.reservedMemory().isBlank()) {
-      try {
-        reservedMemory = MemorySize.parse(node.reservedMemory().trim());
-      } catch (IllegalArgumentException | ArithmeticException e) {
-        throw new StartRefusedException(
-            "gpuq.node.reserved-memory=" + node.reservedMemory() + " is no size",
-            "write a size such as 2GiB or 512MiB",
-            e);
-      }
-    }
+    Long reservedMemory =
+        SizeSetting.bytes(
+            "gpuq.node.reserved-memory",
+            node.reservedMemory(),
+            "write a size such as 2GiB or 512MiB");
     LocalCapacity capacity = LocalCapacity.decide(measured, node.reservedCpus(), reservedMemory);
     log.info("This node's cores and memory: {}", capacity.describe());
     return capacity;

@@ -196,7 +196,8 @@ public final class SpawnBench {
         switchTo,
         List.of(),
         null,
-        JobPlacement.cpuOnly("bench"));
+        JobPlacement.cpuOnly("bench"),
+        io.gpuq.job.HostResources.ONE_CORE);
   }
 
   private static Round medianByTotal(List<Round> rounds) {

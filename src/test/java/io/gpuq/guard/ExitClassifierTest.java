@@ -7,6 +7,7 @@ import io.gpuq.job.FailureReason;
 import io.gpuq.job.JobPlacement;
 import io.gpuq.launch.StopReason;
 import io.gpuq.launch.WorkerExit;
+import io.gpuq.launch.WorkerGroupEnd;
 import io.gpuq.placement.PlacedGpu;
 import java.util.List;
 import org.junit.jupiter.api.DisplayName;
@@ -31,7 +32,7 @@ class ExitClassifierTest {
   }
 
   private static WorkerExit stopped(StopReason reason, String detail) {
-    return new WorkerExit("job", 1, 42, 143, reason, detail, null);
+    return new WorkerExit("job", 1, 42, 143, reason, detail, null, WorkerGroupEnd.NONE);
   }
 
   @Test

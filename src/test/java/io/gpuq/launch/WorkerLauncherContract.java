@@ -638,7 +638,8 @@ abstract class WorkerLauncherContract {
           switchTo,
           accountDirectories,
           timeout,
-          JobPlacement.cpuOnly("node-1"));
+          JobPlacement.cpuOnly("node-1"),
+          io.gpuq.job.HostResources.ONE_CORE);
     }
   }
 }

@@ -66,7 +66,8 @@ public final class LocalWorkers implements AutoCloseable {
             null,
             List.of(),
             timeout,
-            placement);
+            placement,
+            io.gpuq.job.HostResources.ONE_CORE);
     CompletableFuture<WorkerExit> exit = new CompletableFuture<>();
     exits.put(jobId, exit);
     try {

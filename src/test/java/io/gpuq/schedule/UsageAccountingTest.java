@@ -14,6 +14,7 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -51,7 +52,11 @@ class UsageAccountingTest {
 
   UsageAccounting on(String node) {
     return new UsageAccounting(
-        jobs, ledger, () -> cluster, HALF_LIFE, Duration.ofSeconds(30), node, clock);
+        jobs,
+        new FairShareInputs(Map.of(), () -> cluster, ledger, HALF_LIFE, Duration.ofSeconds(30)),
+        () -> cluster,
+        node,
+        clock);
   }
 
   @Test

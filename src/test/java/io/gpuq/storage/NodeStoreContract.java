@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpuq.cgroup.NodeCapacity;
 import io.gpuq.node.Allocated;
+import io.gpuq.node.Heartbeat;
 import io.gpuq.node.HostUsage;
 import io.gpuq.node.Node;
 import io.gpuq.node.NodeStore;
@@ -62,7 +63,8 @@ abstract class NodeStoreContract {
 
   @Test
   void a_heartbeat_registers_then_updates_the_cores_and_memory_a_node_gives_and_uses() {
-    nodes.beat("node-a", "{}", "emulated", "[]", new NodeCapacity(7, 60 * GIB), null, T0);
+    nodes.beat(
+        new Heartbeat("node-a", "{}", "emulated", "[]", new NodeCapacity(7, 60 * GIB), null, T0));
     Node first = node("node-a");
     assertThat(first.allocatableCpus()).isEqualTo(7);
     assertThat(first.allocatableMemoryBytes()).isEqualTo(60 * GIB);
@@ -70,15 +72,23 @@ abstract class NodeStoreContract {
     assertThat(first.usedMemoryBytes()).isNull();
 
     nodes.beat(
-        "node-a",
-        "{\"pool\":\"a\"}",
-        "emulated",
-        "[]",
-        new NodeCapacity(6, 59 * GIB),
-        new HostUsage(2.5, 3 * GIB),
-        T0.plusSeconds(5));
+        new Heartbeat(
+            "node-a",
+            "{\"pool\":\"a\"}",
+            "emulated",
+            "[]",
+            new NodeCapacity(6, 59 * GIB),
+            new HostUsage(2.5, 3 * GIB),
+            T0.plusSeconds(5)));
     nodes.beat(
-        "node-b", "{}", "nvml", "[]", new NodeCapacity(1, 1), HostUsage.NONE, T0.plusSeconds(5));
+        new Heartbeat(
+            "node-b",
+            "{}",
+            "nvml",
+            "[]",
+            new NodeCapacity(1, 1),
+            HostUsage.NONE,
+            T0.plusSeconds(5)));
     Node again = node("node-a");
     assertThat(again.allocatableCpus()).isEqualTo(6);
     assertThat(again.allocatableMemoryBytes()).isEqualTo(59 * GIB);
