@@ -1,23 +1,20 @@
 package io.gpuq.cgroup;
 
+import java.util.Locale;
+
 /** The cgroup controllers gpuq reads or writes, by their kernel names. */
 public enum Controller {
   /** Binds a worker to its cores; written. */
-  CPUSET("cpuset"),
+  CPUSET,
   /** Caps a worker's memory and counts its OOM kills; written. */
-  MEMORY("memory"),
+  MEMORY,
   /** v1's CPU accounting (v2 accounts CPU in every group, in cpu.stat); read only. */
-  CPUACCT("cpuacct"),
+  CPUACCT,
   /** The CPU quota gpuq itself may run under (cfs_quota, cpu.max); read only. */
-  CPU("cpu");
+  CPU;
 
-  private final String kernelName;
-
-  Controller(String kernelName) {
-    this.kernelName = kernelName;
-  }
-
+  /** The kernel's name: the constant's, in lower case. */
   public String kernelName() {
-    return kernelName;
+    return name().toLowerCase(Locale.ROOT);
   }
 }
