@@ -18,19 +18,18 @@ import java.util.function.ToDoubleFunction;
  */
 public final class NodeResourceGauges {
 
-  private final ReusedReading<NodeFigures> figures;
-
   public NodeResourceGauges(
       MeterRegistry registry,
       String node,
       Supplier<NodeFigures> figures,
       Clock clock,
       Duration maxAge) {
-    this.figures = new ReusedReading<>("this node's cores and memory", figures, clock, maxAge);
+    ReusedReading<NodeFigures> shared =
+        new ReusedReading<>("this node's cores and memory", figures, clock, maxAge);
     Gauges cpus =
         new Gauges(
             registry,
-            this.figures,
+            shared,
             node,
             MeterNames.NODE_CPUS,
             "This node's cores: allocatable to jobs, allocated to its running jobs, used by its"
@@ -42,7 +41,7 @@ public final class NodeResourceGauges {
     Gauges memory =
         new Gauges(
             registry,
-            this.figures,
+            shared,
             node,
             MeterNames.NODE_MEMORY,
             "This node's host memory: allocatable to jobs, allocated to its running jobs, resident"
