@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.BitSet;
 import java.util.concurrent.Callable;
+import org.slf4j.LoggerFactory;
 
 /**
  * CPU affinity through libc's {@code sched_setaffinity(2)} and {@code sched_getaffinity(2)}: the
@@ -118,7 +119,14 @@ public final class Affinity {
     try {
       return spawn.call();
     } finally {
-      bindThread(0, before);
+      try {
+        bindThread(0, before);
+      } catch (IOException | RuntimeException e) {
+        // Not the spawn's failure: its child runs, and must be watched as one. The launching
+        // thread stays bound to the child's cores, which costs only how it is scheduled.
+        LoggerFactory.getLogger(Affinity.class)
+            .warn("cannot restore the launching thread's CPUs: {}", e.toString());
+      }
     }
   }
 

@@ -226,7 +226,13 @@ public final class WorkerConfinement implements AutoCloseable {
       }
       cores.hold(key, Affinity.ofThread(Math.toIntExact(pid)));
     } catch (IOException | RuntimeException e) {
-      log.warn("cannot read the cores of re-adopted job {}: {}", jobId, e.toString());
+      log.warn("cannot read the cgroup cores of re-adopted job {}: {}", jobId, e.toString());
+      try {
+        // The cores it was bound to at birth, so that they are not handed to another worker.
+        cores.hold(key, Affinity.ofThread(Math.toIntExact(pid)));
+      } catch (RuntimeException gone) {
+        log.warn("nor its CPUs: {}", gone.toString());
+      }
     }
   }
 

@@ -133,14 +133,17 @@ public final class RecordWorkerEnd {
           null);
     }
     boolean succeeded = exit.exitCode() != null && exit.exitCode() == 0;
-    if (exit.stopReason() == null && group.oomKills() > 0 && !succeeded) {
-      // The kernel's own count: whatever the exit code says (a shell may turn SIGKILL into 1).
+    // The kernel's own count, whatever the exit code says (a shell may turn SIGKILL into 1); only
+    // for a group with a cap: the count also has the host-wide OOM killer's kills, which are not
+    // the job's cap.
+    if (exit.stopReason() == null
+        && group.oomKills() > 0
+        && group.memoryLimitBytes() != null
+        && !succeeded) {
       return new AttemptOutcome(
           FailureReason.HOST_OUT_OF_MEMORY,
-          "killed by the kernel at its host memory cap"
-              + (group.memoryLimitBytes() == null
-                  ? ""
-                  : " of " + MemorySize.format(group.memoryLimitBytes()))
+          "killed by the kernel at its host memory cap of "
+              + MemorySize.format(group.memoryLimitBytes())
               + " (resources.memory; "
               + group.oomKills()
               + " process(es) killed)",

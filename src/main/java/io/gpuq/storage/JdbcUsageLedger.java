@@ -62,10 +62,15 @@ public final class JdbcUsageLedger implements UsageLedger {
                     String owner = row.getString(1);
                     Instant epoch = row.getObject(3, OffsetDateTime.class).toInstant();
                     RecentUsage usage = new RecentUsage(halfLife, epoch);
-                    double scaled = row.getDouble(2) + usage.scaled(amounts.get(owner), now);
+                    double amount = amounts.get(owner);
+                    double scaled;
                     if (usage.needsRebase(now)) {
-                      scaled *= usage.rebaseFactor(now);
+                      // Decayed first, then added at the new epoch: an owner idle for a thousand
+                      // half-lives has a scale past a double's range, and Inf x 0 would be NaN.
+                      scaled = usage.decayed(stored(row), now) + amount;
                       epoch = now;
+                    } else {
+                      scaled = stored(row) + usage.scaled(amount, now);
                     }
                     return new Object[] {
                       scaled, OffsetDateTime.ofInstant(epoch, ZoneOffset.UTC), owner
@@ -83,9 +88,14 @@ public final class JdbcUsageLedger implements UsageLedger {
         ALL,
         row -> {
           Instant epoch = row.getObject(3, OffsetDateTime.class).toInstant();
-          decayed.put(
-              row.getString(1), new RecentUsage(halfLife, epoch).decayed(row.getDouble(2), now));
+          decayed.put(row.getString(1), new RecentUsage(halfLife, epoch).decayed(stored(row), now));
         });
     return decayed;
+  }
+
+  /** An owner's scaled sum; none that is not a finite number counts. */
+  private static double stored(java.sql.ResultSet row) throws java.sql.SQLException {
+    double scaled = row.getDouble(2);
+    return Double.isFinite(scaled) ? scaled : 0;
   }
 }

@@ -192,6 +192,24 @@ abstract class JpaJobStoreContract extends JobStoreContract {
         .isCloseTo(1.0, org.assertj.core.api.Assertions.within(1e-9));
   }
 
+  /** An owner idle for far longer than a double's range of halvings is charged what they add. */
+  @Test
+  void an_owner_idle_for_thousands_of_half_lives_is_charged_only_what_they_add() {
+    Duration halfLife = Duration.ofMinutes(1);
+    Instant at = Instant.parse("2026-12-03T06:00:00Z");
+    String carol = "carol-" + System.nanoTime();
+    io.gpuq.storage.JdbcUsageLedger ledger =
+        new io.gpuq.storage.JdbcUsageLedger(jdbc(), tx, halfLife);
+    ledger.add(Map.of(carol, 5.0), at);
+    Instant muchLater = at.plus(Duration.ofMinutes(5_000));
+    ledger.add(Map.of(carol, 8.0), muchLater);
+    assertThat(ledger.decayed(muchLater).get(carol))
+        .isCloseTo(8.0, org.assertj.core.api.Assertions.within(1e-9));
+    ledger.add(Map.of(carol, 2.0), muchLater.plus(halfLife));
+    assertThat(ledger.decayed(muchLater.plus(halfLife)).get(carol))
+        .isCloseTo(6.0, org.assertj.core.api.Assertions.within(1e-9));
+  }
+
   // --- storing a job -----------------------------------------------------------------------------
 
   @Test

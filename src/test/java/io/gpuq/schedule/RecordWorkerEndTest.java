@@ -193,6 +193,19 @@ class RecordWorkerEndTest {
     assertThat(failed.exitCode()).isEqualTo(1);
   }
 
+  /** The count has the host-wide OOM killer's kills too: without a cap, they are not the job's. */
+  @Test
+  void an_oom_kill_in_a_group_without_a_cap_is_not_HOST_OUT_OF_MEMORY() throws Exception {
+    Job job = running(aRunningJob().on("node-1"));
+    WorkerExit exit =
+        new WorkerExit(job.id(), 1, 42, 137, null, null, null, new WorkerGroupEnd(1, null, false));
+
+    recordEnd.ended(exit, PLACEMENT);
+
+    await().atMost(Duration.ofSeconds(30)).until(() -> stored(job).state().isTerminal());
+    assertThat(stored(job).failureReason()).isNotEqualTo(FailureReason.HOST_OUT_OF_MEMORY);
+  }
+
   @Test
   void a_worker_that_exits_0_after_an_oom_kill_in_its_group_succeeds() throws Exception {
     Job job = running(aRunningJob().on("node-1"));
