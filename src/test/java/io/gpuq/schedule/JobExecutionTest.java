@@ -7,8 +7,6 @@ import static org.awaitility.Awaitility.await;
 import io.gpuq.gpu.GpuInventory;
 import io.gpuq.gpu.GpuUsage;
 import io.gpuq.gpu.emulated.EmulatedGpuBackend;
-import io.gpuq.guard.ExitClassifier;
-import io.gpuq.guard.OomRecognizer;
 import io.gpuq.job.ClaimedJob;
 import io.gpuq.job.FailureReason;
 import io.gpuq.job.InMemoryJobStore;
@@ -17,7 +15,6 @@ import io.gpuq.job.JobPlacement;
 import io.gpuq.job.JobService;
 import io.gpuq.job.JobState;
 import io.gpuq.job.WorkerProcess;
-import io.gpuq.launch.JobFiles;
 import io.gpuq.launch.WorkerSetup;
 import io.gpuq.proc.ProcFs;
 import java.nio.file.Path;
@@ -68,11 +65,7 @@ class JobExecutionTest {
     RecordWorkerEnd recordEnd =
         new RecordWorkerEnd(
             jobs,
-            new ExitJudging(
-                local.workers(),
-                new JobFiles(dataDir),
-                new ExitClassifier(new OomRecognizer()),
-                OomRecognizer.DEFAULT_TAIL_BYTES),
+            local.exitJudging(),
             new NodeGpus(
                 gpus,
                 new GpuInventory("emulated", List.of(), Optional.empty()),

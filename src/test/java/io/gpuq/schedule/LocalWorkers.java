@@ -1,5 +1,7 @@
 package io.gpuq.schedule;
 
+import io.gpuq.guard.ExitClassifier;
+import io.gpuq.guard.OomRecognizer;
 import io.gpuq.job.JobPlacement;
 import io.gpuq.launch.JobFiles;
 import io.gpuq.launch.LaunchException;
@@ -30,8 +32,10 @@ public final class LocalWorkers implements AutoCloseable {
   private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
   private final Map<String, CompletableFuture<WorkerExit>> exits = new ConcurrentHashMap<>();
   private final Workers workers;
+  private final Path dataDir;
 
   public LocalWorkers(Path dataDir, Clock clock) {
+    this.dataDir = dataDir;
     this.workers =
         new Workers(
             new WorkerLauncher(new JobFiles(dataDir), clock),
@@ -42,6 +46,15 @@ public final class LocalWorkers implements AutoCloseable {
 
   public Workers workers() {
     return workers;
+  }
+
+  /** How the ends of these workers are judged, as the scheduler judges them. */
+  public ExitJudging exitJudging() {
+    return new ExitJudging(
+        workers,
+        new JobFiles(dataDir),
+        new ExitClassifier(new OomRecognizer()),
+        OomRecognizer.DEFAULT_TAIL_BYTES);
   }
 
   /** Starts attempt 1 of {@code jobId}, CPU-only on node-1, with no timeout. */

@@ -7,8 +7,6 @@ import static org.awaitility.Awaitility.await;
 import io.gpuq.gpu.GpuInventory;
 import io.gpuq.gpu.GpuUsage;
 import io.gpuq.gpu.emulated.EmulatedGpuBackend;
-import io.gpuq.guard.ExitClassifier;
-import io.gpuq.guard.OomRecognizer;
 import io.gpuq.job.FailureReason;
 import io.gpuq.job.InMemoryJobStore;
 import io.gpuq.job.Job;
@@ -69,11 +67,7 @@ class RecordWorkerEndTest {
   private RecordWorkerEnd aRecorderOver(JobService jobs, Consumer<String> beforeEnd) {
     return new RecordWorkerEnd(
         jobs,
-        new ExitJudging(
-            local.workers(),
-            new JobFiles(dataDir),
-            new ExitClassifier(new OomRecognizer()),
-            OomRecognizer.DEFAULT_TAIL_BYTES),
+        local.exitJudging(),
         new NodeGpus(
             new EmulatedGpuBackend(List.of(), new ProcFs(Path.of("/proc")), clock),
             new GpuInventory("emulated", List.of(), Optional.empty()),

@@ -8,11 +8,9 @@ import io.gpuq.fairshare.Capacity;
 import io.gpuq.fairshare.InMemoryUsageLedger;
 import io.gpuq.job.InMemoryJobStore;
 import io.gpuq.job.JobService;
-import java.time.Clock;
+import io.gpuq.support.SettableClock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.DisplayName;
@@ -23,27 +21,7 @@ class UsageAccountingTest {
 
   static final Duration HALF_LIFE = Duration.ofHours(1);
 
-  /** A clock the test moves. */
-  static final class Hands extends Clock {
-    Instant now = Instant.parse("2026-12-03T06:00:00Z");
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
-  }
-
-  final Hands clock = new Hands();
+  final SettableClock clock = new SettableClock(Instant.parse("2026-12-03T06:00:00Z"));
   final InMemoryJobStore store = new InMemoryJobStore();
   final JobService jobs = new JobService(store, clock, List.of());
   final InMemoryUsageLedger ledger = new InMemoryUsageLedger(HALF_LIFE);
@@ -71,7 +49,7 @@ class UsageAccountingTest {
     // The first run adds nothing: it does not know since when its jobs ran.
     assertThat(one.recentUsage()).isEmpty();
 
-    clock.now = clock.now.plusSeconds(60);
+    clock.advance(Duration.ofSeconds(60));
     one.runOnce();
     two.runOnce();
 
@@ -86,12 +64,12 @@ class UsageAccountingTest {
     aRunningJob().ownedBy("alice").on("node-1").in(store);
     UsageAccounting one = on("node-1");
     one.runOnce();
-    clock.now = clock.now.plusSeconds(600);
+    clock.advance(Duration.ofSeconds(600));
     one.runOnce();
     double afterRun = one.recentUsage().get("alice");
 
     UsageAccounting reader = on("node-9");
-    clock.now = clock.now.plus(HALF_LIFE);
+    clock.advance(HALF_LIFE);
     reader.runOnce();
     assertThat(reader.recentUsage().get("alice")).isCloseTo(afterRun / 2, within(1e-12));
   }
