@@ -129,6 +129,10 @@ public final class EmulatedGpuBackend implements GpuBackend {
     if (closed) {
       throw new GpuBackendException("the emulated GPU backend is closed");
     }
+    // The workers first, then the process table: a worker attached after the table was read
+    // (its process spawned too late to be in it) would look ended and be dropped for good, its
+    // memory never measured again. Taken in this order, every worker's process predates the table.
+    List<Worker> attached = List.copyOf(workers.values());
     ProcessTable table = procFs.snapshot();
     Instant now = clock.instant();
     int deviceCount = devices.size();
@@ -138,7 +142,7 @@ public final class EmulatedGpuBackend implements GpuBackend {
       processesByDevice.add(new LinkedHashMap<>());
     }
 
-    for (Worker worker : workers.values()) {
+    for (Worker worker : attached) {
       List<ProcStat> tree = table.treeOf(worker.pid);
       if (tree.isEmpty() || tree.get(0).startTimeTicks() != worker.startTimeTicks) {
         workers.remove(worker.pid, worker);

@@ -18,6 +18,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
@@ -250,6 +252,44 @@ class EmulatedGpuBackendTest {
 
         assertThat(backend.sample().get(0).processes()).isEmpty();
         assertThat(backend.attachedPids()).isEmpty();
+      }
+    }
+
+    @Test
+    @DisplayName(
+        "a worker attached while a sample reads /proc stays attached: the sample that began before"
+            + " its process existed does not take it for ended")
+    void attachDuringASample() throws Exception {
+      // Enough processes that each sample spends a while reading them, so that attaching lands
+      // inside a sample again and again.
+      for (long pid = 10_000; pid < 10_400; pid++) {
+        process(pid, 1, 100, 1, 0);
+      }
+      try (EmulatedGpuBackend backend = backend(1)) {
+        AtomicLong samples = new AtomicLong();
+        AtomicBoolean stop = new AtomicBoolean();
+        Thread sampler =
+            new Thread(
+                () -> {
+                  while (!stop.get()) {
+                    backend.sample();
+                    samples.incrementAndGet();
+                  }
+                });
+        sampler.start();
+        try {
+          for (long pid = 100; pid < 160; pid++) {
+            process(pid, 1, 5000 + pid, 10, 0);
+            backend.attach(pid, List.of(0));
+            // Two samples more: the second began after the attach, and both have judged it.
+            long seen = samples.get();
+            await().atMost(Duration.ofSeconds(30)).until(() -> samples.get() >= seen + 2);
+            assertThat(backend.attachedPids()).as("attached pid %d", pid).contains(pid);
+          }
+        } finally {
+          stop.set(true);
+          sampler.join();
+        }
       }
     }
 
