@@ -2,6 +2,7 @@ package io.gpuq.api;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonRawValue;
+import io.gpuq.job.BoundCores;
 import io.gpuq.job.FailureReason;
 import io.gpuq.job.Job;
 import io.gpuq.job.JobAttempt;
@@ -116,6 +117,12 @@ public record JobView(
       JobPlacement placement,
       long budgetBytes,
       Long pid,
+      @Schema(
+              description =
+                  "the cores its worker was given (cpus, a CPU list such as \"2-3\") and how it"
+                      + " is held to them (boundBy: cgroup, or affinity where gpuq cannot make"
+                      + " cgroups); absent when it was bound to none, or before its worker ran")
+          BoundCores cores,
       Instant startedAt,
       Instant finishedAt,
       JobState outcome,
@@ -131,6 +138,7 @@ public record JobView(
           a.placement(),
           a.budgetBytes(),
           a.pid(),
+          a.cores(),
           a.startedAt(),
           a.finishedAt(),
           a.outcome(),

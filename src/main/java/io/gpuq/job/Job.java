@@ -293,7 +293,7 @@ public class Job {
   /** Records an attempt's worker process, whether or not the attempt is still open. */
   void recordProcess(WorkerProcess process) {
     attemptNumbered(process.attempt())
-        .ifPresent(a -> a.recordProcess(process.pid(), process.startTicks()));
+        .ifPresent(a -> a.recordProcess(process.pid(), process.startTicks(), process.cores()));
   }
 
   /** The poller measured this much GPU memory in use by the job's process tree. */

@@ -24,6 +24,8 @@ public class JobAttempt {
 
   private Long pid;
   private Long pidStartTicks;
+  private String cores;
+  private String coresBoundBy;
 
   private Instant startedAt;
 
@@ -59,9 +61,13 @@ public class JobAttempt {
     }
   }
 
-  void recordProcess(long pid, long startTicks) {
+  void recordProcess(long pid, long startTicks, BoundCores cores) {
     this.pid = pid;
     this.pidStartTicks = startTicks;
+    if (cores != null) {
+      this.cores = cores.cpus();
+      this.coresBoundBy = cores.boundBy();
+    }
   }
 
   JobAttempt copyFor(Job owner) {
@@ -72,6 +78,8 @@ public class JobAttempt {
     copy.budgetBytes = budgetBytes;
     copy.pid = pid;
     copy.pidStartTicks = pidStartTicks;
+    copy.cores = cores;
+    copy.coresBoundBy = coresBoundBy;
     copy.startedAt = startedAt;
     copy.finishedAt = finishedAt;
     copy.outcome = outcome;
@@ -122,6 +130,11 @@ public class JobAttempt {
 
   public Long pidStartTicks() {
     return pidStartTicks;
+  }
+
+  /** The cores its worker was given, and how it is held to them; null if none or not known. */
+  public BoundCores cores() {
+    return cores == null || coresBoundBy == null ? null : new BoundCores(cores, coresBoundBy);
   }
 
   public Instant startedAt() {

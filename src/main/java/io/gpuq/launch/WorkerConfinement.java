@@ -8,6 +8,7 @@ import io.gpuq.cgroup.CpuList;
 import io.gpuq.cgroup.WorkerCgroup;
 import io.gpuq.cgroup.WorkerCgroups;
 import io.gpuq.cgroup.WorkerId;
+import io.gpuq.job.BoundCores;
 import io.gpuq.job.HostResources;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
@@ -137,6 +138,12 @@ public final class WorkerConfinement implements AutoCloseable {
   /** The cores of a live worker, if it was given any. */
   public Optional<CpuList> coresOf(String jobId, int attempt) {
     return cores == null ? Optional.empty() : cores.coresOf(key(jobId, attempt));
+  }
+
+  /** The cores of a live worker and how it is held to them, as its job's attempt records them. */
+  public Optional<BoundCores> boundCoresOf(String jobId, int attempt) {
+    String boundBy = mode == Mode.CGROUPS ? BoundCores.CGROUP : BoundCores.AFFINITY;
+    return coresOf(jobId, attempt).map(cpus -> new BoundCores(cpus.toString(), boundBy));
   }
 
   /**

@@ -1,6 +1,7 @@
 package io.gpuq.schedule;
 
 import io.gpuq.job.AttemptOutcome;
+import io.gpuq.job.BoundCores;
 import io.gpuq.job.ClaimedJob;
 import io.gpuq.job.FailureReason;
 import io.gpuq.job.Job;
@@ -101,7 +102,9 @@ public class JobExecution {
     }
     attachGpus(worker, placement);
     long startTicks = host.procFs().stat(worker.pid()).map(ProcStat::startTimeTicks).orElse(0L);
-    WorkerProcess process = new WorkerProcess(job.id(), job.attempt(), worker.pid(), startTicks);
+    BoundCores cores = workers.confinement().boundCoresOf(job.id(), job.attempt()).orElse(null);
+    WorkerProcess process =
+        new WorkerProcess(job.id(), job.attempt(), worker.pid(), startTicks, cores);
     try {
       workers.recordProcess(process);
     } catch (IOException e) {

@@ -38,13 +38,15 @@ public interface JobRepository
    */
   @Modifying
   @Query(
-      "update JobAttempt a set a.pid = :pid, a.pidStartTicks = :ticks"
-          + " where a.job.id = :jobId and a.attempt = :attempt")
+      "update JobAttempt a set a.pid = :pid, a.pidStartTicks = :ticks, a.cores = :cores,"
+          + " a.coresBoundBy = :boundBy where a.job.id = :jobId and a.attempt = :attempt")
   int recordWorkerProcess(
       @Param("jobId") String jobId,
       @Param("attempt") int attempt,
       @Param("pid") long pid,
-      @Param("ticks") long pidStartTicks);
+      @Param("ticks") long pidStartTicks,
+      @Param("cores") String cores,
+      @Param("boundBy") String coresBoundBy);
 
   @Query("select j.state, count(j) from Job j group by j.state")
   List<Object[]> countByStateRaw();

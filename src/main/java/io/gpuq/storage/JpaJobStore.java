@@ -4,6 +4,7 @@ import io.gpuq.concurrency.TrialSlots;
 import io.gpuq.fairshare.Held;
 import io.gpuq.job.AttemptEnd;
 import io.gpuq.job.AttemptStanding;
+import io.gpuq.job.BoundCores;
 import io.gpuq.job.ClaimedJob;
 import io.gpuq.job.IdempotencyKeyTakenException;
 import io.gpuq.job.Job;
@@ -130,7 +131,14 @@ public class JpaJobStore implements JobStore {
   private JobState apply(WorkerEvent event) {
     if (event instanceof ProcessStarted started) {
       WorkerProcess p = started.process();
-      jobs.recordWorkerProcess(p.jobId(), p.attempt(), p.pid(), p.startTicks());
+      BoundCores cores = p.cores();
+      jobs.recordWorkerProcess(
+          p.jobId(),
+          p.attempt(),
+          p.pid(),
+          p.startTicks(),
+          cores == null ? null : cores.cpus(),
+          cores == null ? null : cores.boundBy());
       return null;
     }
     return applyEnd(((Ended) event).end());

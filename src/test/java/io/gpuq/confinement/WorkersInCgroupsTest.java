@@ -126,6 +126,15 @@ class WorkersInCgroupsTest extends IntegrationTest {
       Path cpuset = CgroupFixture.groupWith(parents, worker, "cpuset.cpus").orElseThrow();
       CpuList cores = CpuList.parse(CgroupFixture.read(cpuset.resolve("cpuset.cpus")));
       assertThat(cores.count()).isEqualTo(1);
+      // Its view names the same core, and that its cgroup holds it there.
+      await()
+          .atMost(SOON)
+          .untilAsserted(
+              () -> {
+                JsonNode attempt = alice.get("/api/v1/jobs/" + id).json().get("attempts").get(0);
+                assertThat(attempt.get("cores").get("cpus").asString()).isEqualTo(cores.toString());
+                assertThat(attempt.get("cores").get("boundBy").asString()).isEqualTo("cgroup");
+              });
 
       long startNanos = System.nanoTime();
       long startUsage = usage(cpuacct.get());

@@ -519,6 +519,22 @@ abstract class JobStoreContract {
   }
 
   @Test
+  void a_worker_process_is_recorded_with_the_cores_it_was_given_and_how_it_is_held_to_them() {
+    Job running = aRunningJob().in(store());
+    Job unbound = aRunningJob().in(store());
+
+    store()
+        .recordProcess(
+            new WorkerProcess(running.id(), 1, 4242, 987L, new BoundCores("2-3", "cgroup")))
+        .join();
+    store().recordProcess(new WorkerProcess(unbound.id(), 1, 4243, 988L)).join();
+
+    assertThat(reload(running.id()).attempts().get(0).cores())
+        .isEqualTo(new BoundCores("2-3", "cgroup"));
+    assertThat(reload(unbound.id()).attempts().get(0).cores()).isNull();
+  }
+
+  @Test
   void a_success_ends_the_job_and_its_attempt_with_the_exit_code_at_the_end_time() {
     Job job = aRunningJob().in(store());
     Instant ended = T0.plusSeconds(44).plusNanos(123_456_000);
