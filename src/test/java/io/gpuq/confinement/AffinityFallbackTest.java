@@ -47,6 +47,10 @@ class AffinityFallbackTest {
       long pid = CgroupFixture.workerPid(admin, bound);
       CpuList allowed = CpuList.parse(CgroupFixture.status(pid, "Cpus_allowed_list"));
       assertThat(allowed.count()).as("Cpus_allowed_list of worker %d", pid).isEqualTo(1);
+      // Its view says so: recorded with its PID, in the same statement.
+      JsonNode cores = admin.job(bound).get("attempts").get(0).get("cores");
+      assertThat(cores.get("cpus").asString()).isEqualTo(allowed.toString());
+      assertThat(cores.get("boundBy").asString()).isEqualTo("affinity");
       // Its children are born with the same mask.
       await().atMost(SOON).until(() -> !CgroupFixture.children(pid).isEmpty());
       for (long child : CgroupFixture.children(pid)) {
