@@ -256,7 +256,16 @@ public final class WorkerConfinement implements AutoCloseable {
     if (mode == Mode.NONE) {
       return WorkerGroupEnd.NONE;
     }
-    cores.release(key(jobId, attempt));
+    try {
+      return endGroup(jobId, attempt);
+    } finally {
+      // Only once its group is empty: what was left in it no longer runs on the cores that the
+      // next worker is given.
+      cores.release(key(jobId, attempt));
+    }
+  }
+
+  private WorkerGroupEnd endGroup(String jobId, int attempt) {
     Optional<WorkerCgroup> found = group(jobId, attempt);
     if (found.isEmpty()) {
       return WorkerGroupEnd.NONE;
