@@ -1,14 +1,14 @@
 package io.gpuq.api;
 
 import io.gpuq.job.Caller;
-import io.gpuq.job.FieldError;
+import io.gpuq.job.FieldErrors;
 import io.gpuq.job.InvalidJobRequestException;
 import io.gpuq.schedule.OwnerStandings;
+import io.gpuq.text.UserText;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
-import java.util.List;
 import java.util.Map;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestAttribute;
@@ -42,15 +42,15 @@ public class OwnerController {
   public OwnersView owners(
       @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
       @Parameter(hidden = true) @RequestParam Map<String, String> query) {
-    if (!query.isEmpty()) {
-      // A parameter that filters nothing would answer as if it did: say so instead.
-      List<FieldError> errors =
-          query.keySet().stream()
-              .sorted()
-              .map(name -> new FieldError(name, "unknown query parameter: this listing takes none"))
-              .toList();
-      throw new InvalidJobRequestException(errors);
-    }
+    // A parameter that filters nothing would answer as if it did: say so instead.
+    FieldErrors errors = new FieldErrors();
+    query.keySet().stream()
+        .sorted()
+        .forEach(
+            name ->
+                errors.add(
+                    UserText.echo(name), "unknown query parameter: this listing takes none"));
+    errors.throwIfAny(InvalidJobRequestException::new);
     return OwnersView.of(owners.now(), caller);
   }
 }
