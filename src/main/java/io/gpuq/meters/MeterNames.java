@@ -29,6 +29,20 @@ public final class MeterNames {
   /** A node's host memory: {@code gpuq_node_memory_bytes{node, kind}}. */
   public static final String NODE_MEMORY = "gpuq.node.memory";
 
+  /**
+   * Each owner's figures, {@code gpuq_owner_*{owner}}, over the whole cluster as {@code GET
+   * /api/v1/owners} shows them.
+   */
+  public static final String OWNER_SHARE = "gpuq.owner.share";
+
+  public static final String OWNER_RUNNING_JOBS = "gpuq.owner.running.jobs";
+  public static final String OWNER_QUEUED_JOBS = "gpuq.owner.queued.jobs";
+  public static final String OWNER_GPUS_HELD = "gpuq.owner.gpus.held";
+  public static final String OWNER_GPU_MEMORY_HELD = "gpuq.owner.gpu.memory.held";
+  public static final String OWNER_RECENT_USAGE = "gpuq.owner.recent.usage";
+  public static final String OWNER_DOMINANT_SHARE = "gpuq.owner.dominant.share";
+  public static final String OWNER_FAIR_SHARE_POSITION = "gpuq.owner.fair.share.position";
+
   public static final String JOB_QUEUE_WAIT = "gpuq.job.queue.wait";
   public static final String JOB_SUBMIT_TO_START = "gpuq.job.submit.to.start";
   public static final String JOB_ATTEMPTS_FINISHED = "gpuq.job.attempts.finished";

@@ -74,4 +74,12 @@ public final class UsageAccounting extends FixedDelayDuty {
   public Map<String, Double> recentUsage() {
     return recent;
   }
+
+  /**
+   * The cluster's capacity now, as the scheduling passes measure owners' shares against it (read
+   * from the other nodes' heartbeats): for views of the owners that show the same shares.
+   */
+  public Capacity capacity() {
+    return cluster.get();
+  }
 }

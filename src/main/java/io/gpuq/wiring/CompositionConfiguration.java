@@ -10,6 +10,7 @@ import io.gpuq.gpu.GpuPoller;
 import io.gpuq.job.JobService;
 import io.gpuq.meters.GpuPollMetrics;
 import io.gpuq.meters.JobHostMetrics;
+import io.gpuq.meters.OwnerGauges;
 import io.gpuq.meters.SweepMeters;
 import io.gpuq.node.DeadNodeReaper;
 import io.gpuq.node.HeartbeatDuty;
@@ -40,10 +41,11 @@ public class CompositionConfiguration {
   static final Duration SWEEP_COMPLETION_INTERVAL = Duration.ofSeconds(5);
 
   /**
-   * The duties, each on its own fixed delay (zero turns one off). The three that are also something
+   * The duties, each on its own fixed delay (zero turns one off). Those that are also something
    * else are beans of their own: the reading of reported metrics (which the scheduler calls before
-   * it records an attempt's end), the job and sweep meters (MetricsConfiguration); the backup duty
-   * decides its interval from the database (BackupConfiguration).
+   * it records an attempt's end), the job and sweep meters (MetricsConfiguration), the owners'
+   * gauges (OwnersConfiguration); the backup duty decides its interval from the database
+   * (BackupConfiguration).
    */
   @Bean
   NodeComposition nodeComposition(
@@ -56,6 +58,7 @@ public class CompositionConfiguration {
       MetricsReading metricsReading,
       JobHostMetrics jobHostMetrics,
       SweepMeters sweepMeters,
+      OwnerGauges ownerGauges,
       SweepStore sweeps,
       FinishedJobs finishedJobs,
       BackupDuty backup,
@@ -78,6 +81,7 @@ public class CompositionConfiguration {
             metricsReading,
             jobHostMetrics,
             sweepMeters,
+            ownerGauges,
             // gpuq.cluster.heartbeat-interval: beat, then stop the workers this node no longer owns
             new HeartbeatDuty(nodes, scheduler.stopUnowned()::runOnce, heartbeat),
             new DeadNodeReaper(

@@ -25,7 +25,8 @@ class OpenApiDocumentIntegrationTest extends IntegrationTest {
             "/api/v1/jobs/{id}/cancel",
             "/api/v1/jobs/{id}/logs",
             "/api/v1/gpus",
-            "/api/v1/nodes");
+            "/api/v1/nodes",
+            "/api/v1/owners");
     List<String> submitAnswers = new ArrayList<>();
     doc.get("paths")
         .get("/api/v1/jobs")

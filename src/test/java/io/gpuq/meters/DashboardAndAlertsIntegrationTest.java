@@ -119,6 +119,27 @@ class DashboardAndAlertsIntegrationTest extends MetricsIntegrationSupport {
   }
 
   @Test
+  void the_dashboard_has_a_row_who_holds_the_gpus_over_the_owner_gauges() throws IOException {
+    List<String> rows = new ArrayList<>();
+    dashboard().get("panels").forEach(p -> rows.add(p.get("title").asString()));
+    assertThat(rows).contains("Who holds the GPUs");
+
+    List<String> ownerQueries =
+        dashboardExpressions().stream().filter(e -> e.contains("gpuq_owner_")).toList();
+    assertThat(namesIn(ownerQueries))
+        .contains(
+            "gpuq_owner_gpus_held",
+            "gpuq_owner_gpu_memory_held_bytes",
+            "gpuq_owner_running_jobs",
+            "gpuq_owner_queued_jobs",
+            "gpuq_owner_dominant_share",
+            "gpuq_owner_recent_usage",
+            "gpuq_owner_fair_share_position");
+    // Every node exports the whole cluster's owner figures: one node's value, not their sum.
+    assertThat(ownerQueries).allMatch(e -> e.startsWith("max by (owner) ("));
+  }
+
+  @Test
   void the_dashboard_has_a_node_variable_and_takes_its_data_source_from_a_variable()
       throws IOException {
     JsonNode dashboard = dashboard();

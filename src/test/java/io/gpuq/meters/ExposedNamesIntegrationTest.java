@@ -38,7 +38,15 @@ class ExposedNamesIntegrationTest extends MetricsIntegrationSupport {
           Map.entry("gpuq_sweep_trials", Set.of("sweep", "state")),
           Map.entry("gpuq_sweep_best_value", Set.of("sweep")),
           Map.entry("gpuq_node_cpus", Set.of("node", "kind")),
-          Map.entry("gpuq_node_memory_bytes", Set.of("node", "kind")));
+          Map.entry("gpuq_node_memory_bytes", Set.of("node", "kind")),
+          Map.entry("gpuq_owner_share", Set.of("owner")),
+          Map.entry("gpuq_owner_running_jobs", Set.of("owner")),
+          Map.entry("gpuq_owner_queued_jobs", Set.of("owner")),
+          Map.entry("gpuq_owner_gpus_held", Set.of("owner")),
+          Map.entry("gpuq_owner_gpu_memory_held_bytes", Set.of("owner")),
+          Map.entry("gpuq_owner_recent_usage", Set.of("owner")),
+          Map.entry("gpuq_owner_dominant_share", Set.of("owner")),
+          Map.entry("gpuq_owner_fair_share_position", Set.of("owner")));
 
   record Documented(String type, Set<String> labels) {}
 
@@ -74,7 +82,7 @@ class ExposedNamesIntegrationTest extends MetricsIntegrationSupport {
     Map<String, String> documentedTypes = new TreeMap<>();
     documented.forEach((name, doc) -> documentedTypes.put(name, doc.type()));
 
-    assertThat(documented).hasSize(27);
+    assertThat(documented).hasSize(35);
     assertThat(exposedTypes).isEqualTo(documentedTypes);
   }
 
