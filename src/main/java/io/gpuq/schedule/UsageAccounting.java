@@ -30,6 +30,7 @@ public final class UsageAccounting extends FixedDelayDuty {
   private final Clock clock;
   private Instant lastRun;
   private volatile Map<String, Double> recent = Map.of();
+  private volatile boolean read;
 
   public UsageAccounting(
       JobService jobs,
@@ -68,10 +69,19 @@ public final class UsageAccounting extends FixedDelayDuty {
         .decayed(now)
         .forEach((owner, seconds) -> averages.put(owner, decay.average(seconds)));
     recent = Map.copyOf(averages);
+    read = true;
   }
 
-  /** Each owner's recent usage as an average dominant share, as of the last run. */
+  /**
+   * Each owner's recent usage as an average dominant share, as of the last run; read from the
+   * ledger at the first call if the duty has not run yet, so that a restarted gpuq's first passes
+   * (those that start what was queued while it was down) order owners by the stored usage rather
+   * than as if nobody had used anything.
+   */
   public Map<String, Double> recentUsage() {
+    if (!read) {
+      runOnce();
+    }
     return recent;
   }
 

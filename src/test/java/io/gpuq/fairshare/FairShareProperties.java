@@ -2,9 +2,14 @@ package io.gpuq.fairshare;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gpuq.placement.GpuCapacity;
 import io.gpuq.placement.MemoryDemand;
 import io.gpuq.placement.PlacementDecision;
+import io.gpuq.placement.PlacementFixtures;
+import io.gpuq.placement.PlacementPlan;
 import io.gpuq.placement.PlacementRequest;
+import io.gpuq.placement.Placer;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -91,34 +96,36 @@ class FairShareProperties {
     }
   }
 
-  /** The largest and smallest count of {@code owner} over every window of {@code n} starts. */
-  static int[] windowCounts(List<String> starts, String owner, int n) {
-    int min = Integer.MAX_VALUE;
-    int max = Integer.MIN_VALUE;
-    for (int from = 0; from + n <= starts.size(); from++) {
-      int count = 0;
-      for (int i = from; i < from + n; i++) {
-        count += starts.get(i).equals(owner) ? 1 : 0;
-      }
-      min = Math.min(min, count);
-      max = Math.max(max, count);
+  /**
+   * Checks every run of consecutive starts, of every length {@code n}, from the very first start
+   * (the places filling up included): {@code owner} got between {@code floor(n × part) − 1} and
+   * {@code ceil(n × part) + 1} of them.
+   */
+  static void everyRunGives(List<String> starts, String owner, double part) {
+    int[] prefix = new int[starts.size() + 1];
+    for (int i = 0; i < starts.size(); i++) {
+      prefix[i + 1] = prefix[i] + (starts.get(i).equals(owner) ? 1 : 0);
     }
-    return new int[] {min, max};
+    for (int from = 0; from < starts.size(); from++) {
+      for (int to = from + 1; to <= starts.size(); to++) {
+        int n = to - from;
+        int count = prefix[to] - prefix[from];
+        assertThat(count)
+            .as("%s's starts among starts %d to %d of %s", owner, from, to - 1, starts)
+            .isBetween((int) Math.floor(n * part) - 1, (int) Math.ceil(n * part) + 1);
+      }
+    }
   }
 
   @Property
   @Label("two owners of equal share each get N/2 ± 1 of any N starts")
   void equalSharesSplitEvenly(
       @ForAll @IntRange(min = 1, max = 12) int places,
-      @ForAll @IntRange(min = 1, max = 60) int n,
-      @ForAll @IntRange(min = 0, max = 60) int warmUp) {
+      @ForAll @IntRange(min = 1, max = 150) int starts) {
     Cluster cluster = new Cluster(places).owner("alice", 1).owner("bob", 1);
-    cluster.run(warmUp);
-    List<String> starts = cluster.run(n + 40);
+    cluster.run(starts);
     for (String owner : List.of("alice", "bob")) {
-      int[] counts = windowCounts(starts, owner, n);
-      assertThat(counts[0]).isGreaterThanOrEqualTo((int) Math.floor(n / 2.0) - 1);
-      assertThat(counts[1]).isLessThanOrEqualTo((int) Math.ceil(n / 2.0) + 1);
+      everyRunGives(cluster.starts, owner, 0.5);
     }
   }
 
@@ -130,14 +137,11 @@ class FairShareProperties {
   @Label("with shares 1:3 the smaller gets N/4 ± 1 of any N starts")
   void sharesOneToThree(
       @ForAll @IntRange(min = 1, max = 4) int fours,
-      @ForAll @IntRange(min = 1, max = 60) int n,
-      @ForAll @IntRange(min = 0, max = 60) int warmUp) {
+      @ForAll @IntRange(min = 1, max = 150) int starts) {
     Cluster cluster = new Cluster(4 * fours).owner("small", 1).owner("large", 3);
-    cluster.run(warmUp);
-    List<String> starts = cluster.run(n + 40);
-    int[] counts = windowCounts(starts, "small", n);
-    assertThat(counts[0]).isGreaterThanOrEqualTo((int) Math.floor(n / 4.0) - 1);
-    assertThat(counts[1]).isLessThanOrEqualTo((int) Math.ceil(n / 4.0) + 1);
+    cluster.run(starts);
+    everyRunGives(cluster.starts, "small", 0.25);
+    everyRunGives(cluster.starts, "large", 0.75);
   }
 
   @Property
@@ -156,6 +160,113 @@ class FairShareProperties {
     cluster.shares.keySet().forEach(owner -> cluster.recent.put(owner, 1e-6));
     cluster.owner("newcomer", newcomerShare);
     assertThat(cluster.run(1)).containsExactly("newcomer");
+  }
+
+  /**
+   * The same with GPU memory and the real {@link Placer}: the other owners' jobs take different
+   * budgets, the newcomer's may need more room than any one job frees. At every pass from their
+   * arrival on, the newcomer's job starts if the node's free memory, before the pass, has room for
+   * it: no other owner's job takes that room first. (Reservation from the first wait on, so that
+   * room is bound to come.)
+   */
+  @Property
+  @Label("an owner who arrives with no usage gets the next place that fits their job")
+  void newcomerGetsTheNextPlaceThatFitsTheirJob(
+      @ForAll @IntRange(min = 1, max = 4) int gpus,
+      @ForAll @IntRange(min = 1, max = 4) int owners,
+      @ForAll @IntRange(min = 1, max = 8) int othersEighths,
+      @ForAll @IntRange(min = 1, max = 8) int newcomersEighths,
+      @ForAll @IntRange(min = 0, max = 40) int warmUp,
+      @ForAll @IntRange(min = 1, max = 3) int newcomerShare) {
+    long eighth = PlacementFixtures.gib(2);
+    List<GpuCapacity> node = PlacementFixtures.emptyNode(gpus, 8 * eighth);
+    Placer placer = PlacementFixtures.aPolicy().maxWait(Duration.ZERO).placer();
+    Capacity capacity = new Capacity(gpus * 8 * eighth, gpus, 0);
+    Map<String, Double> shares = new LinkedHashMap<>();
+    Map<String, Long> budgets = new HashMap<>();
+    for (int i = 0; i < owners; i++) {
+      shares.put("owner" + i, 1.0 + i % 3);
+      budgets.put("owner" + i, ((othersEighths + i) % 8 + 1) * eighth);
+    }
+    Map<String, Integer> startedBy = new HashMap<>();
+    Map<String, Double> recent = new HashMap<>();
+    // Running jobs, oldest first: each ends after the same run time.
+    Deque<PlacementDecision> running = new ArrayDeque<>();
+    Map<String, String> ownerOf = new HashMap<>();
+    boolean newcomerStarted = false;
+    for (int pass = 0; pass < warmUp + 2 * (8 * gpus + 2) && !newcomerStarted; pass++) {
+      if (pass == warmUp) {
+        // Whoever has run has some recent usage, however little.
+        shares.keySet().forEach(owner -> recent.put(owner, 1e-6));
+        shares.put("newcomer", (double) newcomerShare);
+        budgets.put("newcomer", newcomersEighths * eighth);
+      }
+      if (pass > 0 && !running.isEmpty()) {
+        running.removeFirst();
+      }
+      List<GpuCapacity> gpusNow = gpusWith(node, running);
+      Map<String, Standing> standings = new HashMap<>();
+      Map<String, List<PlacementRequest>> queues = new LinkedHashMap<>();
+      for (String owner : shares.keySet()) {
+        Held held = Held.NONE;
+        for (PlacementDecision d : running) {
+          if (ownerOf.get(d.jobId()).equals(owner)) {
+            held = held.plus(new Held(d.perGpuBudgetBytes(), 0, 0));
+          }
+        }
+        standings.put(
+            owner, new Standing(shares.get(owner), held, recent.getOrDefault(owner, 0.0)));
+        int next = startedBy.getOrDefault(owner, 0);
+        List<PlacementRequest> queue = new ArrayList<>();
+        for (int k = next; k < next + 3; k++) {
+          String id = owner + "-" + k;
+          ownerOf.put(id, owner);
+          queue.add(
+              new PlacementRequest(
+                  id, 1, new MemoryDemand.Bytes(budgets.get(owner)), 0, k, T0.plusSeconds(k)));
+          if (owner.equals("newcomer")) {
+            break;
+          }
+        }
+        queues.put(owner, queue);
+      }
+      boolean newcomerFits =
+          shares.containsKey("newcomer")
+              && gpusNow.stream()
+                  .anyMatch(g -> g.totalBytes() - g.reservedBytes() >= budgets.get("newcomer"));
+      PlacementPlan plan =
+          placer.plan(gpusNow, 0, new FairShareOrder(capacity, standings, queues), T0);
+      for (PlacementDecision d : plan.starts()) {
+        running.addLast(d);
+        startedBy.merge(ownerOf.get(d.jobId()), 1, Integer::sum);
+        newcomerStarted |= d.jobId().startsWith("newcomer");
+      }
+      if (newcomerFits) {
+        assertThat(plan.starts())
+            .extracting(PlacementDecision::jobId)
+            .as("pass %d: the newcomer's job fits", pass)
+            .contains("newcomer-0");
+      }
+    }
+    assertThat(newcomerStarted).as("the newcomer's job started").isTrue();
+  }
+
+  /** The node with the budgets of the running jobs reserved (and measured) on their GPUs. */
+  private static List<GpuCapacity> gpusWith(
+      List<GpuCapacity> node, Iterable<PlacementDecision> running) {
+    Map<Integer, Long> reserved = new HashMap<>();
+    for (PlacementDecision d : running) {
+      for (int i : d.gpuIndices()) {
+        reserved.merge(i, d.perGpuBudgetBytes(), Long::sum);
+      }
+    }
+    return node.stream()
+        .map(
+            g -> {
+              long r = reserved.getOrDefault(g.index(), 0L);
+              return new GpuCapacity(g.index(), g.uuid(), g.totalBytes(), r, r, 0, null);
+            })
+        .toList();
   }
 
   @Property

@@ -7,10 +7,12 @@ import static org.awaitility.Awaitility.await;
 import io.gpuq.support.Gate;
 import io.gpuq.support.IntegrationTest;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
 
 /**
  * The case of issue 26, end to end with real workers on the two emulated GPUs: alice queues 30 jobs
@@ -31,9 +33,8 @@ class FairShareIntegrationTest extends IntegrationTest {
       for (int i = 0; i < 30; i++) {
         alices.add(alice.submit(aJob().shell(gate.shellWait()).gpus(1).gpuFraction(0.4).json()));
       }
-      await().atMost(SOON).until(() -> started(alices) == 4);
-      // A pass in flight may start one more, never more: the four places are taken.
-      int startedBeforeBob = started(alices);
+      // The four places are taken; the 26 others wait.
+      await().atMost(SOON).until(() -> started(alices).size() == 4);
 
       bobs = bob.submit(aJob().command("sleep", "60").gpus(1).gpuFraction(0.4).json());
       String bobsJob = bobs;
@@ -43,7 +44,21 @@ class FairShareIntegrationTest extends IntegrationTest {
       alice.post("/api/v1/jobs/" + running + "/cancel");
       await().atMost(SOON).until(() -> bob.state(bobsJob).equals("RUNNING"));
 
-      assertThat(started(alices) - startedBeforeBob).isLessThanOrEqualTo(1);
+      // From the attempts' own instants: between bob's submission and his start, at most one of
+      // alice's jobs started (a pass already under way when he submitted may start one).
+      JsonNode bobsView = bob.job(bobs);
+      Instant submitted = Instant.parse(bobsView.get("createdAt").asString());
+      Instant bobStarted =
+          Instant.parse(bobsView.get("attempts").get(0).get("startedAt").asString());
+      List<Instant> alicesBetween =
+          started(alices).stream()
+              .filter(at -> !at.isBefore(submitted) && !at.isAfter(bobStarted))
+              .toList();
+      assertThat(alicesBetween)
+          .as(
+              "alice's starts between bob's submission at %s and his start at %s",
+              submitted, bobStarted)
+          .hasSizeLessThanOrEqualTo(1);
       assertThat(admin.job(alices.get(29)).path("queuedReason").asString()).isNotEmpty();
     } finally {
       gate.open();
@@ -56,14 +71,14 @@ class FairShareIntegrationTest extends IntegrationTest {
     }
   }
 
-  /** alice's jobs that have left the queue: started, whether they still run or not. */
-  private int started(List<String> ids) {
-    int started = 0;
+  /** When each of alice's attempts so far started, whether it still runs or not. */
+  private List<Instant> started(List<String> ids) {
+    List<Instant> starts = new ArrayList<>();
     for (String id : ids) {
-      if (!alice.state(id).equals("QUEUED")) {
-        started++;
+      for (JsonNode attempt : alice.job(id).get("attempts")) {
+        starts.add(Instant.parse(attempt.get("startedAt").asString()));
       }
     }
-    return started;
+    return starts;
   }
 }

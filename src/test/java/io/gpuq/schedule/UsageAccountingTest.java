@@ -73,4 +73,18 @@ class UsageAccountingTest {
     reader.runOnce();
     assertThat(reader.recentUsage().get("alice")).isCloseTo(afterRun / 2, within(1e-12));
   }
+
+  @Test
+  void aRestartedNodeOrdersByTheStoredUsageBeforeItsFirstRun() {
+    aRunningJob().ownedBy("alice").on("node-1").in(store);
+    UsageAccounting before = on("node-1");
+    before.runOnce();
+    clock.advance(Duration.ofSeconds(60));
+    before.runOnce();
+
+    // Its duty runs one interval after the start; its first passes ask before that.
+    UsageAccounting restarted = on("node-1");
+    assertThat(restarted.recentUsage().get("alice"))
+        .isCloseTo(before.recentUsage().get("alice"), within(1e-12));
+  }
 }
