@@ -88,6 +88,18 @@ public final class InMemoryJobStore implements JobStore {
   }
 
   @Override
+  public synchronized Job submit(NewJob job, long maxQueued) {
+    long queued =
+        jobs.values().stream()
+            .filter(j -> j.owner().equals(job.owner()) && j.state() == JobState.QUEUED)
+            .count();
+    if (queued + 1 > maxQueued) {
+      throw new TooManyQueuedJobsException(maxQueued, queued, 1);
+    }
+    return submit(job);
+  }
+
+  @Override
   public synchronized Optional<Job> find(String id) {
     return Optional.ofNullable(jobs.get(id)).map(Job::copy);
   }
@@ -211,13 +223,19 @@ public final class InMemoryJobStore implements JobStore {
       if (job.state() != JobState.RUNNING || !where.test(job)) {
         continue;
       }
+      long cores = job.host().cpus();
+      long memory = job.host().memoryBytes() == null ? 0 : job.host().memoryBytes();
       Held of;
       if (job.gpus() == 0) {
-        of = new Held(0, 0, 1);
+        of = new Held(0, 0, 1, cores, memory, 1, 0, 0);
       } else {
         long budget = job.placement() == null ? 0 : job.placement().budgetBytesPerGpu();
         boolean whole = job.gpuMemoryBytes() == null && job.gpuFraction() == null;
-        of = new Held(budget * job.gpus(), whole ? job.gpus() : 0, 0);
+        double fractions = job.gpuFraction() == null ? 0 : job.gpus() * job.gpuFraction();
+        long asked = job.gpuMemoryBytes() == null ? 0 : budget * job.gpus();
+        of =
+            new Held(
+                budget * job.gpus(), whole ? job.gpus() : 0, 0, cores, memory, 1, fractions, asked);
       }
       held.merge(job.owner(), of, Held::plus);
     }

@@ -17,7 +17,7 @@ class TokenRegistryTest {
   @TempDir Path dataDir;
 
   static Token token(String name, String secret, double share) {
-    return new Token(name, secret, Role.SUBMITTER, null, share);
+    return new Token(name, secret, Role.SUBMITTER, null, share, null, null, null, null);
   }
 
   @Test
