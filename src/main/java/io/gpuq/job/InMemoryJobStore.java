@@ -2,6 +2,7 @@ package io.gpuq.job;
 
 import io.gpuq.concurrency.TrialSlots;
 import io.gpuq.fairshare.Held;
+import io.gpuq.fairshare.StartLimits;
 import io.gpuq.reported.MetricsCaps;
 import io.gpuq.reported.MetricsJson;
 import io.gpuq.reported.MetricsPage;
@@ -17,6 +18,7 @@ import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -240,6 +242,18 @@ public final class InMemoryJobStore implements JobStore {
       held.merge(job.owner(), of, Held::plus);
     }
     return held;
+  }
+
+  @Override
+  public synchronized List<ClaimedJob> claim(
+      Map<String, JobPlacement> placements, Instant now, StartLimits limits) {
+    if (limits.limitedOwners().isEmpty()) {
+      return claim(placements, now);
+    }
+    Set<String> past = limits.pastLimits(List.copyOf(placements.keySet()), heldByOwner());
+    Map<String, JobPlacement> allowed = new LinkedHashMap<>(placements);
+    allowed.keySet().removeAll(past);
+    return claim(allowed, now);
   }
 
   @Override
