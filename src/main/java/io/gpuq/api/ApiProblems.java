@@ -10,6 +10,7 @@ import io.gpuq.job.JobConflictException;
 import io.gpuq.job.JobNotFoundException;
 import io.gpuq.job.LimitExceededException;
 import io.gpuq.job.StoreTimeoutException;
+import io.gpuq.job.TooManyQueuedJobsException;
 import io.gpuq.job.UnsatisfiableRequestException;
 import io.gpuq.sweep.SweepAccessDeniedException;
 import io.gpuq.sweep.SweepConflictException;
@@ -75,7 +76,10 @@ public class ApiProblems extends ResponseEntityExceptionHandler {
           // 429 without Retry-After: a sweep finishes when its trials do, which nobody can
           // foretell.
           TooManyUnfinishedSweepsException.class,
-              new Titled(HttpStatus.TOO_MANY_REQUESTS, "Too many unfinished sweeps"));
+              new Titled(HttpStatus.TOO_MANY_REQUESTS, "Too many unfinished sweeps"),
+          // 429 without Retry-After too: queued jobs leave the queue as places free.
+          TooManyQueuedJobsException.class,
+              new Titled(HttpStatus.TOO_MANY_REQUESTS, "Too many queued jobs"));
 
   /** The plain errors in {@link #TITLES}: their status and title, their message as the detail. */
   @ExceptionHandler({

@@ -163,13 +163,25 @@ public record GpuqProperties(
      *     gpuq.worker.run-as}
      * @param share the owner's weight in fair share, positive; every token of one owner must give
      *     the same
+     * @param maxRunningJobs the owner's running jobs at most, over every node; unset, no limit
+     * @param maxGpus the GPUs the owner's running jobs hold at most, whole GPUs and fractions added
+     *     up; unset, no limit
+     * @param maxGpuMemory the GPU memory the owner's running jobs hold at most (a size, "40GiB");
+     *     unset, no limit
+     * @param maxQueuedJobs the owner's queued jobs at most, sweeps' trials included: past it a
+     *     submission is refused with 429; unset, {@link
+     *     io.gpuq.fairshare.Limits#DEFAULT_MAX_QUEUED_JOBS}
      */
     public record Token(
         String name,
         String token,
         @DefaultValue("SUBMITTER") Caller.Role role,
         String runAs,
-        @DefaultValue("1") double share) {}
+        @DefaultValue("1") double share,
+        Long maxRunningJobs,
+        Double maxGpus,
+        String maxGpuMemory,
+        Long maxQueuedJobs) {}
   }
 
   /**

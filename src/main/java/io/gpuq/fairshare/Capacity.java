@@ -6,30 +6,47 @@ package io.gpuq.fairshare;
  * @param gpuMemoryBytes the memory of every GPU
  * @param gpus the GPUs
  * @param cpuSlots the slots for CPU-only jobs
+ * @param cores the cores the nodes give their jobs (each node's allocatable cores)
+ * @param hostMemoryBytes the host memory the nodes give their jobs (each node's allocatable memory)
  */
-public record Capacity(long gpuMemoryBytes, long gpus, long cpuSlots) {
+public record Capacity(
+    long gpuMemoryBytes, long gpus, long cpuSlots, long cores, long hostMemoryBytes) {
 
   public Capacity {
-    if (gpuMemoryBytes < 0 || gpus < 0 || cpuSlots < 0) {
+    if (gpuMemoryBytes < 0 || gpus < 0 || cpuSlots < 0 || cores < 0 || hostMemoryBytes < 0) {
       throw new IllegalArgumentException("capacity must not be negative");
     }
   }
 
+  /** GPUs and CPU slots only: no share of cores or host memory is counted. */
+  public Capacity(long gpuMemoryBytes, long gpus, long cpuSlots) {
+    this(gpuMemoryBytes, gpus, cpuSlots, 0, 0);
+  }
+
+  public Capacity plus(Capacity other) {
+    return new Capacity(
+        gpuMemoryBytes + other.gpuMemoryBytes,
+        gpus + other.gpus,
+        cpuSlots + other.cpuSlots,
+        cores + other.cores,
+        hostMemoryBytes + other.hostMemoryBytes);
+  }
+
   /**
    * The largest of what {@code held} is of each resource (0 for a resource the cluster lacks), and
-   * which resource that is: Dominant Resource Fairness's dominant share.
+   * which resource that is: Dominant Resource Fairness's dominant share. On a tie the resource
+   * listed first in {@link Resource} is named.
    */
   public Dominant dominant(Held held) {
     Dominant best = new Dominant(Resource.GPU_MEMORY, ratio(held.gpuMemoryBytes(), gpuMemoryBytes));
-    double gpuShare = ratio(held.wholeGpus(), gpus);
-    if (gpuShare > best.share()) {
-      best = new Dominant(Resource.WHOLE_GPUS, gpuShare);
-    }
-    double cpuShare = ratio(held.cpuSlots(), cpuSlots);
-    if (cpuShare > best.share()) {
-      best = new Dominant(Resource.CPU_SLOTS, cpuShare);
-    }
-    return best;
+    best = larger(best, Resource.WHOLE_GPUS, ratio(held.wholeGpus(), gpus));
+    best = larger(best, Resource.CPU_SLOTS, ratio(held.cpuSlots(), cpuSlots));
+    best = larger(best, Resource.CORES, ratio(held.cores(), cores));
+    return larger(best, Resource.HOST_MEMORY, ratio(held.hostMemoryBytes(), hostMemoryBytes));
+  }
+
+  private static Dominant larger(Dominant best, Resource resource, double share) {
+    return share > best.share() ? new Dominant(resource, share) : best;
   }
 
   private static double ratio(long part, long whole) {

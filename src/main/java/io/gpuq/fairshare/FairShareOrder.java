@@ -25,6 +25,11 @@ import java.util.PriorityQueue;
  * (higher first), then submission. A job that does not start leaves its owner first, so their next
  * job is examined (the one that fits gets the place); a job that starts raises its owner's position
  * by what it holds.
+ *
+ * <p>A job that would take its owner past a running limit ({@link Limits}: what they hold over
+ * every node, with what this pass started, and the most this job can hold) is not given to the
+ * placer at all: it waits, with the limit as its reason ({@link #limitReached}), and its owner's
+ * next job is examined in its place. So an owner at their limit holds up no other owner.
  */
 public final class FairShareOrder implements PassOrder {
 
@@ -45,6 +50,9 @@ public final class FairShareOrder implements PassOrder {
   private String latestStarter;
   private String latestOtherStarter;
   private final Map<String, String> turnGivenTo = new HashMap<>();
+  private final PassLimits limits;
+  private final Map<String, Limits.Reached> limited = new HashMap<>();
+  private final Map<String, StartLimits.Start> starts = new LinkedHashMap<>();
 
   /**
    * @param standings each owner's standing; an owner with queued jobs and no standing has share 1
@@ -55,6 +63,21 @@ public final class FairShareOrder implements PassOrder {
       Capacity capacity,
       Map<String, Standing> standings,
       Map<String, List<PlacementRequest>> queues) {
+    this(capacity, standings, queues, PassLimits.NONE);
+  }
+
+  /**
+   * @param standings each owner's standing; an owner with queued jobs and no standing has share 1
+   *     and no usage
+   * @param queues each owner's queued jobs, each list in priority, then submission order
+   * @param limits each owner's limits, and what each job holds besides GPUs
+   */
+  public FairShareOrder(
+      Capacity capacity,
+      Map<String, Standing> standings,
+      Map<String, List<PlacementRequest>> queues,
+      PassLimits limits) {
+    this.limits = Objects.requireNonNull(limits, "limits");
     this.capacity = Objects.requireNonNull(capacity, "capacity");
     this.standings = new LinkedHashMap<>(standings);
     queues.forEach(
@@ -70,15 +93,18 @@ public final class FairShareOrder implements PassOrder {
 
   @Override
   public PlacementRequest next() {
-    if (current != null && !current.jobs.isEmpty()) {
-      current.rank = rank(current.owner);
-      owners.add(current);
-    }
-    current = owners.poll();
-    if (current == null) {
-      return null;
-    }
-    PlacementRequest next = current.jobs.pollFirst();
+    PlacementRequest next;
+    do {
+      if (current != null && !current.jobs.isEmpty()) {
+        current.rank = rank(current.owner);
+        owners.add(current);
+      }
+      current = owners.poll();
+      if (current == null) {
+        return null;
+      }
+      next = current.jobs.pollFirst();
+    } while (heldBackByLimit(current.owner, next));
     String before = current.owner.equals(latestStarter) ? latestOtherStarter : latestStarter;
     if (before != null) {
       turnGivenTo.put(next.jobId(), before);
@@ -90,12 +116,47 @@ public final class FairShareOrder implements PassOrder {
   public void started(PlacementRequest request, PlacementDecision decision) {
     String owner = ownerOfJob.get(request.jobId());
     if (owner != null) {
-      standings.computeIfPresent(owner, (o, s) -> s.holding(Held.of(request, decision)));
+      Held holds = Held.of(request, decision, limits.hostOf(request.jobId()));
+      standings.computeIfPresent(owner, (o, s) -> s.holding(holds));
+      starts.put(request.jobId(), new StartLimits.Start(owner, holds));
       if (!owner.equals(latestStarter)) {
         latestOtherStarter = latestStarter;
         latestStarter = owner;
       }
     }
+  }
+
+  /**
+   * Whether the job would take its owner past a running limit; if so it is noted, with the limit,
+   * as held back.
+   */
+  private boolean heldBackByLimit(String owner, PlacementRequest job) {
+    Held atMost = Held.atMost(job, limits.hostOf(job.jobId()), limits.largestGpuBytes());
+    Optional<Limits.Reached> reached =
+        limits.of(owner).reachedBy(standings.get(owner).held(), atMost, capacity);
+    reached.ifPresent(limit -> limited.put(job.jobId(), limit));
+    return reached.isPresent();
+  }
+
+  /**
+   * The running limit that held this job back in this pass, if one did: it was never given to the
+   * placer.
+   */
+  public Optional<Limits.Reached> limitReached(String jobId) {
+    return Optional.ofNullable(limited.get(jobId));
+  }
+
+  /** The jobs held back by a running limit in this pass, and each one's limit. */
+  public Map<String, Limits.Reached> limited() {
+    return Map.copyOf(limited);
+  }
+
+  /**
+   * The running limits of the owners of this pass's starts, and what each start holds: for the
+   * claim to check again against what every node holds by then.
+   */
+  public StartLimits startLimits() {
+    return new StartLimits(limits.byOwner(), starts, capacity);
   }
 
   /** Each owner's standing as of now: at the pass's end, with what it started. */

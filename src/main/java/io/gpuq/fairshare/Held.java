@@ -6,40 +6,120 @@ import io.gpuq.placement.PlacementDecision;
 import io.gpuq.placement.PlacementRequest;
 
 /**
- * What an owner's running jobs hold, over every node.
+ * What an owner's running jobs hold, over every node: the numerators of their dominant share and
+ * the figures their limits count.
  *
  * @param gpuMemoryBytes the budgets of their GPU jobs, on each of their GPUs, added up (a whole-GPU
  *     job's budget is the GPU's schedulable memory)
  * @param wholeGpus the GPUs held by whole-GPU jobs, which nothing else may share
  * @param cpuSlots their running CPU-only jobs, one slot each
+ * @param cores the cores their jobs were given ({@code resources.cpus}), every job's
+ * @param hostMemoryBytes the host memory reserved for their jobs ({@code resources.memory}); a job
+ *     that reserved none counts none
+ * @param jobs their running jobs
+ * @param gpuFractions the GPUs of jobs that ask for a {@code gpuFraction}, each counted as that
+ *     fraction
+ * @param askedGpuBytes the GPU memory asked for by jobs that ask for a {@code gpuMemory} size, on
+ *     each of their GPUs: counted in GPUs as a share of the cluster's average GPU ({@link #gpus})
  */
-public record Held(long gpuMemoryBytes, long wholeGpus, long cpuSlots) {
+public record Held(
+    long gpuMemoryBytes,
+    long wholeGpus,
+    long cpuSlots,
+    long cores,
+    long hostMemoryBytes,
+    long jobs,
+    double gpuFractions,
+    long askedGpuBytes) {
 
-  public static final Held NONE = new Held(0, 0, 0);
+  public static final Held NONE = new Held(0, 0, 0, 0, 0, 0, 0, 0);
 
   public Held {
-    if (gpuMemoryBytes < 0 || wholeGpus < 0 || cpuSlots < 0) {
+    if (gpuMemoryBytes < 0
+        || wholeGpus < 0
+        || cpuSlots < 0
+        || cores < 0
+        || hostMemoryBytes < 0
+        || jobs < 0
+        || !(gpuFractions >= 0)
+        || askedGpuBytes < 0) {
       throw new IllegalArgumentException("held resources must not be negative");
     }
+  }
+
+  /** GPU memory, whole GPUs and CPU slots only: as fair share counted before cores and memory. */
+  public Held(long gpuMemoryBytes, long wholeGpus, long cpuSlots) {
+    this(gpuMemoryBytes, wholeGpus, cpuSlots, 0, 0, 0, 0, 0);
   }
 
   public Held plus(Held other) {
     return new Held(
         gpuMemoryBytes + other.gpuMemoryBytes,
         wholeGpus + other.wholeGpus,
-        cpuSlots + other.cpuSlots);
+        cpuSlots + other.cpuSlots,
+        cores + other.cores,
+        hostMemoryBytes + other.hostMemoryBytes,
+        jobs + other.jobs,
+        gpuFractions + other.gpuFractions,
+        askedGpuBytes + other.askedGpuBytes);
+  }
+
+  /**
+   * The GPUs held, as {@code max-gpus} counts them: whole GPUs, plus fractions, plus the GPU memory
+   * asked for in bytes as a share of the cluster's average GPU (exact where every GPU is alike, as
+   * in most clusters; the job's own GPU is not known before it starts).
+   */
+  public double gpus(Capacity capacity) {
+    double averageGpu =
+        capacity.gpus() == 0 ? 0 : (double) capacity.gpuMemoryBytes() / capacity.gpus();
+    double asked = askedGpuBytes == 0 ? 0 : averageGpu > 0 ? askedGpuBytes / averageGpu : 0;
+    return wholeGpus + gpuFractions + asked;
   }
 
   /** What a job holds once started with this decision. */
-  public static Held of(PlacementRequest request, PlacementDecision decision) {
+  public static Held of(PlacementRequest request, PlacementDecision decision, HostDemand host) {
     if (decision.isCpuOnly()) {
-      return new Held(0, 0, 1);
+      return new Held(0, 0, 1, host.cores(), host.memoryBytes(), 1, 0, 0);
     }
     long bytes = 0;
     for (PlacedGpu gpu : decision.gpus()) {
       bytes += gpu.memoryBytes();
     }
-    boolean whole = request.memory() instanceof MemoryDemand.WholeGpu;
-    return new Held(bytes, whole ? decision.gpus().size() : 0, 0);
+    return ofGpus(request, bytes, host);
+  }
+
+  /**
+   * {@link #of(PlacementRequest, PlacementDecision, HostDemand)} for a job of 1 core, no memory.
+   */
+  public static Held of(PlacementRequest request, PlacementDecision decision) {
+    return of(request, decision, HostDemand.DEFAULT);
+  }
+
+  /**
+   * The most a queued job can hold once started on a node whose largest GPU has {@code
+   * largestGpuBytes}: its GPU budget is its asked bytes, or at most that GPU's memory (for a
+   * fraction, its share of it); its other figures are exact.
+   */
+  public static Held atMost(PlacementRequest request, HostDemand host, long largestGpuBytes) {
+    if (request.isCpuOnly()) {
+      return new Held(0, 0, 1, host.cores(), host.memoryBytes(), 1, 0, 0);
+    }
+    MemoryDemand memory = request.memory();
+    long perGpu = largestGpuBytes;
+    if (memory instanceof MemoryDemand.Bytes b) {
+      perGpu = b.bytes();
+    } else if (memory instanceof MemoryDemand.Fraction f) {
+      perGpu = (long) Math.ceil(f.fraction() * largestGpuBytes);
+    }
+    return ofGpus(request, Math.max(0, perGpu) * request.gpus(), host);
+  }
+
+  private static Held ofGpus(PlacementRequest request, long budgetBytes, HostDemand host) {
+    int gpus = request.gpus();
+    MemoryDemand memory = request.memory();
+    long whole = memory instanceof MemoryDemand.WholeGpu ? gpus : 0;
+    double fractions = memory instanceof MemoryDemand.Fraction f ? gpus * f.fraction() : 0;
+    long asked = memory instanceof MemoryDemand.Bytes b ? Math.max(0, b.bytes()) * gpus : 0;
+    return new Held(budgetBytes, whole, 0, host.cores(), host.memoryBytes(), 1, fractions, asked);
   }
 }

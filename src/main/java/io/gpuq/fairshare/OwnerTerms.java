@@ -12,8 +12,9 @@ import java.util.TreeMap;
  *
  * @param share the owner's weight in fair share: an owner of share 2 is served as if they were two
  *     owners of share 1; positive
+ * @param limits what the owner may hold and queue at once
  */
-public record OwnerTerms(double share) {
+public record OwnerTerms(double share, Limits limits) {
 
   public static final OwnerTerms DEFAULT = new OwnerTerms(1);
 
@@ -21,6 +22,12 @@ public record OwnerTerms(double share) {
     if (!(share > 0) || Double.isInfinite(share)) {
       throw new IllegalArgumentException("share must be a positive number: " + share);
     }
+    java.util.Objects.requireNonNull(limits, "limits");
+  }
+
+  /** A share with the default limits. */
+  public OwnerTerms(double share) {
+    this(share, Limits.DEFAULT);
   }
 
   /**
@@ -30,6 +37,7 @@ public record OwnerTerms(double share) {
   public Map<String, String> byKey() {
     Map<String, String> terms = new LinkedHashMap<>();
     terms.put("share", number(share));
+    terms.putAll(limits.byKey());
     return terms;
   }
 

@@ -4,7 +4,9 @@ package io.gpuq.fairshare;
 public enum Resource {
   GPU_MEMORY("the GPU memory"),
   WHOLE_GPUS("the GPUs"),
-  CPU_SLOTS("the CPU slots");
+  CPU_SLOTS("the CPU slots"),
+  CORES("the cores"),
+  HOST_MEMORY("the host memory");
 
   private final String words;
 

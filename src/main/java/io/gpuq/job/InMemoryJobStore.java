@@ -2,6 +2,7 @@ package io.gpuq.job;
 
 import io.gpuq.concurrency.TrialSlots;
 import io.gpuq.fairshare.Held;
+import io.gpuq.fairshare.StartLimits;
 import io.gpuq.reported.MetricsCaps;
 import io.gpuq.reported.MetricsJson;
 import io.gpuq.reported.MetricsPage;
@@ -17,6 +18,7 @@ import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -85,6 +87,18 @@ public final class InMemoryJobStore implements JobStore {
     Job stored = job.job();
     jobs.put(stored.id(), stored);
     return stored.copy();
+  }
+
+  @Override
+  public synchronized Job submit(NewJob job, long maxQueued) {
+    long queued =
+        jobs.values().stream()
+            .filter(j -> j.owner().equals(job.owner()) && j.state() == JobState.QUEUED)
+            .count();
+    if (queued + 1 > maxQueued) {
+      throw new TooManyQueuedJobsException(maxQueued, queued, 1);
+    }
+    return submit(job);
   }
 
   @Override
@@ -211,17 +225,35 @@ public final class InMemoryJobStore implements JobStore {
       if (job.state() != JobState.RUNNING || !where.test(job)) {
         continue;
       }
+      long cores = job.host().cpus();
+      long memory = job.host().memoryBytes() == null ? 0 : job.host().memoryBytes();
       Held of;
       if (job.gpus() == 0) {
-        of = new Held(0, 0, 1);
+        of = new Held(0, 0, 1, cores, memory, 1, 0, 0);
       } else {
         long budget = job.placement() == null ? 0 : job.placement().budgetBytesPerGpu();
         boolean whole = job.gpuMemoryBytes() == null && job.gpuFraction() == null;
-        of = new Held(budget * job.gpus(), whole ? job.gpus() : 0, 0);
+        double fractions = job.gpuFraction() == null ? 0 : job.gpus() * job.gpuFraction();
+        long asked = job.gpuMemoryBytes() == null ? 0 : budget * job.gpus();
+        of =
+            new Held(
+                budget * job.gpus(), whole ? job.gpus() : 0, 0, cores, memory, 1, fractions, asked);
       }
       held.merge(job.owner(), of, Held::plus);
     }
     return held;
+  }
+
+  @Override
+  public synchronized List<ClaimedJob> claim(
+      Map<String, JobPlacement> placements, Instant now, StartLimits limits) {
+    if (limits.limitedOwners().isEmpty()) {
+      return claim(placements, now);
+    }
+    Set<String> past = limits.pastLimits(List.copyOf(placements.keySet()), heldByOwner());
+    Map<String, JobPlacement> allowed = new LinkedHashMap<>(placements);
+    allowed.keySet().removeAll(past);
+    return claim(allowed, now);
   }
 
   @Override

@@ -1,6 +1,7 @@
 package io.gpuq.job;
 
 import io.gpuq.fairshare.Held;
+import io.gpuq.fairshare.StartLimits;
 import io.gpuq.reported.MetricsPage;
 import java.time.Clock;
 import java.time.Duration;
@@ -12,6 +13,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
+import java.util.function.ToLongFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,8 +30,22 @@ public class JobService {
   private final Clock clock;
   private final JobIds ids;
   private final List<JobLifecycleListener> listeners;
+  private final ToLongFunction<String> maxQueuedOf;
 
+  /** With no limit on queued jobs: for tests of other things. */
   public JobService(JobStore store, Clock clock, List<JobLifecycleListener> listeners) {
+    this(store, clock, listeners, owner -> Long.MAX_VALUE);
+  }
+
+  /**
+   * @param maxQueuedOf each owner's {@code max-queued-jobs}
+   */
+  public JobService(
+      JobStore store,
+      Clock clock,
+      List<JobLifecycleListener> listeners,
+      ToLongFunction<String> maxQueuedOf) {
+    this.maxQueuedOf = maxQueuedOf;
     this.store = store;
     this.listeners = List.copyOf(listeners);
     this.clock = clock;
@@ -52,7 +68,8 @@ public class JobService {
     try {
       Job job =
           store.submit(
-              new NewJob(ids.next(), caller.name(), spec, idempotencyKey, clock.instant()));
+              new NewJob(ids.next(), caller.name(), spec, idempotencyKey, clock.instant()),
+              maxQueuedOf.applyAsLong(caller.name()));
       return new Submission(job, true);
     } catch (IdempotencyKeyTakenException e) {
       // Two requests with one key raced; exactly one of them got in.
@@ -147,11 +164,19 @@ public class JobService {
    * another node claimed meanwhile are left out of the answer.
    */
   public List<ClaimedJob> markStarted(Map<String, JobPlacement> placements) {
+    return markStarted(placements, StartLimits.NONE);
+  }
+
+  /**
+   * {@link #markStarted(Map)}, leaving out the starts that would take their owner past a running
+   * limit with what every node holds as of the claim.
+   */
+  public List<ClaimedJob> markStarted(Map<String, JobPlacement> placements, StartLimits limits) {
     if (placements.isEmpty()) {
       return List.of();
     }
     Instant now = clock.instant();
-    List<ClaimedJob> started = store.claim(placements, now);
+    List<ClaimedJob> started = store.claim(placements, now, limits);
     for (ClaimedJob job : started) {
       notify(l -> l.attemptStarted(job.id(), job.attempt(), job.createdAt(), job.queuedAt(), now));
     }

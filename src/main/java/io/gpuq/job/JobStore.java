@@ -1,6 +1,7 @@
 package io.gpuq.job;
 
 import io.gpuq.fairshare.Held;
+import io.gpuq.fairshare.StartLimits;
 import io.gpuq.reported.MetricsPage;
 import io.gpuq.reported.MetricsUpdate;
 import io.gpuq.reported.ReportedPoint;
@@ -37,6 +38,17 @@ public interface JobStore extends AutoCloseable {
    * @throws IdempotencyKeyTakenException when its owner already has a job with its key
    */
   Job submit(NewJob job);
+
+  /**
+   * Stores a new job unless its owner has {@code maxQueued} queued jobs already: counted in the
+   * insert's own transaction, with the owner's row locked, so that concurrent submissions (on any
+   * node) cannot both slip past the limit.
+   *
+   * @throws TooManyQueuedJobsException when it would pass the limit; nothing is stored
+   */
+  default Job submit(NewJob job, long maxQueued) {
+    return submit(job);
+  }
 
   Optional<Job> find(String id);
 
@@ -76,6 +88,17 @@ public interface JobStore extends AutoCloseable {
    * out of the answer and left as they were.
    */
   List<ClaimedJob> claim(Map<String, JobPlacement> placements, Instant now);
+
+  /**
+   * {@link #claim(Map, Instant)}, leaving out the starts that would take their owner past a running
+   * limit with what every node's jobs hold as of the claim ({@link StartLimits}), checked in the
+   * claim's transaction. A store that serves one node alone may leave it to the pass, which checked
+   * already.
+   */
+  default List<ClaimedJob> claim(
+      Map<String, JobPlacement> placements, Instant now, StartLimits limits) {
+    return claim(placements, now);
+  }
 
   /**
    * The versioned update: reads job {@code id}, applies {@code change} to it and stores what it

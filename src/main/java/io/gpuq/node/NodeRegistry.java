@@ -153,6 +153,26 @@ public class NodeRegistry implements LiveNodes {
     return gpus;
   }
 
+  /**
+   * The cores and host memory each other live node gives its jobs, as of its last heartbeat; a node
+   * that did not report them (an older gpuq) is left out.
+   */
+  public Map<String, NodeCapacity> otherLiveNodesAllocatable() {
+    Instant now = clock.instant();
+    Map<String, NodeCapacity> allocatable = new java.util.HashMap<>();
+    for (Node node : allNodes(now)) {
+      if (!node.name().equals(self)
+          && node.isAlive(now, timeout)
+          && node.allocatableCpus() != null
+          && node.allocatableCpus() >= 1
+          && node.allocatableMemoryBytes() != null) {
+        allocatable.put(
+            node.name(), new NodeCapacity(node.allocatableCpus(), node.allocatableMemoryBytes()));
+      }
+    }
+    return allocatable;
+  }
+
   @Override
   public Map<String, Map<String, String>> otherLiveNodes() {
     Instant now = clock.instant();

@@ -3,6 +3,8 @@ package io.gpuq.schedule;
 import io.gpuq.fairshare.Capacity;
 import io.gpuq.fairshare.FairShareOrder;
 import io.gpuq.fairshare.Held;
+import io.gpuq.fairshare.Limits;
+import io.gpuq.fairshare.PassLimits;
 import io.gpuq.fairshare.Standing;
 import io.gpuq.gpu.GpuDevice;
 import io.gpuq.gpu.GpuUsage;
@@ -134,9 +136,10 @@ public class Dispatcher {
       return new DispatchResult(0, 0, null);
     }
     List<GpuCapacity> capacities = capacities();
-    FairShareOrder order = fairShareOrder(queue);
+    FairShareOrder order = fairShareOrder(queue, capacities);
     PlacementPlan plan = placer.plan(capacities, freeCpu, order, now);
     plan.waits().forEach((id, wait) -> waiting.put(id, reasonFor(id, wait, plan, order)));
+    order.limited().forEach((id, limit) -> waiting.put(id, limit.reason()));
     long cpuPlaced = plan.starts().stream().filter(PlacementDecision::isCpuOnly).count();
     reasons.record(
         new LastPass.Pass(
@@ -146,7 +149,8 @@ public class Dispatcher {
       placements.put(decision.jobId(), placementOf(decision));
     }
     // One transaction claims the whole plan; jobs another node claimed meanwhile drop out.
-    List<ClaimedJob> claimed = jobs.markStarted(placements);
+    // Each owner's running limits are checked again there, against what every node holds by then.
+    List<ClaimedJob> claimed = jobs.markStarted(placements, order.startLimits());
     // Launches run side by side on the starter threads, and the pass does not wait for them: the
     // places they hold count as taken until each worker is live (or its launch failed).
     for (ClaimedJob job : claimed) {
@@ -171,9 +175,10 @@ public class Dispatcher {
 
   /**
    * The pass's order: each owner's jobs in their scheduling order (priority, then submission), the
-   * owners by fair share, from what they hold now over every node and their recent usage.
+   * owners by fair share, from what they hold now over every node and their recent usage; each
+   * owner kept within their running limits.
    */
-  private FairShareOrder fairShareOrder(List<QueuedJob> queue) {
+  private FairShareOrder fairShareOrder(List<QueuedJob> queue, List<GpuCapacity> capacities) {
     Map<String, List<PlacementRequest>> byOwner = new LinkedHashMap<>();
     List<QueuedJob> ordered = new ArrayList<>(queue);
     ordered.sort(SCHEDULING_ORDER);
@@ -184,9 +189,15 @@ public class Dispatcher {
           .computeIfAbsent(job.owner(), owner -> new ArrayList<>())
           .add(JobDemands.requestOf(job, i));
     }
-    // With one owner in the queue there is no one to share with: nothing more to read.
+    Map<String, Limits> limits = new HashMap<>();
+    for (String owner : byOwner.keySet()) {
+      limits.put(owner, fairShare.limitsOf(owner));
+    }
+    // With one owner in the queue there is no one to share with: nothing more to read, unless
+    // their limits count what they hold.
     boolean shared = byOwner.size() > 1;
-    Map<String, Held> held = shared ? jobs.heldByOwner() : Map.of();
+    boolean limited = limits.values().stream().anyMatch(Limits::limitsRunning);
+    Map<String, Held> held = shared || limited ? jobs.heldByOwner() : Map.of();
     Map<String, Double> recent = shared ? recentUsage.get() : Map.of();
     Map<String, Standing> standings = new HashMap<>();
     for (String owner : byOwner.keySet()) {
@@ -197,7 +208,13 @@ public class Dispatcher {
               held.getOrDefault(owner, Held.NONE),
               recent.getOrDefault(owner, 0.0)));
     }
-    return new FairShareOrder(cluster.get(), standings, byOwner);
+    long largestGpu = 0;
+    for (GpuCapacity gpu : capacities) {
+      largestGpu = Math.max(largestGpu, gpu.totalBytes());
+    }
+    // Cores and host memory of a start count from the next pass on, read from the database.
+    return new FairShareOrder(
+        cluster.get(), standings, byOwner, new PassLimits(limits, Map.of(), largestGpu));
   }
 
   /**

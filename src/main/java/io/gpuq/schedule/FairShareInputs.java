@@ -1,6 +1,7 @@
 package io.gpuq.schedule;
 
 import io.gpuq.fairshare.Capacity;
+import io.gpuq.fairshare.Limits;
 import io.gpuq.fairshare.OwnerTerms;
 import io.gpuq.fairshare.UsageLedger;
 import java.time.Duration;
@@ -44,5 +45,9 @@ public record FairShareInputs(
 
   double shareOf(String owner) {
     return terms.getOrDefault(owner, OwnerTerms.DEFAULT).share();
+  }
+
+  Limits limitsOf(String owner) {
+    return terms.getOrDefault(owner, OwnerTerms.DEFAULT).limits();
   }
 }

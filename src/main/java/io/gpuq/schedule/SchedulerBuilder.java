@@ -52,6 +52,8 @@ public final class SchedulerBuilder {
   private Duration safetyNet = Duration.ofSeconds(5);
   private Consumer<String> beforeEndRecorded = jobId -> {};
   private FairShareInputs fairShare = FairShareInputs.ALONE;
+  private long hostCores;
+  private long hostMemoryBytes;
 
   public SchedulerBuilder(
       JobService jobs, Workers workers, JobFiles files, Placer placer, Clock clock, String node) {
@@ -93,6 +95,16 @@ public final class SchedulerBuilder {
 
   public SchedulerBuilder cpuSlots(int cpuSlots) {
     this.cpuSlots = cpuSlots;
+    return this;
+  }
+
+  /**
+   * The cores and host memory this node gives its jobs: its part of the cluster's, which owners'
+   * dominant shares count against. By default none, and fair share counts neither.
+   */
+  public SchedulerBuilder hostCapacity(io.gpuq.cgroup.NodeCapacity allocatable) {
+    this.hostCores = allocatable.cpus();
+    this.hostMemoryBytes = allocatable.memoryBytes();
     return this;
   }
 
@@ -197,8 +209,8 @@ public final class SchedulerBuilder {
   }
 
   /**
-   * The cluster's capacity for fair share: this node's GPUs and CPU slots with the other live
-   * nodes'.
+   * The cluster's capacity for fair share: this node's GPUs, CPU slots, cores and host memory with
+   * the other live nodes'.
    */
   private Capacity clusterCapacity() {
     long memory = 0;
@@ -209,7 +221,9 @@ public final class SchedulerBuilder {
     return new Capacity(
         memory + others.gpuMemoryBytes(),
         gpus.inventory().devices().size() + others.gpus(),
-        cpuSlots + others.cpuSlots());
+        cpuSlots + others.cpuSlots(),
+        hostCores + others.cores(),
+        hostMemoryBytes + others.hostMemoryBytes());
   }
 
   /** A node without GPUs: there is nothing to attach workers to. */

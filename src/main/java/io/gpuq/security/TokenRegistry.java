@@ -1,6 +1,7 @@
 package io.gpuq.security;
 
 import io.gpuq.config.GpuqProperties;
+import io.gpuq.fairshare.Limits;
 import io.gpuq.fairshare.OwnerTerms;
 import io.gpuq.fs.SafeFiles;
 import io.gpuq.job.Caller;
@@ -93,9 +94,42 @@ public final class TokenRegistry {
                 + "; a share must be a positive number",
             "set it to a positive weight (1 unless this owner should get more or less)");
       }
-      terms.add(new OwnerTerms.OfToken(i, token.name(), new OwnerTerms(token.share())));
+      terms.add(
+          new OwnerTerms.OfToken(
+              i, token.name(), new OwnerTerms(token.share(), limitsOf(i, token))));
     }
     return terms;
+  }
+
+  /** A token's limits; a negative count or an unreadable size refuses the start, naming it. */
+  private static Limits limitsOf(int i, GpuqProperties.Auth.Token token) {
+    String at = "gpuq.auth.tokens[" + i + "].";
+    notNegative(at + "max-running-jobs", token.name(), token.maxRunningJobs());
+    notNegative(at + "max-queued-jobs", token.name(), token.maxQueuedJobs());
+    if (token.maxGpus() != null
+        && (!(token.maxGpus() >= 0) || Double.isInfinite(token.maxGpus()))) {
+      throw new StartRefusedException(
+          at + "max-gpus of '" + token.name() + "' is " + token.maxGpus(),
+          "set a number of GPUs, 0 or more (fractions add up: 2.5), or leave it unset for no"
+              + " limit");
+    }
+    try {
+      return Limits.of(
+          token.maxRunningJobs(), token.maxGpus(), token.maxGpuMemory(), token.maxQueuedJobs());
+    } catch (IllegalArgumentException e) {
+      throw new StartRefusedException(
+          at + "max-gpu-memory of '" + token.name() + "' is not a size (" + e.getMessage() + ")",
+          "set a size such as 40GiB, or leave it unset for no limit",
+          e);
+    }
+  }
+
+  private static void notNegative(String key, String owner, Long value) {
+    if (value != null && value < 0) {
+      throw new StartRefusedException(
+          key + " of '" + owner + "' is " + value,
+          "set 0 or more, or leave it unset for its default");
+    }
   }
 
   /**

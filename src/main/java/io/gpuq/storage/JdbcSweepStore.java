@@ -63,9 +63,21 @@ public class JdbcSweepStore implements SweepStore {
 
   @Override
   public void create(Sweep sweep, List<NewJob> trials) {
+    create(sweep, trials, Long.MAX_VALUE);
+  }
+
+  @Override
+  public void create(Sweep sweep, List<NewJob> trials, long maxQueued) {
     try {
       tx.executeWithoutResult(
           status -> {
+            jdbc.execute(
+                (ConnectionCallback<Void>)
+                    connection -> {
+                      OwnerRowsImpl.requireQueuedRoom(
+                          connection, sweep.owner(), trials.size(), maxQueued, sweep.createdAt());
+                      return null;
+                    });
             jdbc.update(
                 "insert into sweeps ("
                     + COLUMNS
@@ -279,6 +291,11 @@ public class JdbcSweepStore implements SweepStore {
 
   @Override
   public NewJob addTrial(String sweepId, IntFunction<NewJob> trialNumbered) {
+    return addTrial(sweepId, trialNumbered, Long.MAX_VALUE);
+  }
+
+  @Override
+  public NewJob addTrial(String sweepId, IntFunction<NewJob> trialNumbered, long maxQueued) {
     return tx.execute(
         status -> {
           Sweep sweep = lock(sweepId);
@@ -300,6 +317,8 @@ public class JdbcSweepStore implements SweepStore {
           jdbc.execute(
               (ConnectionCallback<Void>)
                   connection -> {
+                    OwnerRowsImpl.requireQueuedRoom(
+                        connection, sweep.owner(), 1, maxQueued, trial.createdAt());
                     JobRows.insertQueued(connection, List.of(trial));
                     return null;
                   });

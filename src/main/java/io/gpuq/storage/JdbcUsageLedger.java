@@ -81,6 +81,37 @@ public final class JdbcUsageLedger implements UsageLedger {
         });
   }
 
+  /**
+   * Locks these owners' rows, creating those missing with no usage, until the connection's
+   * transaction ends: the lock that submissions and claims of one owner take turns on, on every
+   * node ({@code OwnerRows}). {@code owners} in the order to lock them.
+   */
+  static void lockRows(java.sql.Connection connection, List<String> owners, Instant now)
+      throws java.sql.SQLException {
+    OffsetDateTime at = OffsetDateTime.ofInstant(now, ZoneOffset.UTC);
+    try (java.sql.PreparedStatement create = connection.prepareStatement(CREATE)) {
+      for (String owner : owners) {
+        create.setString(1, owner);
+        create.setObject(2, at);
+        create.addBatch();
+      }
+      create.executeBatch();
+    }
+    try (java.sql.PreparedStatement lock =
+        connection.prepareStatement(
+            LOCK.formatted(String.join(",", Collections.nCopies(owners.size(), "?"))))) {
+      int i = 1;
+      for (String owner : owners) {
+        lock.setString(i++, owner);
+      }
+      try (java.sql.ResultSet rows = lock.executeQuery()) {
+        while (rows.next()) {
+          // Read to the end: the rows are locked as they are read.
+        }
+      }
+    }
+  }
+
   @Override
   public Map<String, Double> decayed(Instant now) {
     Map<String, Double> decayed = new HashMap<>();

@@ -19,7 +19,8 @@ public interface JobRepository
         TrialConcurrency,
         JobListing,
         MetricsRows,
-        QueueHeads {
+        QueueHeads,
+        OwnerRows {
 
   Optional<Job> findByOwnerAndIdempotencyKey(String owner, String idempotencyKey);
 

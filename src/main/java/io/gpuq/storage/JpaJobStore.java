@@ -2,6 +2,7 @@ package io.gpuq.storage;
 
 import io.gpuq.concurrency.TrialSlots;
 import io.gpuq.fairshare.Held;
+import io.gpuq.fairshare.StartLimits;
 import io.gpuq.job.AttemptEnd;
 import io.gpuq.job.AttemptStanding;
 import io.gpuq.job.BoundCores;
@@ -23,6 +24,7 @@ import io.gpuq.job.Standing;
 import io.gpuq.job.StoppedAttempt;
 import io.gpuq.job.StoppedAttempts;
 import io.gpuq.job.StoreTimeoutException;
+import io.gpuq.job.TooManyQueuedJobsException;
 import io.gpuq.job.TrialSeries;
 import io.gpuq.job.WorkerProcess;
 import io.gpuq.reported.MetricsPage;
@@ -73,7 +75,7 @@ public class JpaJobStore implements JobStore {
   private final JobRepository jobs;
   private final TransactionTemplate tx;
   private final TransactionTemplate reads;
-  private final GroupCommit<NewJob, Job> newJobs;
+  private final GroupCommit<Submitted, Job> newJobs;
   private final GroupCommit<WorkerEvent, JobState> workerEvents;
 
   /**
@@ -90,8 +92,8 @@ public class JpaJobStore implements JobStore {
             "gpuq-submit-writer",
             MAX_BATCH,
             Duration.ZERO,
-            batch -> tx.execute(status -> jobs.saveAll(batch.stream().map(NewJob::job).toList())),
-            one -> tx.execute(status -> jobs.save(one.job())));
+            batch -> tx.execute(status -> saveWithinLimits(batch)),
+            one -> tx.execute(status -> saveWithinLimits(List.of(one)).get(0)));
     this.workerEvents =
         new GroupCommit<>(
             "gpuq-worker-event-writer",
@@ -144,11 +146,48 @@ public class JpaJobStore implements JobStore {
     return applyEnd(((Ended) event).end());
   }
 
+  /** A job handed to the writer, with its owner's {@code max-queued-jobs}. */
+  private record Submitted(NewJob job, long maxQueued) {}
+
+  /**
+   * Saves these new jobs unless one would take its owner past their queued limit. The owners whose
+   * limit could matter are locked first and their queued jobs counted, so that no other node's
+   * submission slips in between (this node's are written by the one writer thread). One past the
+   * limit fails the batch, whose jobs are then written one by one: only its own submission fails.
+   */
+  private List<Job> saveWithinLimits(List<Submitted> batch) {
+    Map<String, Long> maxByOwner = new HashMap<>();
+    Map<String, Long> adding = new HashMap<>();
+    for (Submitted submitted : batch) {
+      if (submitted.maxQueued() != Long.MAX_VALUE) {
+        maxByOwner.merge(submitted.job().owner(), submitted.maxQueued(), Math::min);
+        adding.merge(submitted.job().owner(), 1L, Long::sum);
+      }
+    }
+    if (!maxByOwner.isEmpty()) {
+      jobs.lockOwners(maxByOwner.keySet(), batch.get(0).job().createdAt());
+      Map<String, Long> queued = jobs.queuedCountOf(maxByOwner.keySet());
+      maxByOwner.forEach(
+          (owner, max) -> {
+            long now = queued.getOrDefault(owner, 0L);
+            if (now + adding.get(owner) > max) {
+              throw new TooManyQueuedJobsException(max, now, adding.get(owner));
+            }
+          });
+    }
+    return jobs.saveAll(batch.stream().map(submitted -> submitted.job().job()).toList());
+  }
+
   @Override
   public Job submit(NewJob job) {
+    return submit(job, Long.MAX_VALUE);
+  }
+
+  @Override
+  public Job submit(NewJob job, long maxQueued) {
     try {
       // Concurrent submissions share a commit.
-      return JobStore.await(newJobs.write(job));
+      return JobStore.await(newJobs.write(new Submitted(job, maxQueued)));
     } catch (DataIntegrityViolationException e) {
       if (job.idempotencyKey() == null) {
         throw e;
@@ -226,6 +265,33 @@ public class JpaJobStore implements JobStore {
           List<ClaimedJob> locked = inClaimOrder(jobs.lockToStart(placements.keySet()), placements);
           return jobs.startWithoutLoading(
               ClaimedJob.withinTrialLimits(locked, slots), placements, now);
+        });
+  }
+
+  @Override
+  public List<ClaimedJob> claim(
+      Map<String, JobPlacement> placements, Instant now, StartLimits limits) {
+    Set<String> owners = limits.limitedOwners();
+    if (placements.isEmpty() || owners.isEmpty()) {
+      return claim(placements, now);
+    }
+    return tx.execute(
+        status -> {
+          Map<String, TrialSlots> slots = jobs.lockTrialSlotsOf(placements.keySet());
+          List<ClaimedJob> locked = inClaimOrder(jobs.lockToStart(placements.keySet()), placements);
+          List<ClaimedJob> within = ClaimedJob.withinTrialLimits(locked, slots);
+          // The owners' rows after the jobs': a submission locks only its owner's row, and adds
+          // rows nobody else locks. Read after the lock, what the owners hold includes what
+          // another node's claim, which held the lock before us, started.
+          jobs.lockOwners(owners, now);
+          Set<String> past =
+              limits.pastLimits(
+                  within.stream().map(ClaimedJob::id).toList(), jobs.heldByOwner(null));
+          List<ClaimedJob> allowed =
+              past.isEmpty()
+                  ? within
+                  : within.stream().filter(j -> !past.contains(j.id())).toList();
+          return jobs.startWithoutLoading(allowed, placements, now);
         });
   }
 

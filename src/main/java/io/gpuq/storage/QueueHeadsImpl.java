@@ -44,14 +44,23 @@ public class QueueHeadsImpl implements QueueHeads {
 
   /**
    * A whole-GPU job asks for neither bytes nor a fraction; every GPU job's attempt records its
-   * budget per GPU.
+   * budget per GPU. The columns are {@link Held}'s, in its order: GPU memory, whole GPUs, CPU
+   * slots, cores, host memory (a job that reserved none counts none), running jobs, the GPUs of
+   * fraction jobs as their fractions, and the budgets of jobs that asked for bytes.
    */
   static final String HELD_BY_OWNER =
       "select j.owner,"
           + " sum(case when j.gpus > 0 then a.budget_bytes * j.gpus else 0 end),"
           + " sum(case when j.gpus > 0 and j.gpu_memory_bytes is null"
           + " and j.gpu_fraction is null then j.gpus else 0 end),"
-          + " sum(case when j.gpus = 0 then 1 else 0 end)"
+          + " sum(case when j.gpus = 0 then 1 else 0 end),"
+          + " sum(j.cpus),"
+          + " sum(coalesce(j.memory_bytes, 0)),"
+          + " count(*),"
+          + " sum(case when j.gpus > 0 and j.gpu_fraction is not null"
+          + " then j.gpus * j.gpu_fraction else 0 end),"
+          + " sum(case when j.gpus > 0 and j.gpu_memory_bytes is not null"
+          + " then a.budget_bytes * j.gpus else 0 end)"
           + " from jobs j join job_attempts a on a.job_id = j.id and a.attempt = j.attempt"
           + " where j.state = 'RUNNING'%s group by j.owner";
 
@@ -157,7 +166,16 @@ public class QueueHeadsImpl implements QueueHeads {
             try (ResultSet row = select.executeQuery()) {
               while (row.next()) {
                 held.put(
-                    row.getString(1), new Held(row.getLong(2), row.getLong(3), row.getLong(4)));
+                    row.getString(1),
+                    new Held(
+                        row.getLong(2),
+                        row.getLong(3),
+                        row.getLong(4),
+                        row.getLong(5),
+                        row.getLong(6),
+                        row.getLong(7),
+                        row.getDouble(8),
+                        row.getLong(9)));
               }
             }
           }

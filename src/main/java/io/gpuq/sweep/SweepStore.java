@@ -24,6 +24,16 @@ public interface SweepStore {
    */
   void create(Sweep sweep, List<NewJob> trials);
 
+  /**
+   * {@link #create(Sweep, List)}, unless its trials would take the owner past {@code maxQueued}
+   * queued jobs: counted in the same transaction, with the owner's row locked.
+   *
+   * @throws io.gpuq.job.TooManyQueuedJobsException nothing is stored then
+   */
+  default void create(Sweep sweep, List<NewJob> trials, long maxQueued) {
+    create(sweep, trials);
+  }
+
   Optional<Sweep> find(String id);
 
   /** How many of this owner's sweeps are not finished yet (neither done nor cancelled). */
@@ -79,6 +89,16 @@ public interface SweepStore {
    * @throws SweepConflictException when the sweep is not external, closed, cancelled, or full
    */
   NewJob addTrial(String sweepId, IntFunction<NewJob> trialNumbered);
+
+  /**
+   * {@link #addTrial(String, IntFunction)}, unless the trial would take the sweep's owner past
+   * {@code maxQueued} queued jobs.
+   *
+   * @throws io.gpuq.job.TooManyQueuedJobsException nothing is stored then
+   */
+  default NewJob addTrial(String sweepId, IntFunction<NewJob> trialNumbered, long maxQueued) {
+    return addTrial(sweepId, trialNumbered);
+  }
 
   /**
    * Says that no more trials will be added (method external); closing a closed sweep changes

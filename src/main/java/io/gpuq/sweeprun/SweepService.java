@@ -43,6 +43,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.LongSupplier;
+import java.util.function.ToLongFunction;
 
 /**
  * The sweep use cases over a {@link SweepStore}: users create sweeps (validated, each trial's job
@@ -63,6 +64,7 @@ public class SweepService {
   private final Clock clock;
   private final JobIds ids;
   private final int maxUnfinishedPerOwner;
+  private ToLongFunction<String> maxQueuedOf = owner -> Long.MAX_VALUE;
 
   /** The default of {@code gpuq.sweeps.max-unfinished-per-owner}. */
   public static final int DEFAULT_MAX_UNFINISHED_PER_OWNER = 100;
@@ -95,6 +97,14 @@ public class SweepService {
     this.seeds = seeds;
     this.clock = clock;
     this.ids = new JobIds(clock);
+  }
+
+  /**
+   * Each owner's {@code max-queued-jobs}, which a sweep's trials count against; without it, none.
+   */
+  public SweepService withMaxQueued(ToLongFunction<String> maxQueuedOf) {
+    this.maxQueuedOf = maxQueuedOf;
+    return this;
   }
 
   /**
@@ -158,7 +168,8 @@ public class SweepService {
         newSweep(
             caller, id, template, request, definition, definitionJson, idempotencyKey, trials, now);
     try {
-      sweeps.create(sweep, trials);
+      // The trials count as queued jobs of their owner, checked where they are inserted.
+      sweeps.create(sweep, trials, maxQueuedOf.applyAsLong(caller.name()));
     } catch (SweepKeyTakenException e) {
       // Two requests with one key raced; exactly one of them got in.
       return sweeps
@@ -352,7 +363,8 @@ public class SweepService {
               JobSpec spec = trialSpec(definition, sweepId, trial);
               admission.check(spec);
               return trialJob(caller, sweepId, trial, spec, now);
-            });
+            },
+            maxQueuedOf.applyAsLong(sweep.owner()));
     // As the store wrote it: nothing about a queued job is the database's own.
     return stored.job();
   }

@@ -76,8 +76,17 @@ public class CoreConfiguration {
       Clock clock,
       GpuMetrics gpuMetrics,
       JobHostMetrics jobHostMetrics,
-      SchedulerMetrics schedulerMetrics) {
-    return new JobService(store, clock, List.of(gpuMetrics, jobHostMetrics, schedulerMetrics));
+      SchedulerMetrics schedulerMetrics,
+      TokenRegistry tokens) {
+    return new JobService(
+        store, clock, List.of(gpuMetrics, jobHostMetrics, schedulerMetrics), maxQueuedOf(tokens));
+  }
+
+  /** Each owner's {@code max-queued-jobs}; an owner with no token of their own has the default. */
+  static java.util.function.ToLongFunction<String> maxQueuedOf(TokenRegistry tokens) {
+    java.util.Map<String, io.gpuq.fairshare.OwnerTerms> terms = tokens.ownerTerms();
+    return owner ->
+        terms.getOrDefault(owner, io.gpuq.fairshare.OwnerTerms.DEFAULT).limits().maxQueuedJobs();
   }
 
   @Bean
@@ -150,7 +159,8 @@ public class CoreConfiguration {
       MetricsReading metricsReading,
       TokenRegistry tokens,
       JdbcTemplate jdbc,
-      TransactionTemplate tx) {
+      TransactionTemplate tx,
+      io.gpuq.node.LocalCapacity localCapacity) {
     int cpuSlots = properties.scheduler().cpuSlots();
     return new SchedulerBuilder(jobs, workers, files, placer, clock, node.name())
         .workerSetup(setupOf(environment, files, isolation))
@@ -158,6 +168,7 @@ public class CoreConfiguration {
         .gpus(gpuBackend, inventory, poller::latest)
         .procFs(procFs)
         .cpuSlots(properties.scheduler().cpuSlots())
+        .hostCapacity(localCapacity.allocatable())
         .selects(nodes::selects)
         .starter(jobStarter)
         .roomToStart(() -> !storage.check().isLow())
@@ -174,8 +185,9 @@ public class CoreConfiguration {
   }
 
   /**
-   * What the other live nodes have, from their last heartbeats. Their CPU slots are not shared
-   * through the database: each is taken to have as many as this node.
+   * What the other live nodes have, from their last heartbeats: GPUs, and the cores and host memory
+   * they give their jobs. Their CPU slots are not shared through the database: each is taken to
+   * have as many as this node.
    */
   private static Capacity otherNodes(NodeRegistry nodes, int cpuSlotsPerNode) {
     long memory = 0;
@@ -184,7 +196,14 @@ public class CoreConfiguration {
       memory += gpu.memoryTotalBytes();
       gpus++;
     }
-    return new Capacity(memory, gpus, (long) nodes.otherLiveNodes().size() * cpuSlotsPerNode);
+    long cores = 0;
+    long hostMemory = 0;
+    for (io.gpuq.cgroup.NodeCapacity node : nodes.otherLiveNodesAllocatable().values()) {
+      cores += node.cpus();
+      hostMemory += node.memoryBytes();
+    }
+    return new Capacity(
+        memory, gpus, (long) nodes.otherLiveNodes().size() * cpuSlotsPerNode, cores, hostMemory);
   }
 
   /** The Python hook is in the data directory by now: its preparation installs it. */

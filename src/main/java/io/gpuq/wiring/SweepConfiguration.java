@@ -5,6 +5,7 @@ import io.gpuq.fs.StorageGuard;
 import io.gpuq.job.JobRequestValidator;
 import io.gpuq.job.SubmitAdmission;
 import io.gpuq.schedule.JobCommands;
+import io.gpuq.security.TokenRegistry;
 import io.gpuq.storage.JdbcSweepStore;
 import io.gpuq.sweeprun.SweepService;
 import java.security.SecureRandom;
@@ -31,16 +32,18 @@ public class SweepConfiguration {
       StorageGuard storage,
       JobCommands jobCommands,
       Clock clock,
-      GpuqProperties properties) {
+      GpuqProperties properties,
+      TokenRegistry tokens) {
     SecureRandom random = new SecureRandom();
     return new SweepService(
-        sweeps,
-        validator,
-        admission,
-        storage,
-        jobCommands,
-        random::nextLong,
-        clock,
-        properties.sweeps().maxUnfinishedPerOwner());
+            sweeps,
+            validator,
+            admission,
+            storage,
+            jobCommands,
+            random::nextLong,
+            clock,
+            properties.sweeps().maxUnfinishedPerOwner())
+        .withMaxQueued(CoreConfiguration.maxQueuedOf(tokens));
   }
 }

@@ -2,6 +2,7 @@ package io.gpuq.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gpuq.job.TooManyQueuedJobsException;
 import io.gpuq.sweep.SweepTooLargeException;
 import io.gpuq.sweep.TooManyUnfinishedSweepsException;
 import java.util.Map;
@@ -43,5 +44,23 @@ class LimitProblemsTest {
     assertThat(problem.getDetail()).contains("gpuq.sweeps.max-unfinished-per-owner");
     assertThat(problem.getProperties())
         .containsExactly(Map.entry("limit", 3), Map.entry("unfinished", 3L));
+  }
+
+  @Test
+  void too_many_queued_jobs_is_429_naming_the_limit_its_value_the_count_and_what_was_requested() {
+    ProblemDetail problem = problems.pastLimit(new TooManyQueuedJobsException(10_000, 9_990, 20));
+
+    assertThat(problem.getStatus()).isEqualTo(429);
+    assertThat(problem.getTitle()).isEqualTo("Too many queued jobs");
+    assertThat(problem.getDetail())
+        .isEqualTo(
+            "you have 9990 queued jobs and this adds 20, past your limit of 10000 queued jobs"
+                + " (max-queued-jobs): wait for some to start, or cancel some");
+    assertThat(problem.getProperties())
+        .containsExactly(
+            Map.entry("limit", "max-queued-jobs"),
+            Map.entry("max", 10_000L),
+            Map.entry("queued", 9_990L),
+            Map.entry("requested", 20L));
   }
 }

@@ -80,6 +80,8 @@ public final class SweepBench {
             "--gpuq.auth.tokens[0].name=bench",
             "--gpuq.auth.tokens[0].token=" + TOKEN,
             "--gpuq.auth.tokens[0].role=ADMIN",
+            // Every round's 10,000 trials stay queued (no slot): past the default max-queued-jobs.
+            "--gpuq.auth.tokens[0].max-queued-jobs=1000000",
             TestAccounts.runAsSelfArgument(),
             "--logging.level.root=WARN"));
     ConfigurableApplicationContext context =

@@ -153,6 +153,35 @@ class FairShareOrderTest {
   }
 
   @Test
+  void theDominantShareCountsCoresAndHostMemoryToo() {
+    // 100 bytes of GPU memory, 4 GPUs, 10 CPU slots, 64 cores, 256 GiB of host memory.
+    Capacity capacity = new Capacity(100, 4, 10, 64, 256 * GIB);
+    // 10% of the GPU memory, but 32 of 64 cores: the cores dominate.
+    assertThat(capacity.dominant(new Held(10, 0, 0, 32, 16 * GIB, 2, 0.2, 0)))
+        .isEqualTo(new Capacity.Dominant(Resource.CORES, 0.5));
+    // 4 cores, but 192 GiB of 256: the host memory dominates.
+    assertThat(capacity.dominant(new Held(10, 0, 0, 4, 192 * GIB, 1, 0.1, 0)))
+        .isEqualTo(new Capacity.Dominant(Resource.HOST_MEMORY, 0.75));
+    // A cluster that reported no cores or memory counts neither.
+    assertThat(new Capacity(100, 4, 10).dominant(new Held(10, 0, 0, 32, 192 * GIB, 2, 0, 0)))
+        .isEqualTo(new Capacity.Dominant(Resource.GPU_MEMORY, 0.1));
+  }
+
+  @Test
+  void anOwnerWhoHoldsManyCoresWaitsBehindOneWhoHoldsLittle() {
+    Capacity capacity = new Capacity(2 * 10 * GIB, 2, 4, 16, 64 * GIB);
+    Map<String, List<PlacementRequest>> queues = new LinkedHashMap<>();
+    queues.put("alice", jobs("alice", 1, 0.1, 0));
+    queues.put("bob", jobs("bob", 1, 0.1, 500));
+    // alice holds little GPU memory but 12 of the 16 cores; bob holds 20% of the GPU memory.
+    Map<String, Standing> standings =
+        Map.of(
+            "alice", new Standing(1, new Held(GIB, 0, 0, 12, 0, 3, 0.3, 0), 0),
+            "bob", new Standing(1, new Held(4 * GIB, 0, 0, 2, 0, 2, 0.4, 0), 0));
+    assertThat(new FairShareOrder(capacity, standings, queues).next().jobId()).isEqualTo("bob-0");
+  }
+
+  @Test
   void thePositionIsHeldPlusRecentOverShare() {
     Capacity capacity = new Capacity(100, 4, 10);
     assertThat(new Standing(2, new Held(50, 0, 0), 0.25).position(capacity)).isEqualTo(0.375);
@@ -173,6 +202,8 @@ class FairShareOrderTest {
     placer().plan(gpus, 4, order, NOW);
     assertThat(order.turnGivenTo("alice-0")).contains("bob");
     assertThat(order.turnGivenTo("bob-0")).isEmpty();
-    assertThat(order.standings().get("bob").held()).isEqualTo(new Held(4 * GIB, 0, 0));
+    // One job of 1 core, a fraction of 0.4 of one GPU, 4 GiB of it.
+    assertThat(order.standings().get("bob").held())
+        .isEqualTo(new Held(4 * GIB, 0, 0, 1, 0, 1, 0.4, 0));
   }
 }

@@ -263,7 +263,7 @@ abstract class JobStoreContract {
         .spec(s -> s.gpuMemory(3L << 30).gpus(2))
         .placedAt(JobPlacement.of("node-1", List.of(gpu0, gpu1)))
         .in(store());
-    aRunningJob().ownedBy("alice").in(store());
+    aRunningJob().ownedBy("alice").spec(s -> s.host(4, 2L << 30)).in(store());
     aRunningJob()
         .ownedBy("bob")
         .spec(s -> s.gpus(1))
@@ -275,8 +275,54 @@ abstract class JobStoreContract {
 
     assertThat(store().heldByOwner())
         .containsOnlyKeys("alice", "bob")
-        .containsEntry("alice", new io.gpuq.fairshare.Held(6L << 30, 0, 1))
-        .containsEntry("bob", new io.gpuq.fairshare.Held(9L << 30, 1, 0));
+        // alice: 3 GiB asked on each of 2 GPUs, and a CPU-only job of 4 cores and 2 GiB.
+        .containsEntry(
+            "alice", new io.gpuq.fairshare.Held(6L << 30, 0, 1, 5, 2L << 30, 2, 0, 6L << 30))
+        .containsEntry("bob", new io.gpuq.fairshare.Held(9L << 30, 1, 0, 1, 0, 1, 0, 0));
+  }
+
+  @Test
+  void a_submission_past_its_owners_queued_limit_is_refused_and_stores_nothing() {
+    aQueuedJob().ownedBy("alice").in(store());
+    aQueuedJob().ownedBy("alice").in(store());
+    aRunningJob().ownedBy("alice").in(store());
+    aQueuedJob().ownedBy("bob").in(store());
+
+    assertThatThrownBy(
+            () -> store().submit(new NewJob("job-past", "alice", aSpec().build(), null, T0), 2))
+        .isInstanceOf(TooManyQueuedJobsException.class)
+        .hasMessageContaining("you have 2 queued jobs and this adds 1");
+    assertThat(store().find("job-past")).isEmpty();
+    // A running job is not queued; another owner's queue is theirs.
+    assertThat(store().submit(new NewJob("job-within", "alice", aSpec().build(), null, T0), 3).id())
+        .isEqualTo("job-within");
+  }
+
+  @Test
+  void a_claim_leaves_out_the_starts_past_their_owners_running_limit() {
+    aRunningJob().ownedBy("alice").in(store());
+    Job first = aQueuedJob().ownedBy("alice").in(store());
+    Job second = aQueuedJob().ownedBy("alice").in(store());
+    io.gpuq.fairshare.Held oneJob = new io.gpuq.fairshare.Held(0, 0, 1, 1, 0, 1, 0, 0);
+    io.gpuq.fairshare.StartLimits limits =
+        new io.gpuq.fairshare.StartLimits(
+            Map.of(
+                "alice",
+                new io.gpuq.fairshare.Limits(
+                    2, Double.POSITIVE_INFINITY, io.gpuq.fairshare.Limits.UNLIMITED, 100)),
+            Map.of(
+                first.id(), new io.gpuq.fairshare.StartLimits.Start("alice", oneJob),
+                second.id(), new io.gpuq.fairshare.StartLimits.Start("alice", oneJob)),
+            new io.gpuq.fairshare.Capacity(0, 0, 4));
+    Map<String, JobPlacement> placements = new LinkedHashMap<>();
+    placements.put(first.id(), JobPlacement.cpuOnly("node-1"));
+    placements.put(second.id(), JobPlacement.cpuOnly("node-1"));
+
+    // The running job and the first start make two, alice's limit: the second stays queued.
+    assertThat(store().claim(placements, T0.plusSeconds(5), limits))
+        .extracting(ClaimedJob::id)
+        .containsExactly(first.id());
+    assertThat(store().find(second.id()).orElseThrow().state()).isEqualTo(JobState.QUEUED);
   }
 
   @Test

@@ -85,6 +85,11 @@ final class EndsStoredLater implements JobStore {
   }
 
   @Override
+  public Job submit(NewJob job, long maxQueued) {
+    return store.submit(job, maxQueued);
+  }
+
+  @Override
   public Optional<Job> find(String id) {
     return store.find(id);
   }
@@ -117,6 +122,12 @@ final class EndsStoredLater implements JobStore {
   @Override
   public List<ClaimedJob> claim(Map<String, JobPlacement> placements, Instant now) {
     return store.claim(placements, now);
+  }
+
+  @Override
+  public List<ClaimedJob> claim(
+      Map<String, JobPlacement> placements, Instant now, io.gpuq.fairshare.StartLimits limits) {
+    return store.claim(placements, now, limits);
   }
 
   @Override

@@ -463,6 +463,17 @@ class HelmChartTest {
     }
 
     @Test
+    void givesATokenItsShareAndLimitsAndLeavesTheOthersToTheirDefaults() {
+      assertThat(chart.env("GPUQ_AUTH_TOKENS_1_SHARE")).containsEntry("value", "2");
+      assertThat(chart.env("GPUQ_AUTH_TOKENS_1_MAX_RUNNING_JOBS")).containsEntry("value", "8");
+      assertThat(chart.env("GPUQ_AUTH_TOKENS_1_MAX_GPUS")).containsEntry("value", "2.5");
+      assertThat(chart.env("GPUQ_AUTH_TOKENS_1_MAX_GPU_MEMORY")).containsEntry("value", "40GiB");
+      assertThat(chart.env("GPUQ_AUTH_TOKENS_1_MAX_QUEUED_JOBS")).containsEntry("value", "20000");
+      assertThat(chart.envEntry("GPUQ_AUTH_TOKENS_0_SHARE")).isEmpty();
+      assertThat(chart.envEntry("GPUQ_AUTH_TOKENS_0_MAX_GPUS")).isEmpty();
+    }
+
+    @Test
     void runsJobsAsTheConfiguredAccountOrAsTheirTokensOwn() {
       assertThat(chart.env("GPUQ_WORKER_RUN_AS")).containsEntry("value", "training");
       assertThat(chart.envEntry("GPUQ_AUTH_TOKENS_0_RUN_AS")).isEmpty();

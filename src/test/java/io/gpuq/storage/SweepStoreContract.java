@@ -13,6 +13,7 @@ import io.gpuq.job.Job;
 import io.gpuq.job.JobPlacement;
 import io.gpuq.job.JobState;
 import io.gpuq.job.NewJob;
+import io.gpuq.job.TooManyQueuedJobsException;
 import io.gpuq.support.IntegrationTier;
 import io.gpuq.sweep.BestScope;
 import io.gpuq.sweep.BestTrial;
@@ -158,6 +159,38 @@ abstract class SweepStoreContract {
     assertThat(sweeps.find(sweep.id())).isEmpty();
     assertThat(count("jobs")).isZero();
     assertThat(count("job_labels")).isZero();
+  }
+
+  @Test
+  void a_sweep_whose_trials_would_pass_its_owners_queued_limit_is_not_stored() {
+    aGridSweep().withTrials(3).in(sweeps);
+    aGridSweep().withTrials(5).ownedBy("bob").in(sweeps);
+    SweepBuilder builder = aGridSweep().withTrials(3);
+    Sweep sweep = builder.sweep();
+    List<NewJob> trials =
+        List.of(builder.trial(sweep, 0), builder.trial(sweep, 1), builder.trial(sweep, 2));
+
+    // alice has 3 queued; 3 more would make 6, past 5. bob's 5 are his.
+    assertThatThrownBy(() -> sweeps.create(sweep, trials, 5))
+        .isInstanceOf(TooManyQueuedJobsException.class)
+        .hasMessageContaining("you have 3 queued jobs and this adds 3");
+    assertThat(sweeps.find(sweep.id())).isEmpty();
+    assertThat(count("jobs")).isEqualTo(8);
+
+    sweeps.create(sweep, trials, 6);
+    assertThat(count("jobs")).isEqualTo(11);
+  }
+
+  @Test
+  void a_trial_added_past_its_owners_queued_limit_is_not_stored() {
+    SweepBuilder builder = anExternalSweep();
+    Sweep sweep = builder.in(sweeps);
+    sweeps.addTrial(sweep.id(), n -> builder.trial(sweep, n), 1);
+
+    assertThatThrownBy(() -> sweeps.addTrial(sweep.id(), n -> builder.trial(sweep, n), 1))
+        .isInstanceOf(TooManyQueuedJobsException.class);
+    assertThat(sweeps.find(sweep.id()).orElseThrow().trialCount()).isEqualTo(1);
+    assertThat(count("jobs")).isEqualTo(1);
   }
 
   @Test
