@@ -113,7 +113,7 @@ public final class Placer {
   }
 
   /**
-   * One placement pass.
+   * One placement pass on a node whose cores and host memory never run out.
    *
    * @param gpus the node's GPUs as measured now; indices must be distinct
    * @param freeCpuSlots how many CPU-only jobs may start now
@@ -121,30 +121,64 @@ public final class Placer {
    */
   public PlacementPlan plan(
       List<GpuCapacity> gpus, int freeCpuSlots, List<PlacementRequest> queue, Instant now) {
-    return plan(gpus, freeCpuSlots, PassOrder.queueOrder(queue), now);
+    return plan(gpus, freeCpuSlots, HostCapacity.UNLIMITED, PassOrder.queueOrder(queue), now);
+  }
+
+  /** One pass in queue order on a node with these cores and this host memory. */
+  public PlacementPlan plan(
+      List<GpuCapacity> gpus,
+      int freeCpuSlots,
+      HostCapacity host,
+      List<PlacementRequest> queue,
+      Instant now) {
+    return plan(gpus, freeCpuSlots, host, PassOrder.queueOrder(queue), now);
+  }
+
+  /**
+   * One placement pass that examines the jobs in the order {@code order} gives, telling it of each
+   * start as it is decided; cores and host memory never run out.
+   */
+  public PlacementPlan plan(
+      List<GpuCapacity> gpus, int freeCpuSlots, PassOrder order, Instant now) {
+    return plan(gpus, freeCpuSlots, HostCapacity.UNLIMITED, order, now);
   }
 
   /**
    * One placement pass that examines the jobs in the order {@code order} gives, telling it of each
    * start as it is decided.
+   *
+   * @param host the node's cores and host memory, and what the jobs there now hold of them
    */
   public PlacementPlan plan(
-      List<GpuCapacity> gpus, int freeCpuSlots, PassOrder order, Instant now) {
+      List<GpuCapacity> gpus, int freeCpuSlots, HostCapacity host, PassOrder order, Instant now) {
     Objects.requireNonNull(now, "now");
     Objects.requireNonNull(order, "order");
+    Objects.requireNonNull(host, "host");
     if (freeCpuSlots < 0) {
       throw new IllegalArgumentException("freeCpuSlots must not be negative: " + freeCpuSlots);
     }
-    return new Pass(gpus, now).run(order, freeCpuSlots);
+    return new Pass(gpus, host, now).run(order, freeCpuSlots);
   }
 
-  /** Whether the request could start on a node with these GPUs if nothing else ran there. */
+  /**
+   * Whether the request could start on a node with these GPUs if nothing else ran there; cores and
+   * host memory are not counted.
+   */
   public Feasibility feasibility(PlacementRequest request, List<GpuCapacity> gpusOfThisNode) {
+    return feasibility(request, gpusOfThisNode, HostCapacity.UNLIMITED);
+  }
+
+  /**
+   * Whether the request could start on a node with these GPUs and these allocatable cores and host
+   * memory if nothing else ran there (what {@code host} says is taken is not counted).
+   */
+  public Feasibility feasibility(
+      PlacementRequest request, List<GpuCapacity> gpusOfThisNode, HostCapacity host) {
     long[] schedulableDescending = schedulableDescending(gpusOfThisNode);
-    if (fitsEmptyNode(request, schedulableDescending)) {
+    if (fitsEmptyNode(request, schedulableDescending, host)) {
       return Feasibility.FEASIBLE;
     }
-    return new Feasibility.Infeasible(whyNot(request, schedulableDescending));
+    return new Feasibility.Infeasible(whyNot(request, schedulableDescending, host));
   }
 
   private long schedulable(long totalBytes) {
@@ -167,7 +201,17 @@ public final class Placer {
    * Every demand is monotone in a GPU's schedulable memory, so a k-GPU request fits an empty node
    * exactly when it fits the k-th largest GPU.
    */
-  private static boolean fitsEmptyNode(PlacementRequest r, long[] schedulableDescending) {
+  private static boolean fitsEmptyNode(
+      PlacementRequest r, long[] schedulableDescending, HostCapacity host) {
+    return fitsHostOnceEmpty(r, host) && fitsGpusOnceEmpty(r, schedulableDescending);
+  }
+
+  private static boolean fitsHostOnceEmpty(PlacementRequest r, HostCapacity host) {
+    return r.cpus() <= host.allocatableCpus()
+        && r.hostMemoryBytes() <= host.allocatableMemoryBytes();
+  }
+
+  private static boolean fitsGpusOnceEmpty(PlacementRequest r, long[] schedulableDescending) {
     int k = r.gpus();
     if (k == 0) {
       return true;
@@ -186,7 +230,28 @@ public final class Placer {
     return kthLargest > 0;
   }
 
-  private String whyNot(PlacementRequest r, long[] schedulableDescending) {
+  /** Why a request that does not fit the empty node does not: its GPUs first, then the host. */
+  private String whyNot(PlacementRequest r, long[] schedulableDescending, HostCapacity host) {
+    if (fitsGpusOnceEmpty(r, schedulableDescending)) {
+      return r.cpus() > host.allocatableCpus()
+          ? "asks for "
+              + coresText(r.cpus())
+              + ", this node gives its jobs "
+              + host.allocatableCpus()
+          : "asks for "
+              + MemorySize.format(r.hostMemoryBytes())
+              + " of host memory, this node gives its jobs "
+              + MemorySize.format(host.allocatableMemoryBytes());
+    }
+    return whyNotOnGpus(r, schedulableDescending);
+  }
+
+  /** "1 core", "4 cores". */
+  public static String coresText(long cores) {
+    return cores == 1 ? "1 core" : cores + " cores";
+  }
+
+  private String whyNotOnGpus(PlacementRequest r, long[] schedulableDescending) {
     int k = r.gpus();
     int n = schedulableDescending.length;
     if (k > n) {
@@ -270,6 +335,10 @@ public final class Placer {
     private final long[] schedulableDescending;
     private final int[] chosen;
     private final boolean spacing;
+    private final HostCapacity host;
+    // Cores and host memory left free by the starts decided so far.
+    private long freeCpus;
+    private long freeMemory;
     private Instant retryAt;
     // The GPU whose start spacing held back the job just examined, or -1: its Wait.
     private int heldBySpacingOn;
@@ -285,8 +354,11 @@ public final class Placer {
     private int wholeFreeAny;
     private Instant earliestEligibleAny;
 
-    Pass(List<GpuCapacity> gpus, Instant now) {
+    Pass(List<GpuCapacity> gpus, HostCapacity host, Instant now) {
       this.now = now;
+      this.host = host;
+      freeCpus = host.freeCpus();
+      freeMemory = host.freeMemoryBytes();
       n = gpus.size();
       index = new int[n];
       uuid = new String[n];
@@ -335,14 +407,9 @@ public final class Placer {
       List<Wait> waits = new ArrayList<>();
       int lookahead = policy.lookahead();
       int cpuSlotsLeft = Math.min(freeCpuSlots, lookahead);
-      int cpuJobsLeft = lookahead;
-      int gpuJobsLeft = lookahead;
-      boolean headFound = false;
-      Wait reserved = null;
-      // The jobs after a reservation's head are named as waiting for it, up to the lookahead they
-      // would have been examined in.
-      int namedAsReserved = lookahead;
-      while (cpuJobsLeft > 0 || gpuJobsLeft > 0 || reserved != null) {
+      Lane gpuLane = new Lane(lookahead);
+      Lane cpuLane = new Lane(lookahead);
+      while (gpuLane.open() || cpuLane.open()) {
         PlacementRequest r = order.next();
         if (r == null) {
           break;
@@ -350,54 +417,60 @@ public final class Placer {
         int i = examined.size();
         examined.add(r);
         waits.add(null);
+        Lane lane = r.isCpuOnly() ? cpuLane : gpuLane;
+        if (!fitsEmptyNode(r, schedulableDescending, host)) {
+          if (lane.open()) {
+            waits.set(i, new Wait.NeverHere(whyNot(r, schedulableDescending, host)));
+          }
+          continue;
+        }
+        if (lane.left == 0) {
+          waits.set(i, lane.nameAsReserved());
+          continue;
+        }
+        lane.left--;
+        Wait wait = hostWait(r);
         if (r.isCpuOnly()) {
-          if (cpuSlotsLeft > 0) {
+          if (cpuSlotsLeft == 0) {
+            // Slots are alike: a job held back by the cap holds nothing for later ones.
+            waits.set(i, NO_CPU_SLOT);
+            continue;
+          }
+          if (wait == null) {
             cpuSlotsLeft--;
+            takeHost(r);
             PlacementDecision decision = PlacementDecision.cpuOnly(r.jobId());
             starts.add(decision);
             order.started(r, decision);
-          } else if (cpuJobsLeft > 0) {
-            waits.set(i, NO_CPU_SLOT);
+            continue;
           }
-          cpuJobsLeft = Math.max(0, cpuJobsLeft - 1);
-          continue;
-        }
-        if (!fitsEmptyNode(r, schedulableDescending)) {
-          if (gpuJobsLeft > 0 || reserved != null) {
-            waits.set(i, new Wait.NeverHere(whyNot(r, schedulableDescending)));
+        } else if (wait == null) {
+          heldBySpacingOn = -1;
+          long budget = worthScanning(r) ? choose(r) : 0;
+          if (budget > 0) {
+            takeHost(r);
+            PlacementDecision decision = place(r, budget);
+            starts.add(decision);
+            order.started(r, decision);
+            refreshBounds();
+            continue;
           }
-          continue;
+          wait =
+              heldBySpacingOn >= 0
+                  ? new Wait.StartSpacing(heldBySpacingOn)
+                  : new Wait.NoRoom(r.gpus(), bytesPerGpu(r));
         }
-        if (gpuJobsLeft == 0) {
-          if (reserved != null) {
-            waits.set(i, reserved);
-            if (--namedAsReserved == 0) {
-              reserved = null;
-            }
-          }
-          continue;
-        }
-        gpuJobsLeft--;
-        heldBySpacingOn = -1;
-        long budget = worthScanning(r) ? choose(r) : 0;
-        if (budget > 0) {
-          PlacementDecision decision = place(r, budget);
-          starts.add(decision);
-          order.started(r, decision);
-          refreshBounds();
-          continue;
-        }
-        waits.set(
-            i,
-            heldBySpacingOn >= 0
-                ? new Wait.StartSpacing(heldBySpacingOn)
-                : new Wait.NoRoom(r.gpus(), bytesPerGpu(r)));
-        if (!headFound && couldStartOnceDrained(r)) {
-          headFound = true;
+        waits.set(i, wait);
+        if (!lane.headFound && couldStartOnceDrained(r)) {
+          lane.headFound = true;
           if (!r.queuedSince().plus(policy.maxWaitBeforeReservation()).isAfter(now)) {
-            namedAsReserved = gpuJobsLeft;
-            reserved = gpuJobsLeft > 0 ? new Wait.ReservedFor(r.jobId()) : null;
-            gpuJobsLeft = 0;
+            // Short of cores or host memory, which every job takes: both lanes wait for it.
+            boolean hostShort = wait instanceof Wait.NoCores || wait instanceof Wait.NoHostMemory;
+            Wait reserved = new Wait.ReservedFor(r.jobId(), hostShort);
+            lane.reserve(reserved);
+            if (hostShort) {
+              (lane == gpuLane ? cpuLane : gpuLane).reserve(reserved);
+            }
           }
         }
       }
@@ -405,7 +478,25 @@ public final class Placer {
           starts,
           Optional.ofNullable(retryAt),
           new Waits(examined.toArray(new PlacementRequest[0]), waits.toArray(new Wait[0])),
-          mostFree());
+          mostFree(),
+          freeCpus,
+          freeMemory);
+    }
+
+    /** Why {@code r} does not fit the cores and host memory left now; null when it does. */
+    private Wait hostWait(PlacementRequest r) {
+      if (r.cpus() > freeCpus) {
+        return new Wait.NoCores(r.cpus(), freeCpus);
+      }
+      if (r.hostMemoryBytes() > freeMemory) {
+        return new Wait.NoHostMemory(r.hostMemoryBytes(), freeMemory);
+      }
+      return null;
+    }
+
+    private void takeHost(PlacementRequest r) {
+      freeCpus -= r.cpus();
+      freeMemory -= r.hostMemoryBytes();
     }
 
     /** What a job needs on each GPU, for a person: -1 for a whole GPU. */
@@ -590,7 +681,10 @@ public final class Placer {
       return new PlacementDecision(r.jobId(), List.of(placed));
     }
 
-    /** Whether {@code r} would fit if every gpuq job here ended: only foreign memory stays. */
+    /**
+     * Whether {@code r} would fit if every gpuq job here ended: only foreign memory stays. Its
+     * cores and host memory then fit, as it fits the empty node.
+     */
     private boolean couldStartOnceDrained(PlacementRequest r) {
       MemoryDemand memory = r.memory();
       int fitting = 0;
@@ -609,6 +703,46 @@ public final class Placer {
         }
       }
       return fitting >= r.gpus();
+    }
+  }
+
+  /**
+   * One kind of job in a pass, GPU or CPU-only: each is examined up to the lookahead, and each has
+   * its own head, whose reservation holds back the later jobs of its kind (and of the other kind
+   * too when it waits for cores or host memory, which both take).
+   */
+  private static final class Lane {
+    private int left;
+    private boolean headFound;
+    private Wait reserved;
+    // The jobs after a reservation's head are named as waiting for it, up to the lookahead they
+    // would have been examined in.
+    private int named;
+
+    Lane(int lookahead) {
+      left = lookahead;
+    }
+
+    boolean open() {
+      return left > 0 || reserved != null;
+    }
+
+    /** Nothing more of this lane starts in the pass; what is left of its lookahead waits. */
+    void reserve(Wait reservation) {
+      if (left > 0) {
+        named = left;
+        reserved = reservation;
+        left = 0;
+      }
+    }
+
+    /** The reservation a job past the lane's end waits for, or null when it was not examined. */
+    Wait nameAsReserved() {
+      Wait wait = reserved;
+      if (reserved != null && --named == 0) {
+        reserved = null;
+      }
+      return wait;
     }
   }
 
