@@ -13,6 +13,7 @@ import io.gpuq.job.QueueHead;
 import io.gpuq.job.QueuedJob;
 import io.gpuq.launch.Workers;
 import io.gpuq.placement.GpuCapacity;
+import io.gpuq.placement.HostCapacity;
 import io.gpuq.placement.PlacementDecision;
 import io.gpuq.placement.PlacementPlan;
 import io.gpuq.placement.PlacementRequest;
@@ -116,31 +117,55 @@ public class Dispatcher {
       return new DispatchResult(0, 0, null);
     }
     int freeCpu = Math.max(0, node.cpuSlots() - workers.cpuOnlyCount());
+    HostCapacity host = hostCapacity();
+    // Every job takes a core: with none free no CPU-only job can start, and none is read.
+    int cpuOnlyRoom = host.freeCpus() == 0 ? 0 : freeCpu;
     boolean readGpuQueue =
         !gpus.inventory().devices().isEmpty() && (gpuQueueMayHaveChanged || gpuJobsWaiting);
     Instant now = clock.instant();
     Map<String, String> waiting = new HashMap<>();
     Map<String, Integer> fullSweeps = new HashMap<>();
-    List<QueuedJob> queue = queueHead(freeCpu, readGpuQueue, waiting, fullSweeps);
+    List<QueuedJob> queue = queueHead(cpuOnlyRoom, readGpuQueue, waiting, fullSweeps);
     if (queue == null) {
-      // Nothing read: no CPU slot is free, and the GPU queue and capacity are as the last pass
-      // found them, so its reasons stand; the CPU-only jobs wait for a slot.
-      reasons.record(reasons.lastPass().map(last -> last.seenAgain(now, 0)).orElse(null));
+      // Nothing read: no CPU slot (or no core) is free, and the GPU queue and capacity are as the
+      // last pass found them, so its reasons stand; the CPU-only jobs wait for a slot or cores.
+      reasons.record(
+          reasons
+              .lastPass()
+              .map(last -> last.seenAgain(now, freeCpu, host.freeCpus(), host.freeMemoryBytes()))
+              .orElse(null));
       return new DispatchResult(0, 0, null);
     }
     if (queue.isEmpty()) {
       reasons.record(
-          new LastPass.Pass(now, node.name(), freeCpu, waiting, fullSweeps, cpuHead, gpuHead));
+          new LastPass.Pass(
+              now,
+              node.name(),
+              freeCpu,
+              waiting,
+              fullSweeps,
+              cpuHead,
+              gpuHead,
+              host.freeCpus(),
+              host.freeMemoryBytes()));
       return new DispatchResult(0, 0, null);
     }
     List<GpuCapacity> capacities = capacities();
     FairShareOrder order = fairShareOrder(queue);
-    PlacementPlan plan = placer.plan(capacities, freeCpu, order, now);
+    PlacementPlan plan = placer.plan(capacities, freeCpu, host, order, now);
     plan.waits().forEach((id, wait) -> waiting.put(id, reasonFor(id, wait, plan, order)));
     long cpuPlaced = plan.starts().stream().filter(PlacementDecision::isCpuOnly).count();
     reasons.record(
         new LastPass.Pass(
-            now, node.name(), (int) (freeCpu - cpuPlaced), waiting, fullSweeps, cpuHead, gpuHead));
+            now,
+            node.name(),
+            (int) (freeCpu - cpuPlaced),
+            waiting,
+            fullSweeps,
+            cpuHead,
+            gpuHead,
+            plan.freeCpus(),
+            plan.freeMemoryBytes()));
     Map<String, JobPlacement> placements = new LinkedHashMap<>();
     for (PlacementDecision decision : plan.starts()) {
       placements.put(decision.jobId(), placementOf(decision));
@@ -152,7 +177,7 @@ public class Dispatcher {
     for (ClaimedJob job : claimed) {
       JobPlacement placement = placements.get(job.id());
       placement.gpus().forEach(gpu -> lastStartOnGpu.put(gpu.index(), now));
-      workers.reserveForLaunch(job.id(), placement);
+      workers.reserveForLaunch(job.id(), placement, job.host());
       CompletableFuture<Void> launch =
           CompletableFuture.supplyAsync(() -> execution.launch(job, placement), starter)
               .thenCompose(process -> jobs.recordWorkerProcesses(process.stream().toList()))
@@ -206,7 +231,10 @@ public class Dispatcher {
    * otherwise what the placer saw.
    */
   private String reasonFor(String id, Wait wait, PlacementPlan plan, FairShareOrder order) {
-    if (wait instanceof Wait.NoRoom || wait instanceof Wait.NoCpuSlot) {
+    if (wait instanceof Wait.NoRoom
+        || wait instanceof Wait.NoCpuSlot
+        || wait instanceof Wait.NoCores
+        || wait instanceof Wait.NoHostMemory) {
       Optional<String> first = order.turnGivenTo(id);
       String owner = order.ownerOf(id);
       if (first.isPresent() && owner != null) {
@@ -306,6 +334,19 @@ public class Dispatcher {
       }
     }
     return selected;
+  }
+
+  /**
+   * This node's cores and host memory: what it gives its jobs, and what its live and launching
+   * workers hold of them.
+   */
+  private HostCapacity hostCapacity() {
+    Workers.HostHeld held = workers.hostHeld();
+    return new HostCapacity(
+        node.allocatable().cpus(),
+        node.allocatable().memoryBytes(),
+        held.cpus(),
+        held.memoryBytes());
   }
 
   /** What the placer knows of each GPU now: budgets of live workers, and the last measurement. */

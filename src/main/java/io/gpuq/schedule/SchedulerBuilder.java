@@ -1,5 +1,6 @@
 package io.gpuq.schedule;
 
+import io.gpuq.cgroup.NodeCapacity;
 import io.gpuq.fairshare.Capacity;
 import io.gpuq.gpu.GpuBackend;
 import io.gpuq.gpu.GpuInventory;
@@ -46,6 +47,7 @@ public final class SchedulerBuilder {
   private NodeGpus gpus;
   private ProcFs procFs = new ProcFs(java.nio.file.Path.of("/proc"));
   private int cpuSlots = 4;
+  private NodeCapacity allocatable = LocalNode.UNLIMITED;
   private Predicate<Map<String, String>> selects = Map::isEmpty;
   private Executor starter = Runnable::run;
   private BooleanSupplier roomToStart = () -> true;
@@ -93,6 +95,15 @@ public final class SchedulerBuilder {
 
   public SchedulerBuilder cpuSlots(int cpuSlots) {
     this.cpuSlots = cpuSlots;
+    return this;
+  }
+
+  /**
+   * The cores and host memory this node gives its jobs, which placement counts; by default they
+   * never run out.
+   */
+  public SchedulerBuilder allocatable(NodeCapacity allocatable) {
+    this.allocatable = allocatable;
     return this;
   }
 
@@ -175,7 +186,7 @@ public final class SchedulerBuilder {
             execution,
             placer,
             gpus,
-            new LocalNode(node, cpuSlots, selects),
+            new LocalNode(node, cpuSlots, selects, allocatable),
             clock,
             starter,
             roomToStart,
