@@ -154,6 +154,29 @@ public class NodeRegistry implements LiveNodes {
   }
 
   @Override
+  public java.util.Optional<NodeCapacity> allocatable() {
+    return java.util.Optional.of(allocatable);
+  }
+
+  @Override
+  public Map<String, NodeCapacity> otherLiveNodesAllocatable() {
+    Instant now = clock.instant();
+    Map<String, NodeCapacity> live = new java.util.HashMap<>();
+    for (Node node : allNodes(now)) {
+      if (!node.name().equals(self)
+          && node.isAlive(now, timeout)
+          && node.allocatableCpus() != null
+          && node.allocatableCpus() >= 1
+          && node.allocatableMemoryBytes() != null
+          && node.allocatableMemoryBytes() >= 0) {
+        live.put(
+            node.name(), new NodeCapacity(node.allocatableCpus(), node.allocatableMemoryBytes()));
+      }
+    }
+    return live;
+  }
+
+  @Override
   public Map<String, Map<String, String>> otherLiveNodes() {
     Instant now = clock.instant();
     Map<String, Map<String, String>> live = new java.util.HashMap<>();
