@@ -41,6 +41,16 @@ import java.util.Optional;
  * and that budget is reserved on each. Decisions of one pass count against each other as they are
  * made. A CPU-only job ({@code gpus == 0}) takes one of the free CPU slots and no GPU.
  *
+ * <h2>Cores and host memory</h2>
+ *
+ * Every job, CPU-only or not, takes {@code cpus} cores and {@code hostMemoryBytes} of host memory
+ * ({@link HostCapacity}: the node's allocatable less what its jobs hold). A job starts only when
+ * its GPUs, its cores and its memory all fit; its start counts at once against what is left for the
+ * rest of the pass, and a job that lacks any of them takes none (a gang gets everything or
+ * nothing). A job that lacks cores or memory is told so ({@link Wait.NoCores}, {@link
+ * Wait.NoHostMemory}; cores first) without its GPUs being scanned. A request asking for more cores
+ * or memory than the node gives its jobs could never start here.
+ *
  * <h2>Which GPUs</h2>
  *
  * Best fit: among the GPUs a job fits, memory-budget jobs take those that are not whole-free first,
@@ -54,9 +64,9 @@ import java.util.Optional;
  * is decided and may change what comes next (gpuq's scheduler orders owners by fair share, each
  * owner's jobs by priority); {@link #plan(List, int, List, Instant)} examines them in {@link
  * #QUEUE_ORDER}: priority (higher first), then sequence, then job id. GPU jobs and CPU-only jobs
- * are examined independently (neither waits for the other), each at most {@code lookahead} per
- * pass; CPU-only jobs simply fill the free slots in order. Requests that could never start on this
- * node do not count towards the lookahead.
+ * are examined side by side, each at most {@code lookahead} per pass, and meet only in the cores
+ * and host memory both take; CPU-only jobs fill the free slots in order, as far as their cores and
+ * memory fit. Requests that could never start on this node do not count towards the lookahead.
  *
  * <p>A GPU job that does not fit now is <em>blocked</em>; later, smaller jobs may start past it
  * (backfill). Requests that could never start on this node (see {@link #feasibility}) are skipped:
@@ -72,12 +82,20 @@ import java.util.Optional;
  *
  * </blockquote>
  *
- * Blocked jobs that cannot start until foreign processes release memory never hold a reservation,
- * since holding GPUs back would not help them. Consequently a job that is the first waiting
- * feasible GPU job in the order from instant {@code h} on, and keeps that place, starts no later
- * than {@code max(h, queuedSince + maxWait) + max(longest run, startSpacing)} plus two pass
- * intervals, provided foreign processes leave it room: from then on nothing new starts on the GPUs,
- * the running jobs end, and it fits an empty node. It loses that place only to jobs the order puts
+ * CPU-only jobs have a head of their own, by the same rule. A head that lacks cores or host memory,
+ * which every job takes, holds back the later jobs of both kinds, not only its own: otherwise small
+ * jobs of the other kind could take the cores it waits for forever. A head that lacks only GPU
+ * memory holds back only GPU jobs; should CPU-only jobs take the cores meanwhile, it lacks cores at
+ * a later pass and then holds back both, so its wait is bounded by about two runs past the bound
+ * below rather than one.
+ *
+ * <p>Blocked jobs that cannot start until foreign processes release memory never hold a
+ * reservation, since holding GPUs back would not help them. Consequently a job that is the first
+ * waiting feasible GPU job in the order from instant {@code h} on, and keeps that place, starts no
+ * later than {@code max(h, queuedSince + maxWait) + max(longest run, startSpacing)} plus two pass
+ * intervals (on a node whose cores and host memory do not run out; one run more where they do),
+ * provided foreign processes leave it room: from then on nothing new starts on the GPUs, the
+ * running jobs end, and it fits an empty node. It loses that place only to jobs the order puts
  * before it: of higher priority, or, in fair-share order, of owners whose usage has fallen below
  * its owner's (each start raises its owner's usage, so they cannot pass it forever).
  *
