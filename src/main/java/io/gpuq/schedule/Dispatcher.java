@@ -43,7 +43,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One scheduling pass: reads the head of the queue and this node's capacity (live workers' budgets,
- * measured GPU use), lets the {@link Placer} decide, and starts what it placed.
+ * measured GPU use; the cores and host memory it gives its jobs less what its live and launching
+ * workers hold), lets the {@link Placer} decide, and starts what it placed.
  */
 public class Dispatcher {
 
@@ -270,8 +271,8 @@ public class Dispatcher {
 
   /**
    * The queued jobs this pass considers: as many CPU-only jobs as there are free slots (the whole
-   * lookahead if node selectors turn some of those away), and the lookahead of GPU jobs if this
-   * node has GPUs.
+   * lookahead if node selectors turn some of those away; none while no core is free), and the
+   * lookahead of GPU jobs if this node has GPUs.
    */
   private List<QueuedJob> queueHead(
       int freeSlots,
