@@ -115,9 +115,15 @@ public record GpuqProperties(
    *     host memory")
    * @param reservedCpus whole cores
    * @param reservedMemory a size ("2GiB")
+   * @param cpus the CPUs this node offers, in place of those measured (before the reservation);
+   *     more than it has oversubscribes it, as HTCondor's NUM_CPUS does: its workers then share
+   *     cores
    */
   public record Node(
-      @DefaultValue("auto") Cgroups cgroups, Integer reservedCpus, String reservedMemory) {
+      @DefaultValue("auto") Cgroups cgroups,
+      Integer reservedCpus,
+      String reservedMemory,
+      Integer cpus) {
 
     /** {@code gpuq.node.cgroups}. */
     public enum Cgroups {

@@ -116,7 +116,7 @@ public final class FairShareOrder implements PassOrder {
   public void started(PlacementRequest request, PlacementDecision decision) {
     String owner = ownerOfJob.get(request.jobId());
     if (owner != null) {
-      Held holds = Held.of(request, decision, limits.hostOf(request.jobId()));
+      Held holds = Held.of(request, decision);
       standings.computeIfPresent(owner, (o, s) -> s.holding(holds));
       starts.put(request.jobId(), new StartLimits.Start(owner, holds));
       if (!owner.equals(latestStarter)) {
@@ -131,7 +131,7 @@ public final class FairShareOrder implements PassOrder {
    * as held back.
    */
   private boolean heldBackByLimit(String owner, PlacementRequest job) {
-    Held atMost = Held.atMost(job, limits.hostOf(job.jobId()), limits.largestGpuBytes());
+    Held atMost = Held.atMost(job, limits.largestGpuBytes());
     Optional<Limits.Reached> reached =
         limits.of(owner).reachedBy(standings.get(owner).held(), atMost, capacity);
     reached.ifPresent(limit -> limited.put(job.jobId(), limit));

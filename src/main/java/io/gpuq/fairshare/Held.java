@@ -76,23 +76,16 @@ public record Held(
     return wholeGpus + gpuFractions + asked;
   }
 
-  /** What a job holds once started with this decision. */
-  public static Held of(PlacementRequest request, PlacementDecision decision, HostDemand host) {
+  /** What a job holds once started with this decision: its GPUs, cores and host memory. */
+  public static Held of(PlacementRequest request, PlacementDecision decision) {
     if (decision.isCpuOnly()) {
-      return new Held(0, 0, 1, host.cores(), host.memoryBytes(), 1, 0, 0);
+      return cpuOnly(request);
     }
     long bytes = 0;
     for (PlacedGpu gpu : decision.gpus()) {
       bytes += gpu.memoryBytes();
     }
-    return ofGpus(request, bytes, host);
-  }
-
-  /**
-   * {@link #of(PlacementRequest, PlacementDecision, HostDemand)} for a job of 1 core, no memory.
-   */
-  public static Held of(PlacementRequest request, PlacementDecision decision) {
-    return of(request, decision, HostDemand.DEFAULT);
+    return ofGpus(request, bytes);
   }
 
   /**
@@ -100,9 +93,9 @@ public record Held(
    * largestGpuBytes}: its GPU budget is its asked bytes, or at most that GPU's memory (for a
    * fraction, its share of it); its other figures are exact.
    */
-  public static Held atMost(PlacementRequest request, HostDemand host, long largestGpuBytes) {
+  public static Held atMost(PlacementRequest request, long largestGpuBytes) {
     if (request.isCpuOnly()) {
-      return new Held(0, 0, 1, host.cores(), host.memoryBytes(), 1, 0, 0);
+      return cpuOnly(request);
     }
     MemoryDemand memory = request.memory();
     long perGpu = largestGpuBytes;
@@ -111,15 +104,20 @@ public record Held(
     } else if (memory instanceof MemoryDemand.Fraction f) {
       perGpu = (long) Math.ceil(f.fraction() * largestGpuBytes);
     }
-    return ofGpus(request, Math.max(0, perGpu) * request.gpus(), host);
+    return ofGpus(request, Math.max(0, perGpu) * request.gpus());
   }
 
-  private static Held ofGpus(PlacementRequest request, long budgetBytes, HostDemand host) {
+  private static Held cpuOnly(PlacementRequest request) {
+    return new Held(0, 0, 1, request.cpus(), request.hostMemoryBytes(), 1, 0, 0);
+  }
+
+  private static Held ofGpus(PlacementRequest request, long budgetBytes) {
     int gpus = request.gpus();
     MemoryDemand memory = request.memory();
     long whole = memory instanceof MemoryDemand.WholeGpu ? gpus : 0;
     double fractions = memory instanceof MemoryDemand.Fraction f ? gpus * f.fraction() : 0;
     long asked = memory instanceof MemoryDemand.Bytes b ? Math.max(0, b.bytes()) * gpus : 0;
-    return new Held(budgetBytes, whole, 0, host.cores(), host.memoryBytes(), 1, fractions, asked);
+    return new Held(
+        budgetBytes, whole, 0, request.cpus(), request.hostMemoryBytes(), 1, fractions, asked);
   }
 }

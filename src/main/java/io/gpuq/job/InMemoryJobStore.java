@@ -205,7 +205,9 @@ public final class InMemoryJobStore implements JobStore {
                     job.priority(),
                     job.queuedAt(),
                     job.nodeSelector(),
-                    job.sweepTrial().map(SweepTrial::sweepId).orElse(null)))
+                    job.sweepTrial().map(SweepTrial::sweepId).orElse(null),
+                    job.host().cpus(),
+                    job.host().memoryBytes()))
         .toList();
   }
 

@@ -11,6 +11,7 @@ import java.util.Map;
  * @param owner whose job it is: fair share orders owners, priority only an owner's own jobs
  * @param sweepId the sweep it is a trial of, whose {@code maxConcurrent} may hold it back; null for
  *     a job of its own
+ * @param host the cores and host memory its next attempt takes of its node
  */
 public record QueuedJob(
     String id,
@@ -20,13 +21,28 @@ public record QueuedJob(
     int priority,
     Instant queuedAt,
     Map<String, String> nodeSelector,
-    String sweepId) {
+    String sweepId,
+    HostResources host) {
 
   public QueuedJob {
     nodeSelector = nodeSelector == null ? Map.of() : nodeSelector;
+    host = host == null ? HostResources.ONE_CORE : host;
   }
 
-  /** From the columns, as the repository's queue queries select them. */
+  /** A job of one core and no host memory. */
+  public QueuedJob(
+      String id,
+      String owner,
+      int gpus,
+      MemoryDemand memory,
+      int priority,
+      Instant queuedAt,
+      Map<String, String> nodeSelector,
+      String sweepId) {
+    this(id, owner, gpus, memory, priority, queuedAt, nodeSelector, sweepId, null);
+  }
+
+  /** From the columns, as the repository's queue queries select them; one core, no host memory. */
   public QueuedJob(
       String id,
       String owner,
@@ -45,6 +61,32 @@ public record QueuedJob(
         priority,
         queuedAt,
         nodeSelector,
-        sweepId);
+        sweepId,
+        null);
+  }
+
+  /** From the columns, as the repository's queue queries select them. */
+  public QueuedJob(
+      String id,
+      String owner,
+      int gpus,
+      Long gpuMemoryBytes,
+      Double gpuFraction,
+      int priority,
+      Instant queuedAt,
+      Map<String, String> nodeSelector,
+      String sweepId,
+      int cpus,
+      Long memoryBytes) {
+    this(
+        id,
+        owner,
+        gpus,
+        MemoryDemand.of(gpuMemoryBytes, gpuFraction),
+        priority,
+        queuedAt,
+        nodeSelector,
+        sweepId,
+        new HostResources(cpus, memoryBytes));
   }
 }

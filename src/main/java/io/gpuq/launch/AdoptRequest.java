@@ -1,5 +1,6 @@
 package io.gpuq.launch;
 
+import io.gpuq.job.HostResources;
 import io.gpuq.job.JobPlacement;
 import java.time.Instant;
 
@@ -7,6 +8,7 @@ import java.time.Instant;
  * A worker recorded as running by an earlier gpuq on this node.
  *
  * @param deadline when its timeout runs out, or null
+ * @param host the cores and host memory its job was given; null counts as one core, no memory
  */
 public record AdoptRequest(
     String jobId,
@@ -15,4 +17,5 @@ public record AdoptRequest(
     long pidStartTicks,
     Instant startedAt,
     Instant deadline,
-    JobPlacement placement) {}
+    JobPlacement placement,
+    HostResources host) {}

@@ -1,5 +1,6 @@
 package io.gpuq.launch;
 
+import io.gpuq.job.HostResources;
 import io.gpuq.job.JobPlacement;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
@@ -14,6 +15,7 @@ import java.util.concurrent.CompletableFuture;
  * @param deadline when its timeout runs out, or null
  * @param placement the GPUs and budget it holds until its process exits
  * @param stop why gpuq stops it, once it does
+ * @param host the cores and host memory it holds until its process exits
  */
 public record RunningWorker(
     String jobId,
@@ -23,7 +25,12 @@ public record RunningWorker(
     Instant startedAt,
     Instant deadline,
     JobPlacement placement,
-    StopMark stop) {
+    StopMark stop,
+    HostResources host) {
+
+  public RunningWorker {
+    host = host == null ? HostResources.ONE_CORE : host;
+  }
 
   /** Records why gpuq stops it; only the first reason counts. Returns whether this one did. */
   public boolean markStopping(StopReason reason) {

@@ -230,7 +230,8 @@ public final class WorkerLauncher {
           now,
           deadline,
           request.placement(),
-          new StopMark());
+          new StopMark(),
+          request.host());
     } catch (IOException e) {
       throw new LaunchException("cannot start " + program + ": " + e.getMessage(), e);
     } catch (LaunchException | RuntimeException e) {
@@ -400,7 +401,8 @@ public final class WorkerLauncher {
                 request.startedAt(),
                 request.deadline(),
                 request.placement(),
-                new StopMark()));
+                new StopMark(),
+                request.host()));
   }
 
   /**

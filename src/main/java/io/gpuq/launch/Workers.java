@@ -1,6 +1,7 @@
 package io.gpuq.launch;
 
 import io.gpuq.cgroup.WorkerId;
+import io.gpuq.job.HostResources;
 import io.gpuq.job.JobPlacement;
 import io.gpuq.job.WorkerProcess;
 import io.gpuq.proc.ProcFs;
@@ -33,6 +34,7 @@ public final class Workers {
   private final WorkerConfinement confinement;
   private final Map<String, RunningWorker> live = new ConcurrentHashMap<>();
   private final Map<String, JobPlacement> launching = new ConcurrentHashMap<>();
+  private final Map<String, HostResources> launchingHosts = new ConcurrentHashMap<>();
 
   /** Workers left unconfined: no cgroups, no binding (tests that launch by hand). */
   public Workers(
@@ -80,6 +82,7 @@ public final class Workers {
     } finally {
       // Live now (watch registered it first) or failed: either way no longer launching.
       launching.remove(request.jobId());
+      launchingHosts.remove(request.jobId());
     }
   }
 
@@ -89,12 +92,19 @@ public final class Workers {
    * before.
    */
   public void reserveForLaunch(String jobId, JobPlacement placement) {
+    reserveForLaunch(jobId, placement, HostResources.ONE_CORE);
+  }
+
+  /** As {@link #reserveForLaunch(String, JobPlacement)}, with the cores and memory it takes. */
+  public void reserveForLaunch(String jobId, JobPlacement placement, HostResources host) {
+    launchingHosts.put(jobId, host);
     launching.put(jobId, placement);
   }
 
   /** Gives up a place held for a launch that will not happen. */
   public void releaseLaunch(String jobId) {
     launching.remove(jobId);
+    launchingHosts.remove(jobId);
   }
 
   /**
@@ -244,6 +254,28 @@ public final class Workers {
   public int cpuOnlyCount() {
     return (int) placementsTaken().stream().filter(p -> p.gpus().isEmpty()).count();
   }
+
+  /**
+   * The cores and host memory held by the live workers and the launches under way: what placement
+   * counts as taken on this node. A worker that just became live may be counted twice for a moment,
+   * never zero times.
+   */
+  public HostHeld hostHeld() {
+    long cpus = 0;
+    long memory = 0;
+    for (HostResources host : launchingHosts.values()) {
+      cpus += host.cpus();
+      memory += host.memoryBytes() == null ? 0 : host.memoryBytes();
+    }
+    for (RunningWorker worker : live.values()) {
+      cpus += worker.host().cpus();
+      memory += worker.host().memoryBytes() == null ? 0 : worker.host().memoryBytes();
+    }
+    return new HostHeld(cpus, memory);
+  }
+
+  /** Cores, and bytes of host memory reserved (jobs that asked for none count 0). */
+  public record HostHeld(long cpus, long memoryBytes) {}
 
   /**
    * The placements of live workers and of launches under way; a worker that just became live may be

@@ -1,5 +1,6 @@
 package io.gpuq.node;
 
+import io.gpuq.cgroup.NodeCapacity;
 import java.util.List;
 import java.util.Map;
 
@@ -21,4 +22,20 @@ public interface LiveNodes {
 
   /** The GPUs of the other live nodes, as of their last heartbeat. */
   List<NodeGpu> otherLiveNodesGpus();
+
+  /**
+   * The cores and host memory this node gives its jobs; empty when not known (then they are not
+   * checked at submit).
+   */
+  default java.util.Optional<NodeCapacity> allocatable() {
+    return java.util.Optional.empty();
+  }
+
+  /**
+   * The cores and host memory each other live node gives its jobs, as its last heartbeat wrote them
+   * in the nodes table; a node that wrote none (older than these figures) is absent.
+   */
+  default Map<String, NodeCapacity> otherLiveNodesAllocatable() {
+    return Map.of();
+  }
 }

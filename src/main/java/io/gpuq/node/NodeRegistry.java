@@ -153,24 +153,27 @@ public class NodeRegistry implements LiveNodes {
     return gpus;
   }
 
-  /**
-   * The cores and host memory each other live node gives its jobs, as of its last heartbeat; a node
-   * that did not report them (an older gpuq) is left out.
-   */
+  @Override
+  public java.util.Optional<NodeCapacity> allocatable() {
+    return java.util.Optional.of(allocatable);
+  }
+
+  @Override
   public Map<String, NodeCapacity> otherLiveNodesAllocatable() {
     Instant now = clock.instant();
-    Map<String, NodeCapacity> allocatable = new java.util.HashMap<>();
+    Map<String, NodeCapacity> live = new java.util.HashMap<>();
     for (Node node : allNodes(now)) {
       if (!node.name().equals(self)
           && node.isAlive(now, timeout)
           && node.allocatableCpus() != null
           && node.allocatableCpus() >= 1
-          && node.allocatableMemoryBytes() != null) {
-        allocatable.put(
+          && node.allocatableMemoryBytes() != null
+          && node.allocatableMemoryBytes() >= 0) {
+        live.put(
             node.name(), new NodeCapacity(node.allocatableCpus(), node.allocatableMemoryBytes()));
       }
     }
-    return allocatable;
+    return live;
   }
 
   @Override

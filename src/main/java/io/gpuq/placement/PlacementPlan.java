@@ -16,9 +16,16 @@ import java.util.Optional;
  *     lookahead are not in it
  * @param mostFree the GPU with the most memory available once the pass's starts are counted; null
  *     on a node without GPUs
+ * @param freeCpus the node's cores left free once the pass's starts are counted
+ * @param freeMemoryBytes the node's host memory left free once the pass's starts are counted
  */
 public record PlacementPlan(
-    List<PlacementDecision> starts, Optional<Instant> retryAt, Waits waits, FreeGpu mostFree) {
+    List<PlacementDecision> starts,
+    Optional<Instant> retryAt,
+    Waits waits,
+    FreeGpu mostFree,
+    long freeCpus,
+    long freeMemoryBytes) {
 
   /** A GPU's memory still available to budgets. */
   public record FreeGpu(int index, long availableBytes) {}
@@ -30,6 +37,6 @@ public record PlacementPlan(
   }
 
   public PlacementPlan(List<PlacementDecision> starts, Optional<Instant> retryAt) {
-    this(starts, retryAt, Waits.NONE, null);
+    this(starts, retryAt, Waits.NONE, null, Long.MAX_VALUE, Long.MAX_VALUE);
   }
 }

@@ -12,9 +12,19 @@ import java.util.Objects;
  * @param priority higher starts first
  * @param sequence submission order, breaks ties between equal priorities (lower first)
  * @param queuedSince when the job (this attempt) entered the queue; its wait bounds backfilling
+ * @param cpus whole cores it takes of the node, at least 1, whatever its GPUs
+ * @param hostMemoryBytes host memory it reserves on the node; 0 when it asks for none (then it
+ *     reserves nothing)
  */
 public record PlacementRequest(
-    String jobId, int gpus, MemoryDemand memory, int priority, long sequence, Instant queuedSince) {
+    String jobId,
+    int gpus,
+    MemoryDemand memory,
+    int priority,
+    long sequence,
+    Instant queuedSince,
+    int cpus,
+    long hostMemoryBytes) {
 
   public PlacementRequest {
     Objects.requireNonNull(jobId, "jobId");
@@ -23,6 +33,23 @@ public record PlacementRequest(
     if (gpus < 0) {
       throw new IllegalArgumentException("gpus must not be negative: " + gpus);
     }
+    if (cpus < 1) {
+      throw new IllegalArgumentException("a job takes at least 1 core, not " + cpus);
+    }
+    if (hostMemoryBytes < 0) {
+      throw new IllegalArgumentException("host memory must not be negative: " + hostMemoryBytes);
+    }
+  }
+
+  /** A request of one core and no host memory: what every job took before it could ask. */
+  public PlacementRequest(
+      String jobId,
+      int gpus,
+      MemoryDemand memory,
+      int priority,
+      long sequence,
+      Instant queuedSince) {
+    this(jobId, gpus, memory, priority, sequence, queuedSince, 1, 0);
   }
 
   public boolean isCpuOnly() {

@@ -41,6 +41,16 @@ import java.util.Optional;
  * and that budget is reserved on each. Decisions of one pass count against each other as they are
  * made. A CPU-only job ({@code gpus == 0}) takes one of the free CPU slots and no GPU.
  *
+ * <h2>Cores and host memory</h2>
+ *
+ * Every job, CPU-only or not, takes {@code cpus} cores and {@code hostMemoryBytes} of host memory
+ * ({@link HostCapacity}: the node's allocatable less what its jobs hold). A job starts only when
+ * its GPUs, its cores and its memory all fit; its start counts at once against what is left for the
+ * rest of the pass, and a job that lacks any of them takes none (a gang gets everything or
+ * nothing). A job that lacks cores or memory is told so ({@link Wait.NoCores}, {@link
+ * Wait.NoHostMemory}; cores first) without its GPUs being scanned. A request asking for more cores
+ * or memory than the node gives its jobs could never start here.
+ *
  * <h2>Which GPUs</h2>
  *
  * Best fit: among the GPUs a job fits, memory-budget jobs take those that are not whole-free first,
@@ -54,9 +64,9 @@ import java.util.Optional;
  * is decided and may change what comes next (gpuq's scheduler orders owners by fair share, each
  * owner's jobs by priority); {@link #plan(List, int, List, Instant)} examines them in {@link
  * #QUEUE_ORDER}: priority (higher first), then sequence, then job id. GPU jobs and CPU-only jobs
- * are examined independently (neither waits for the other), each at most {@code lookahead} per
- * pass; CPU-only jobs simply fill the free slots in order. Requests that could never start on this
- * node do not count towards the lookahead.
+ * are examined side by side, each at most {@code lookahead} per pass, and meet only in the cores
+ * and host memory both take; CPU-only jobs fill the free slots in order, as far as their cores and
+ * memory fit. Requests that could never start on this node do not count towards the lookahead.
  *
  * <p>A GPU job that does not fit now is <em>blocked</em>; later, smaller jobs may start past it
  * (backfill). Requests that could never start on this node (see {@link #feasibility}) are skipped:
@@ -72,12 +82,20 @@ import java.util.Optional;
  *
  * </blockquote>
  *
- * Blocked jobs that cannot start until foreign processes release memory never hold a reservation,
- * since holding GPUs back would not help them. Consequently a job that is the first waiting
- * feasible GPU job in the order from instant {@code h} on, and keeps that place, starts no later
- * than {@code max(h, queuedSince + maxWait) + max(longest run, startSpacing)} plus two pass
- * intervals, provided foreign processes leave it room: from then on nothing new starts on the GPUs,
- * the running jobs end, and it fits an empty node. It loses that place only to jobs the order puts
+ * CPU-only jobs have a head of their own, by the same rule. A head that lacks cores or host memory,
+ * which every job takes, holds back the later jobs of both kinds, not only its own: otherwise small
+ * jobs of the other kind could take the cores it waits for forever. A head that lacks only GPU
+ * memory holds back only GPU jobs; should CPU-only jobs take the cores meanwhile, it lacks cores at
+ * a later pass and then holds back both, so its wait is bounded by about two runs past the bound
+ * below rather than one.
+ *
+ * <p>Blocked jobs that cannot start until foreign processes release memory never hold a
+ * reservation, since holding GPUs back would not help them. Consequently a job that is the first
+ * waiting feasible GPU job in the order from instant {@code h} on, and keeps that place, starts no
+ * later than {@code max(h, queuedSince + maxWait) + max(longest run, startSpacing)} plus two pass
+ * intervals (on a node whose cores and host memory do not run out; one run more where they do),
+ * provided foreign processes leave it room: from then on nothing new starts on the GPUs, the
+ * running jobs end, and it fits an empty node. It loses that place only to jobs the order puts
  * before it: of higher priority, or, in fair-share order, of owners whose usage has fallen below
  * its owner's (each start raises its owner's usage, so they cannot pass it forever).
  *
@@ -113,7 +131,7 @@ public final class Placer {
   }
 
   /**
-   * One placement pass.
+   * One placement pass on a node whose cores and host memory never run out.
    *
    * @param gpus the node's GPUs as measured now; indices must be distinct
    * @param freeCpuSlots how many CPU-only jobs may start now
@@ -121,30 +139,64 @@ public final class Placer {
    */
   public PlacementPlan plan(
       List<GpuCapacity> gpus, int freeCpuSlots, List<PlacementRequest> queue, Instant now) {
-    return plan(gpus, freeCpuSlots, PassOrder.queueOrder(queue), now);
+    return plan(gpus, freeCpuSlots, HostCapacity.UNLIMITED, PassOrder.queueOrder(queue), now);
+  }
+
+  /** One pass in queue order on a node with these cores and this host memory. */
+  public PlacementPlan plan(
+      List<GpuCapacity> gpus,
+      int freeCpuSlots,
+      HostCapacity host,
+      List<PlacementRequest> queue,
+      Instant now) {
+    return plan(gpus, freeCpuSlots, host, PassOrder.queueOrder(queue), now);
+  }
+
+  /**
+   * One placement pass that examines the jobs in the order {@code order} gives, telling it of each
+   * start as it is decided; cores and host memory never run out.
+   */
+  public PlacementPlan plan(
+      List<GpuCapacity> gpus, int freeCpuSlots, PassOrder order, Instant now) {
+    return plan(gpus, freeCpuSlots, HostCapacity.UNLIMITED, order, now);
   }
 
   /**
    * One placement pass that examines the jobs in the order {@code order} gives, telling it of each
    * start as it is decided.
+   *
+   * @param host the node's cores and host memory, and what the jobs there now hold of them
    */
   public PlacementPlan plan(
-      List<GpuCapacity> gpus, int freeCpuSlots, PassOrder order, Instant now) {
+      List<GpuCapacity> gpus, int freeCpuSlots, HostCapacity host, PassOrder order, Instant now) {
     Objects.requireNonNull(now, "now");
     Objects.requireNonNull(order, "order");
+    Objects.requireNonNull(host, "host");
     if (freeCpuSlots < 0) {
       throw new IllegalArgumentException("freeCpuSlots must not be negative: " + freeCpuSlots);
     }
-    return new Pass(gpus, now).run(order, freeCpuSlots);
+    return new Pass(gpus, host, now).run(order, freeCpuSlots);
   }
 
-  /** Whether the request could start on a node with these GPUs if nothing else ran there. */
+  /**
+   * Whether the request could start on a node with these GPUs if nothing else ran there; cores and
+   * host memory are not counted.
+   */
   public Feasibility feasibility(PlacementRequest request, List<GpuCapacity> gpusOfThisNode) {
+    return feasibility(request, gpusOfThisNode, HostCapacity.UNLIMITED);
+  }
+
+  /**
+   * Whether the request could start on a node with these GPUs and these allocatable cores and host
+   * memory if nothing else ran there (what {@code host} says is taken is not counted).
+   */
+  public Feasibility feasibility(
+      PlacementRequest request, List<GpuCapacity> gpusOfThisNode, HostCapacity host) {
     long[] schedulableDescending = schedulableDescending(gpusOfThisNode);
-    if (fitsEmptyNode(request, schedulableDescending)) {
+    if (fitsEmptyNode(request, schedulableDescending, host)) {
       return Feasibility.FEASIBLE;
     }
-    return new Feasibility.Infeasible(whyNot(request, schedulableDescending));
+    return new Feasibility.Infeasible(whyNot(request, schedulableDescending, host));
   }
 
   private long schedulable(long totalBytes) {
@@ -167,7 +219,17 @@ public final class Placer {
    * Every demand is monotone in a GPU's schedulable memory, so a k-GPU request fits an empty node
    * exactly when it fits the k-th largest GPU.
    */
-  private static boolean fitsEmptyNode(PlacementRequest r, long[] schedulableDescending) {
+  private static boolean fitsEmptyNode(
+      PlacementRequest r, long[] schedulableDescending, HostCapacity host) {
+    return fitsHostOnceEmpty(r, host) && fitsGpusOnceEmpty(r, schedulableDescending);
+  }
+
+  private static boolean fitsHostOnceEmpty(PlacementRequest r, HostCapacity host) {
+    return r.cpus() <= host.allocatableCpus()
+        && r.hostMemoryBytes() <= host.allocatableMemoryBytes();
+  }
+
+  private static boolean fitsGpusOnceEmpty(PlacementRequest r, long[] schedulableDescending) {
     int k = r.gpus();
     if (k == 0) {
       return true;
@@ -186,7 +248,28 @@ public final class Placer {
     return kthLargest > 0;
   }
 
-  private String whyNot(PlacementRequest r, long[] schedulableDescending) {
+  /** Why a request that does not fit the empty node does not: its GPUs first, then the host. */
+  private String whyNot(PlacementRequest r, long[] schedulableDescending, HostCapacity host) {
+    if (fitsGpusOnceEmpty(r, schedulableDescending)) {
+      return r.cpus() > host.allocatableCpus()
+          ? "asks for "
+              + coresText(r.cpus())
+              + ", this node gives its jobs "
+              + host.allocatableCpus()
+          : "asks for "
+              + MemorySize.format(r.hostMemoryBytes())
+              + " of host memory, this node gives its jobs "
+              + MemorySize.format(host.allocatableMemoryBytes());
+    }
+    return whyNotOnGpus(r, schedulableDescending);
+  }
+
+  /** "1 core", "4 cores". */
+  public static String coresText(long cores) {
+    return cores == 1 ? "1 core" : cores + " cores";
+  }
+
+  private String whyNotOnGpus(PlacementRequest r, long[] schedulableDescending) {
     int k = r.gpus();
     int n = schedulableDescending.length;
     if (k > n) {
@@ -270,6 +353,10 @@ public final class Placer {
     private final long[] schedulableDescending;
     private final int[] chosen;
     private final boolean spacing;
+    private final HostCapacity host;
+    // Cores and host memory left free by the starts decided so far.
+    private long freeCpus;
+    private long freeMemory;
     private Instant retryAt;
     // The GPU whose start spacing held back the job just examined, or -1: its Wait.
     private int heldBySpacingOn;
@@ -285,8 +372,11 @@ public final class Placer {
     private int wholeFreeAny;
     private Instant earliestEligibleAny;
 
-    Pass(List<GpuCapacity> gpus, Instant now) {
+    Pass(List<GpuCapacity> gpus, HostCapacity host, Instant now) {
       this.now = now;
+      this.host = host;
+      freeCpus = host.freeCpus();
+      freeMemory = host.freeMemoryBytes();
       n = gpus.size();
       index = new int[n];
       uuid = new String[n];
@@ -335,14 +425,9 @@ public final class Placer {
       List<Wait> waits = new ArrayList<>();
       int lookahead = policy.lookahead();
       int cpuSlotsLeft = Math.min(freeCpuSlots, lookahead);
-      int cpuJobsLeft = lookahead;
-      int gpuJobsLeft = lookahead;
-      boolean headFound = false;
-      Wait reserved = null;
-      // The jobs after a reservation's head are named as waiting for it, up to the lookahead they
-      // would have been examined in.
-      int namedAsReserved = lookahead;
-      while (cpuJobsLeft > 0 || gpuJobsLeft > 0 || reserved != null) {
+      Lane gpuLane = new Lane(lookahead);
+      Lane cpuLane = new Lane(lookahead);
+      while (gpuLane.open() || cpuLane.open()) {
         PlacementRequest r = order.next();
         if (r == null) {
           break;
@@ -350,54 +435,60 @@ public final class Placer {
         int i = examined.size();
         examined.add(r);
         waits.add(null);
+        Lane lane = r.isCpuOnly() ? cpuLane : gpuLane;
+        if (!fitsEmptyNode(r, schedulableDescending, host)) {
+          if (lane.open()) {
+            waits.set(i, new Wait.NeverHere(whyNot(r, schedulableDescending, host)));
+          }
+          continue;
+        }
+        if (lane.left == 0) {
+          waits.set(i, lane.nameAsReserved());
+          continue;
+        }
+        lane.left--;
+        Wait wait = hostWait(r);
         if (r.isCpuOnly()) {
-          if (cpuSlotsLeft > 0) {
+          if (cpuSlotsLeft == 0) {
+            // Slots are alike: a job held back by the cap holds nothing for later ones.
+            waits.set(i, NO_CPU_SLOT);
+            continue;
+          }
+          if (wait == null) {
             cpuSlotsLeft--;
+            takeHost(r);
             PlacementDecision decision = PlacementDecision.cpuOnly(r.jobId());
             starts.add(decision);
             order.started(r, decision);
-          } else if (cpuJobsLeft > 0) {
-            waits.set(i, NO_CPU_SLOT);
+            continue;
           }
-          cpuJobsLeft = Math.max(0, cpuJobsLeft - 1);
-          continue;
-        }
-        if (!fitsEmptyNode(r, schedulableDescending)) {
-          if (gpuJobsLeft > 0 || reserved != null) {
-            waits.set(i, new Wait.NeverHere(whyNot(r, schedulableDescending)));
+        } else if (wait == null) {
+          heldBySpacingOn = -1;
+          long budget = worthScanning(r) ? choose(r) : 0;
+          if (budget > 0) {
+            takeHost(r);
+            PlacementDecision decision = place(r, budget);
+            starts.add(decision);
+            order.started(r, decision);
+            refreshBounds();
+            continue;
           }
-          continue;
+          wait =
+              heldBySpacingOn >= 0
+                  ? new Wait.StartSpacing(heldBySpacingOn)
+                  : new Wait.NoRoom(r.gpus(), bytesPerGpu(r));
         }
-        if (gpuJobsLeft == 0) {
-          if (reserved != null) {
-            waits.set(i, reserved);
-            if (--namedAsReserved == 0) {
-              reserved = null;
-            }
-          }
-          continue;
-        }
-        gpuJobsLeft--;
-        heldBySpacingOn = -1;
-        long budget = worthScanning(r) ? choose(r) : 0;
-        if (budget > 0) {
-          PlacementDecision decision = place(r, budget);
-          starts.add(decision);
-          order.started(r, decision);
-          refreshBounds();
-          continue;
-        }
-        waits.set(
-            i,
-            heldBySpacingOn >= 0
-                ? new Wait.StartSpacing(heldBySpacingOn)
-                : new Wait.NoRoom(r.gpus(), bytesPerGpu(r)));
-        if (!headFound && couldStartOnceDrained(r)) {
-          headFound = true;
+        waits.set(i, wait);
+        if (!lane.headFound && couldStartOnceDrained(r)) {
+          lane.headFound = true;
           if (!r.queuedSince().plus(policy.maxWaitBeforeReservation()).isAfter(now)) {
-            namedAsReserved = gpuJobsLeft;
-            reserved = gpuJobsLeft > 0 ? new Wait.ReservedFor(r.jobId()) : null;
-            gpuJobsLeft = 0;
+            // Short of cores or host memory, which every job takes: both lanes wait for it.
+            boolean hostShort = wait instanceof Wait.NoCores || wait instanceof Wait.NoHostMemory;
+            Wait reserved = new Wait.ReservedFor(r.jobId(), hostShort);
+            lane.reserve(reserved);
+            if (hostShort) {
+              (lane == gpuLane ? cpuLane : gpuLane).reserve(reserved);
+            }
           }
         }
       }
@@ -405,7 +496,25 @@ public final class Placer {
           starts,
           Optional.ofNullable(retryAt),
           new Waits(examined.toArray(new PlacementRequest[0]), waits.toArray(new Wait[0])),
-          mostFree());
+          mostFree(),
+          freeCpus,
+          freeMemory);
+    }
+
+    /** Why {@code r} does not fit the cores and host memory left now; null when it does. */
+    private Wait hostWait(PlacementRequest r) {
+      if (r.cpus() > freeCpus) {
+        return new Wait.NoCores(r.cpus(), freeCpus);
+      }
+      if (r.hostMemoryBytes() > freeMemory) {
+        return new Wait.NoHostMemory(r.hostMemoryBytes(), freeMemory);
+      }
+      return null;
+    }
+
+    private void takeHost(PlacementRequest r) {
+      freeCpus -= r.cpus();
+      freeMemory -= r.hostMemoryBytes();
     }
 
     /** What a job needs on each GPU, for a person: -1 for a whole GPU. */
@@ -590,7 +699,10 @@ public final class Placer {
       return new PlacementDecision(r.jobId(), List.of(placed));
     }
 
-    /** Whether {@code r} would fit if every gpuq job here ended: only foreign memory stays. */
+    /**
+     * Whether {@code r} would fit if every gpuq job here ended: only foreign memory stays. Its
+     * cores and host memory then fit, as it fits the empty node.
+     */
     private boolean couldStartOnceDrained(PlacementRequest r) {
       MemoryDemand memory = r.memory();
       int fitting = 0;
@@ -609,6 +721,46 @@ public final class Placer {
         }
       }
       return fitting >= r.gpus();
+    }
+  }
+
+  /**
+   * One kind of job in a pass, GPU or CPU-only: each is examined up to the lookahead, and each has
+   * its own head, whose reservation holds back the later jobs of its kind (and of the other kind
+   * too when it waits for cores or host memory, which both take).
+   */
+  private static final class Lane {
+    private int left;
+    private boolean headFound;
+    private Wait reserved;
+    // The jobs after a reservation's head are named as waiting for it, up to the lookahead they
+    // would have been examined in.
+    private int named;
+
+    Lane(int lookahead) {
+      left = lookahead;
+    }
+
+    boolean open() {
+      return left > 0 || reserved != null;
+    }
+
+    /** Nothing more of this lane starts in the pass; what is left of its lookahead waits. */
+    void reserve(Wait reservation) {
+      if (left > 0) {
+        named = left;
+        reserved = reservation;
+        left = 0;
+      }
+    }
+
+    /** The reservation a job past the lane's end waits for, or null when it was not examined. */
+    Wait nameAsReserved() {
+      Wait wait = reserved;
+      if (reserved != null && --named == 0) {
+        reserved = null;
+      }
+      return wait;
     }
   }
 

@@ -11,13 +11,27 @@ public sealed interface Wait {
    */
   record NoRoom(int gpus, long bytesPerGpu) implements Wait {}
 
+  /** The node lacked the cores: it asks for {@code cpus}, {@code free} were free. */
+  record NoCores(int cpus, long free) implements Wait {}
+
+  /** The node lacked the host memory: it asks for {@code bytes}, {@code free} were free. */
+  record NoHostMemory(long bytes, long free) implements Wait {}
+
   /** It would have fitted, but GPU {@code gpu} had started a job too recently (start spacing). */
   record StartSpacing(int gpu) implements Wait {}
 
-  /** GPUs are kept for an earlier job that has waited past the reservation's bound. */
-  record ReservedFor(String jobId) implements Wait {
+  /**
+   * Room is kept for an earlier job that has waited past the reservation's bound: its GPUs, or,
+   * when {@code host}, the node's cores and host memory (which every job takes).
+   */
+  record ReservedFor(String jobId, boolean host) implements Wait {
     public ReservedFor {
       Objects.requireNonNull(jobId, "jobId");
+    }
+
+    /** GPUs kept for {@code jobId}. */
+    public ReservedFor(String jobId) {
+      this(jobId, false);
     }
   }
 

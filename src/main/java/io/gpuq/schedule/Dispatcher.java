@@ -15,6 +15,7 @@ import io.gpuq.job.QueueHead;
 import io.gpuq.job.QueuedJob;
 import io.gpuq.launch.Workers;
 import io.gpuq.placement.GpuCapacity;
+import io.gpuq.placement.HostCapacity;
 import io.gpuq.placement.PlacementDecision;
 import io.gpuq.placement.PlacementPlan;
 import io.gpuq.placement.PlacementRequest;
@@ -44,7 +45,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One scheduling pass: reads the head of the queue and this node's capacity (live workers' budgets,
- * measured GPU use), lets the {@link Placer} decide, and starts what it placed.
+ * measured GPU use; the cores and host memory it gives its jobs less what its live and launching
+ * workers hold), lets the {@link Placer} decide, and starts what it placed.
  */
 public class Dispatcher {
 
@@ -118,32 +120,56 @@ public class Dispatcher {
       return new DispatchResult(0, 0, null);
     }
     int freeCpu = Math.max(0, node.cpuSlots() - workers.cpuOnlyCount());
+    HostCapacity host = hostCapacity();
+    // Every job takes a core: with none free no CPU-only job can start, and none is read.
+    int cpuOnlyRoom = host.freeCpus() == 0 ? 0 : freeCpu;
     boolean readGpuQueue =
         !gpus.inventory().devices().isEmpty() && (gpuQueueMayHaveChanged || gpuJobsWaiting);
     Instant now = clock.instant();
     Map<String, String> waiting = new HashMap<>();
     Map<String, Integer> fullSweeps = new HashMap<>();
-    List<QueuedJob> queue = queueHead(freeCpu, readGpuQueue, waiting, fullSweeps);
+    List<QueuedJob> queue = queueHead(cpuOnlyRoom, readGpuQueue, waiting, fullSweeps);
     if (queue == null) {
-      // Nothing read: no CPU slot is free, and the GPU queue and capacity are as the last pass
-      // found them, so its reasons stand; the CPU-only jobs wait for a slot.
-      reasons.record(reasons.lastPass().map(last -> last.seenAgain(now, 0)).orElse(null));
+      // Nothing read: no CPU slot (or no core) is free, and the GPU queue and capacity are as the
+      // last pass found them, so its reasons stand; the CPU-only jobs wait for a slot or cores.
+      reasons.record(
+          reasons
+              .lastPass()
+              .map(last -> last.seenAgain(now, freeCpu, host.freeCpus(), host.freeMemoryBytes()))
+              .orElse(null));
       return new DispatchResult(0, 0, null);
     }
     if (queue.isEmpty()) {
       reasons.record(
-          new LastPass.Pass(now, node.name(), freeCpu, waiting, fullSweeps, cpuHead, gpuHead));
+          new LastPass.Pass(
+              now,
+              node.name(),
+              freeCpu,
+              waiting,
+              fullSweeps,
+              cpuHead,
+              gpuHead,
+              host.freeCpus(),
+              host.freeMemoryBytes()));
       return new DispatchResult(0, 0, null);
     }
     List<GpuCapacity> capacities = capacities();
     FairShareOrder order = fairShareOrder(queue, capacities);
-    PlacementPlan plan = placer.plan(capacities, freeCpu, order, now);
+    PlacementPlan plan = placer.plan(capacities, freeCpu, host, order, now);
     plan.waits().forEach((id, wait) -> waiting.put(id, reasonFor(id, wait, plan, order)));
     order.limited().forEach((id, limit) -> waiting.put(id, limit.reason()));
     long cpuPlaced = plan.starts().stream().filter(PlacementDecision::isCpuOnly).count();
     reasons.record(
         new LastPass.Pass(
-            now, node.name(), (int) (freeCpu - cpuPlaced), waiting, fullSweeps, cpuHead, gpuHead));
+            now,
+            node.name(),
+            (int) (freeCpu - cpuPlaced),
+            waiting,
+            fullSweeps,
+            cpuHead,
+            gpuHead,
+            plan.freeCpus(),
+            plan.freeMemoryBytes()));
     Map<String, JobPlacement> placements = new LinkedHashMap<>();
     for (PlacementDecision decision : plan.starts()) {
       placements.put(decision.jobId(), placementOf(decision));
@@ -156,7 +182,7 @@ public class Dispatcher {
     for (ClaimedJob job : claimed) {
       JobPlacement placement = placements.get(job.id());
       placement.gpus().forEach(gpu -> lastStartOnGpu.put(gpu.index(), now));
-      workers.reserveForLaunch(job.id(), placement);
+      workers.reserveForLaunch(job.id(), placement, job.host());
       CompletableFuture<Void> launch =
           CompletableFuture.supplyAsync(() -> execution.launch(job, placement), starter)
               .thenCompose(process -> jobs.recordWorkerProcesses(process.stream().toList()))
@@ -212,9 +238,9 @@ public class Dispatcher {
     for (GpuCapacity gpu : capacities) {
       largestGpu = Math.max(largestGpu, gpu.totalBytes());
     }
-    // Cores and host memory of a start count from the next pass on, read from the database.
+    // Each start counts its GPUs, cores and host memory against its owner at once.
     return new FairShareOrder(
-        cluster.get(), standings, byOwner, new PassLimits(limits, Map.of(), largestGpu));
+        cluster.get(), standings, byOwner, new PassLimits(limits, largestGpu));
   }
 
   /**
@@ -223,7 +249,10 @@ public class Dispatcher {
    * otherwise what the placer saw.
    */
   private String reasonFor(String id, Wait wait, PlacementPlan plan, FairShareOrder order) {
-    if (wait instanceof Wait.NoRoom || wait instanceof Wait.NoCpuSlot) {
+    if (wait instanceof Wait.NoRoom
+        || wait instanceof Wait.NoCpuSlot
+        || wait instanceof Wait.NoCores
+        || wait instanceof Wait.NoHostMemory) {
       Optional<String> first = order.turnGivenTo(id);
       String owner = order.ownerOf(id);
       if (first.isPresent() && owner != null) {
@@ -259,8 +288,8 @@ public class Dispatcher {
 
   /**
    * The queued jobs this pass considers: as many CPU-only jobs as there are free slots (the whole
-   * lookahead if node selectors turn some of those away), and the lookahead of GPU jobs if this
-   * node has GPUs.
+   * lookahead if node selectors turn some of those away; none while no core is free), and the
+   * lookahead of GPU jobs if this node has GPUs.
    */
   private List<QueuedJob> queueHead(
       int freeSlots,
@@ -323,6 +352,19 @@ public class Dispatcher {
       }
     }
     return selected;
+  }
+
+  /**
+   * This node's cores and host memory: what it gives its jobs, and what its live and launching
+   * workers hold of them.
+   */
+  private HostCapacity hostCapacity() {
+    Workers.HostHeld held = workers.hostHeld();
+    return new HostCapacity(
+        node.allocatable().cpus(),
+        node.allocatable().memoryBytes(),
+        held.cpus(),
+        held.memoryBytes());
   }
 
   /** What the placer knows of each GPU now: budgets of live workers, and the last measurement. */

@@ -4,6 +4,7 @@ import io.gpuq.job.AttemptOutcome;
 import io.gpuq.job.BoundCores;
 import io.gpuq.job.ClaimedJob;
 import io.gpuq.job.FailureReason;
+import io.gpuq.job.HostResources;
 import io.gpuq.job.Job;
 import io.gpuq.job.JobAttempt;
 import io.gpuq.job.JobPlacement;
@@ -132,7 +133,7 @@ public class JobExecution {
     }
     if (process.isPresent()) {
       Instant deadline = job.timeout() == null ? null : job.startedAt().plus(job.timeout());
-      if (adopt(process.get(), job.startedAt(), deadline, placement).isPresent()) {
+      if (adopt(process.get(), job.startedAt(), deadline, placement, job.host()).isPresent()) {
         log.info("re-adopted job {} (pid {})", job.id(), process.get().pid());
         return true;
       }
@@ -159,7 +160,11 @@ public class JobExecution {
    * newer one.
    */
   private Optional<RunningWorker> adopt(
-      WorkerProcess process, Instant startedAt, Instant deadline, JobPlacement placement) {
+      WorkerProcess process,
+      Instant startedAt,
+      Instant deadline,
+      JobPlacement placement,
+      HostResources host) {
     AdoptRequest request =
         new AdoptRequest(
             process.jobId(),
@@ -168,7 +173,8 @@ public class JobExecution {
             process.startTicks(),
             startedAt,
             deadline,
-            placement);
+            placement,
+            host);
     Optional<RunningWorker> adopted =
         workers.adopt(request, exit -> recordEnd.ended(exit, placement));
     adopted.ifPresent(worker -> attachGpus(worker, placement));
@@ -195,7 +201,9 @@ public class JobExecution {
       return false;
     }
     JobPlacement placement = attempt.placement();
-    Optional<RunningWorker> adopted = adopt(process.get(), attempt.startedAt(), null, placement);
+    // Stopped at once: counted as one core for the moment it takes.
+    Optional<RunningWorker> adopted =
+        adopt(process.get(), attempt.startedAt(), null, placement, null);
     if (adopted.isEmpty()) {
       return false;
     }

@@ -26,6 +26,8 @@ public final class LastPass {
    * @param cpuHead how far the pass read the CPU-only queue; null when it did not read it
    * @param gpuHead how far the pass (or the last one that read it) read the GPU queue; null when
    *     none did
+   * @param freeCpus the node's cores left free by the pass's starts
+   * @param freeMemoryBytes the node's host memory left free by the pass's starts
    */
   public record Pass(
       Instant at,
@@ -34,15 +36,39 @@ public final class LastPass {
       Map<String, String> byJob,
       Map<String, Integer> fullSweeps,
       Head cpuHead,
-      Head gpuHead) {
+      Head gpuHead,
+      long freeCpus,
+      long freeMemoryBytes) {
     public Pass {
       byJob = Map.copyOf(byJob);
       fullSweeps = Map.copyOf(fullSweeps);
     }
 
+    /** Findings of a node whose cores and host memory never run out. */
+    public Pass(
+        Instant at,
+        String node,
+        int freeCpuSlots,
+        Map<String, String> byJob,
+        Map<String, Integer> fullSweeps,
+        Head cpuHead,
+        Head gpuHead) {
+      this(
+          at,
+          node,
+          freeCpuSlots,
+          byJob,
+          fullSweeps,
+          cpuHead,
+          gpuHead,
+          Long.MAX_VALUE,
+          Long.MAX_VALUE);
+    }
+
     /** The same findings, confirmed at {@code now} by a pass that read nothing new. */
-    Pass seenAgain(Instant now, int freeCpuSlots) {
-      return new Pass(now, node, freeCpuSlots, byJob, fullSweeps, cpuHead, gpuHead);
+    Pass seenAgain(Instant now, int freeCpuSlots, long freeCpus, long freeMemoryBytes) {
+      return new Pass(
+          now, node, freeCpuSlots, byJob, fullSweeps, cpuHead, gpuHead, freeCpus, freeMemoryBytes);
     }
 
     /** How far the pass read the queue of this job's kind; null when it did not read it. */

@@ -1,5 +1,6 @@
 package io.gpuq.schedule;
 
+import io.gpuq.cgroup.NodeCapacity;
 import io.gpuq.job.JobSpec;
 import io.gpuq.job.SubmitAdmission;
 import io.gpuq.job.UnsatisfiableRequestException;
@@ -7,18 +8,23 @@ import io.gpuq.node.LiveNodes;
 import io.gpuq.node.NodeGpu;
 import io.gpuq.placement.Feasibility;
 import io.gpuq.placement.GpuCapacity;
+import io.gpuq.placement.HostCapacity;
 import io.gpuq.placement.PlacementRequest;
 import io.gpuq.placement.Placer;
+import io.gpuq.text.MemorySize;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Supplier;
 
 /**
  * Refuses at submit what could not start anywhere: on no live node its selector picks, not even if
- * that node were empty.
+ * that node were empty. A node's GPUs count, and so do the cores and host memory it gives its jobs
+ * (as the nodes table has them; a node that reports none is not held to them).
  */
 public final class PlacementAdmission implements SubmitAdmission {
 
@@ -41,43 +47,98 @@ public final class PlacementAdmission implements SubmitAdmission {
   /** Accepts a job that some live node selected by it could run if that node were empty. */
   @Override
   public void check(JobSpec spec) {
-    java.util.Set<String> selected = selectedNodes(spec);
+    Set<String> selected = selectedNodes(spec);
     if (selected.isEmpty()) {
       throw new UnsatisfiableRequestException(
           "nodeSelector", "no live node carries the labels " + spec.nodeSelector());
     }
     boolean here = selected.contains(nodes.self());
-    if (spec.gpus() == 0) {
-      return;
-    }
     PlacementRequest request = JobDemands.requestOf(spec, clock.instant());
-    Feasibility local = here ? placer.feasibility(request, localGpus.get()) : null;
-    if (local instanceof Feasibility.Feasible) {
-      return;
-    }
-    Map<String, List<GpuCapacity>> byNode = new HashMap<>();
-    for (NodeGpu gpu : nodes.otherLiveNodesGpus()) {
-      if (!selected.contains(gpu.node())) {
-        continue;
-      }
-      byNode
-          .computeIfAbsent(gpu.node(), n -> new ArrayList<>())
-          .add(new GpuCapacity(gpu.index(), gpu.uuid(), gpu.memoryTotalBytes(), 0, 0, 0, null));
-    }
-    for (List<GpuCapacity> gpus : byNode.values()) {
-      if (placer.feasibility(request, gpus) instanceof Feasibility.Feasible) {
+    List<NodeCapacity> hosts = new ArrayList<>();
+    Feasibility local = null;
+    if (here) {
+      NodeCapacity host = nodes.allocatable().orElse(LocalNode.UNLIMITED);
+      hosts.add(host);
+      local =
+          placer.feasibility(
+              request,
+              spec.gpus() == 0 ? List.of() : localGpus.get(),
+              HostCapacity.empty(host.cpus(), host.memoryBytes()));
+      if (local instanceof Feasibility.Feasible) {
         return;
       }
     }
-    String reason =
-        local instanceof Feasibility.Infeasible infeasible
-            ? infeasible.reason()
-            : "no live node with the labels " + spec.nodeSelector() + " has GPUs for it";
+    Map<String, List<GpuCapacity>> byNode = new HashMap<>();
+    if (spec.gpus() > 0) {
+      for (NodeGpu gpu : nodes.otherLiveNodesGpus()) {
+        if (!selected.contains(gpu.node())) {
+          continue;
+        }
+        byNode
+            .computeIfAbsent(gpu.node(), n -> new ArrayList<>())
+            .add(new GpuCapacity(gpu.index(), gpu.uuid(), gpu.memoryTotalBytes(), 0, 0, 0, null));
+      }
+    }
+    Map<String, NodeCapacity> allocatable = nodes.otherLiveNodesAllocatable();
+    boolean someHasGpus = here && spec.gpus() > 0 && fitsGpusAlone(request, localGpus.get());
+    for (String name : selected) {
+      if (name.equals(nodes.self())) {
+        continue;
+      }
+      List<GpuCapacity> gpus = byNode.getOrDefault(name, List.of());
+      NodeCapacity host = allocatable.getOrDefault(name, LocalNode.UNLIMITED);
+      hosts.add(host);
+      if (placer.feasibility(request, gpus, HostCapacity.empty(host.cpus(), host.memoryBytes()))
+          instanceof Feasibility.Feasible) {
+        return;
+      }
+      someHasGpus |= spec.gpus() > 0 && fitsGpusAlone(request, gpus);
+    }
+    String reason;
+    if (local instanceof Feasibility.Infeasible infeasible) {
+      reason = infeasible.reason();
+    } else if (spec.gpus() > 0 && !someHasGpus) {
+      reason = "no live node with the labels " + spec.nodeSelector() + " has GPUs for it";
+    } else {
+      reason = hostReason(request, spec, hosts);
+    }
     throw new UnsatisfiableRequestException("resources", reason);
   }
 
-  private java.util.Set<String> selectedNodes(JobSpec spec) {
-    java.util.Set<String> names = new java.util.HashSet<>();
+  private boolean fitsGpusAlone(PlacementRequest request, List<GpuCapacity> gpus) {
+    return placer.feasibility(request, gpus).isFeasible();
+  }
+
+  /** Why no selected node gives the job its cores and host memory: the most any of them gives. */
+  private static String hostReason(
+      PlacementRequest request, JobSpec spec, List<NodeCapacity> hosts) {
+    int mostCpus = hosts.stream().mapToInt(NodeCapacity::cpus).max().orElse(0);
+    long mostMemory = hosts.stream().mapToLong(NodeCapacity::memoryBytes).max().orElse(0);
+    String where =
+        spec.nodeSelector().isEmpty()
+            ? "no live node"
+            : "no live node with the labels " + spec.nodeSelector();
+    if (request.cpus() > mostCpus) {
+      return "asks for "
+          + Placer.coresText(request.cpus())
+          + ", "
+          + where
+          + " gives its jobs more than "
+          + mostCpus;
+    }
+    if (request.hostMemoryBytes() > mostMemory) {
+      return "asks for "
+          + MemorySize.format(request.hostMemoryBytes())
+          + " of host memory, "
+          + where
+          + " gives its jobs more than "
+          + MemorySize.format(mostMemory);
+    }
+    return where + " has its GPUs, cores and host memory together";
+  }
+
+  private Set<String> selectedNodes(JobSpec spec) {
+    Set<String> names = new HashSet<>();
     if (nodes.selects(spec.nodeSelector())) {
       names.add(nodes.self());
     }

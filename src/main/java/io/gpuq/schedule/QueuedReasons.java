@@ -5,6 +5,7 @@ import io.gpuq.job.Job;
 import io.gpuq.job.JobState;
 import io.gpuq.job.SweepTrial;
 import io.gpuq.placement.PlacementPlan.FreeGpu;
+import io.gpuq.placement.Placer;
 import io.gpuq.placement.Wait;
 import io.gpuq.text.MemorySize;
 import java.util.HashMap;
@@ -25,12 +26,17 @@ public final class QueuedReasons {
   public static final String NOT_YET_CONSIDERED = "not yet considered by a scheduling pass";
 
   private static final String RESERVED_FOR = "a GPU is reserved for ";
+  private static final String HOST_RESERVED_FOR = "cores and host memory are reserved for ";
   private static final String WAITED_LONGEST = ", which has waited longest";
   private static final String JOB = "job ";
 
   /** A reservation's words for a caller who may not see whose job holds it. */
   public static final String RESERVED_FOR_ANOTHER_OWNER =
       RESERVED_FOR + "another owner's job" + WAITED_LONGEST;
+
+  /** The same for a reservation of cores and host memory. */
+  public static final String HOST_RESERVED_FOR_ANOTHER_OWNER =
+      HOST_RESERVED_FOR + "another owner's job" + WAITED_LONGEST;
 
   /**
    * @param mostFree the GPU of {@code node} with the most memory available after the pass; null
@@ -40,11 +46,20 @@ public final class QueuedReasons {
     if (wait instanceof Wait.NoRoom room) {
       return noRoom(room, mostFree, node);
     }
+    if (wait instanceof Wait.NoCores cores) {
+      return noCores(cores.cpus(), cores.free(), node);
+    }
+    if (wait instanceof Wait.NoHostMemory memory) {
+      return noHostMemory(memory.bytes(), memory.free(), node);
+    }
     if (wait instanceof Wait.StartSpacing spacing) {
       return "start spacing on GPU " + spacing.gpu() + " of node " + node;
     }
     if (wait instanceof Wait.ReservedFor reserved) {
-      return RESERVED_FOR + JOB + reserved.jobId() + WAITED_LONGEST;
+      return (reserved.host() ? HOST_RESERVED_FOR : RESERVED_FOR)
+          + JOB
+          + reserved.jobId()
+          + WAITED_LONGEST;
     }
     if (wait instanceof Wait.NeverHere never) {
       return "cannot run on node " + node + ": " + never.why();
@@ -57,24 +72,55 @@ public final class QueuedReasons {
    * can tell a submitter's own job from another owner's.
    */
   public static Optional<String> jobNamedIn(String reason) {
-    if (reason != null
-        && reason.startsWith(RESERVED_FOR + JOB)
-        && reason.endsWith(WAITED_LONGEST)
-        && reason.length() > RESERVED_FOR.length() + JOB.length() + WAITED_LONGEST.length()) {
-      return Optional.of(
-          reason.substring(
-              RESERVED_FOR.length() + JOB.length(), reason.length() - WAITED_LONGEST.length()));
+    return reservationPrefix(reason)
+        .map(
+            prefix ->
+                reason.substring(
+                    prefix.length() + JOB.length(), reason.length() - WAITED_LONGEST.length()));
+  }
+
+  /** Which reservation's words a reason is in, if it is one that names a job. */
+  private static Optional<String> reservationPrefix(String reason) {
+    if (reason == null || !reason.endsWith(WAITED_LONGEST)) {
+      return Optional.empty();
+    }
+    for (String prefix : List.of(RESERVED_FOR, HOST_RESERVED_FOR)) {
+      if (reason.startsWith(prefix + JOB)
+          && reason.length() > prefix.length() + JOB.length() + WAITED_LONGEST.length()) {
+        return Optional.of(prefix);
+      }
     }
     return Optional.empty();
   }
 
   /** The same reason without the job it names: for a caller to whom that job is another's. */
   public static String withoutJobId(String reason) {
-    return jobNamedIn(reason).isPresent() ? RESERVED_FOR_ANOTHER_OWNER : reason;
+    return reservationPrefix(reason)
+        .map(
+            prefix ->
+                prefix.equals(RESERVED_FOR)
+                    ? RESERVED_FOR_ANOTHER_OWNER
+                    : HOST_RESERVED_FOR_ANOTHER_OWNER)
+        .orElse(reason);
   }
 
   public static String noCpuSlot(String node) {
     return "waiting for a free CPU slot on node " + node;
+  }
+
+  /** {@code waiting for 4 cores; 2 free on node a}. */
+  public static String noCores(int cpus, long free, String node) {
+    return "waiting for " + Placer.coresText(cpus) + "; " + free + " free on node " + node;
+  }
+
+  /** {@code waiting for 16GiB of host memory; 9.5GiB free on node a}. */
+  public static String noHostMemory(long bytes, long free, String node) {
+    return "waiting for "
+        + MemorySize.format(bytes)
+        + " of host memory; "
+        + MemorySize.format(free)
+        + " free on node "
+        + node;
   }
 
   private static String noRoom(Wait.NoRoom room, FreeGpu mostFree, String node) {
@@ -212,6 +258,14 @@ public final class QueuedReasons {
     }
     if (job.gpus() == 0 && pass.freeCpuSlots() == 0) {
       return noCpuSlot(pass.node());
+    }
+    // A CPU-only job the pass did not read, because no core was free, or behind those it read.
+    if (job.gpus() == 0 && job.host().cpus() > pass.freeCpus()) {
+      return noCores(job.host().cpus(), pass.freeCpus(), pass.node());
+    }
+    Long memory = job.host().memoryBytes();
+    if (job.gpus() == 0 && memory != null && memory > pass.freeMemoryBytes()) {
+      return noHostMemory(memory, pass.freeMemoryBytes(), pass.node());
     }
     LastPass.Head head = pass.headFor(job.gpus());
     if (head != null && head.behind(job.owner(), job.priority(), job.id())) {

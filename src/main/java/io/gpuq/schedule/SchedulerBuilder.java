@@ -1,5 +1,6 @@
 package io.gpuq.schedule;
 
+import io.gpuq.cgroup.NodeCapacity;
 import io.gpuq.fairshare.Capacity;
 import io.gpuq.gpu.GpuBackend;
 import io.gpuq.gpu.GpuInventory;
@@ -46,14 +47,13 @@ public final class SchedulerBuilder {
   private NodeGpus gpus;
   private ProcFs procFs = new ProcFs(java.nio.file.Path.of("/proc"));
   private int cpuSlots = 4;
+  private NodeCapacity allocatable = LocalNode.UNLIMITED;
   private Predicate<Map<String, String>> selects = Map::isEmpty;
   private Executor starter = Runnable::run;
   private BooleanSupplier roomToStart = () -> true;
   private Duration safetyNet = Duration.ofSeconds(5);
   private Consumer<String> beforeEndRecorded = jobId -> {};
   private FairShareInputs fairShare = FairShareInputs.ALONE;
-  private long hostCores;
-  private long hostMemoryBytes;
 
   public SchedulerBuilder(
       JobService jobs, Workers workers, JobFiles files, Placer placer, Clock clock, String node) {
@@ -99,12 +99,12 @@ public final class SchedulerBuilder {
   }
 
   /**
-   * The cores and host memory this node gives its jobs: its part of the cluster's, which owners'
-   * dominant shares count against. By default none, and fair share counts neither.
+   * The cores and host memory this node gives its jobs, which placement counts, and its part of the
+   * cluster's, which owners' dominant shares count against. By default they never run out, and fair
+   * share counts neither.
    */
-  public SchedulerBuilder hostCapacity(io.gpuq.cgroup.NodeCapacity allocatable) {
-    this.hostCores = allocatable.cpus();
-    this.hostMemoryBytes = allocatable.memoryBytes();
+  public SchedulerBuilder allocatable(NodeCapacity allocatable) {
+    this.allocatable = allocatable;
     return this;
   }
 
@@ -187,7 +187,7 @@ public final class SchedulerBuilder {
             execution,
             placer,
             gpus,
-            new LocalNode(node, cpuSlots, selects),
+            new LocalNode(node, cpuSlots, selects, allocatable),
             clock,
             starter,
             roomToStart,
@@ -218,12 +218,14 @@ public final class SchedulerBuilder {
       memory += device.memoryTotalBytes();
     }
     Capacity others = fairShare.otherNodes().get();
+    NodeCapacity counted =
+        allocatable == LocalNode.UNLIMITED ? new NodeCapacity(0, 0) : allocatable;
     return new Capacity(
         memory + others.gpuMemoryBytes(),
         gpus.inventory().devices().size() + others.gpus(),
         cpuSlots + others.cpuSlots(),
-        hostCores + others.cores(),
-        hostMemoryBytes + others.hostMemoryBytes());
+        counted.cpus() + others.cores(),
+        counted.memoryBytes() + others.hostMemoryBytes());
   }
 
   /** A node without GPUs: there is nothing to attach workers to. */

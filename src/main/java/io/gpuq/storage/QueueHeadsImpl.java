@@ -33,7 +33,8 @@ public class QueueHeadsImpl implements QueueHeads {
 
   private static final String QUEUED_BY_ID =
       "select j.id, j.owner, j.gpus, j.gpu_memory_bytes, j.gpu_fraction, j.priority, j.queued_at,"
-          + " j.node_selector, j.sweep_id from jobs j where j.state = 'QUEUED' and j.id in (%s)";
+          + " j.node_selector, j.sweep_id, j.cpus, j.memory_bytes"
+          + " from jobs j where j.state = 'QUEUED' and j.id in (%s)";
 
   private record Key(String owner, int priority, String id, int rank) {}
 
@@ -138,6 +139,8 @@ public class QueueHeadsImpl implements QueueHeads {
     double fraction = row.getDouble(5);
     Double gpuFraction = row.wasNull() ? null : fraction;
     String selector = row.getString(8);
+    long host = row.getLong(11);
+    Long memoryBytes = row.wasNull() ? null : host;
     return new QueuedJob(
         row.getString(1),
         row.getString(2),
@@ -147,7 +150,9 @@ public class QueueHeadsImpl implements QueueHeads {
         row.getInt(6),
         row.getObject(7, OffsetDateTime.class).toInstant(),
         selector == null ? Map.of() : SELECTOR.convertToEntityAttribute(selector),
-        row.getString(9));
+        row.getString(9),
+        row.getInt(10),
+        memoryBytes);
   }
 
   private static final JsonColumns.StringMap SELECTOR = new JsonColumns.StringMap();

@@ -28,6 +28,7 @@ import io.gpuq.launch.env.WorkerSpec;
 import io.gpuq.meters.GpuMetrics;
 import io.gpuq.meters.JobHostMetrics;
 import io.gpuq.meters.SchedulerMetrics;
+import io.gpuq.node.LocalCapacity;
 import io.gpuq.node.NodeGpu;
 import io.gpuq.node.NodeIdentity;
 import io.gpuq.node.NodeRegistry;
@@ -160,7 +161,7 @@ public class CoreConfiguration {
       TokenRegistry tokens,
       JdbcTemplate jdbc,
       TransactionTemplate tx,
-      io.gpuq.node.LocalCapacity localCapacity) {
+      LocalCapacity capacity) {
     int cpuSlots = properties.scheduler().cpuSlots();
     return new SchedulerBuilder(jobs, workers, files, placer, clock, node.name())
         .workerSetup(setupOf(environment, files, isolation))
@@ -168,7 +169,7 @@ public class CoreConfiguration {
         .gpus(gpuBackend, inventory, poller::latest)
         .procFs(procFs)
         .cpuSlots(properties.scheduler().cpuSlots())
-        .hostCapacity(localCapacity.allocatable())
+        .allocatable(capacity.allocatable())
         .selects(nodes::selects)
         .starter(jobStarter)
         .roomToStart(() -> !storage.check().isLow())

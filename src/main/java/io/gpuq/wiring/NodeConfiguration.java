@@ -49,6 +49,19 @@ public class NodeConfiguration {
           e);
     }
     GpuqProperties.Node node = properties.node();
+    if (node.cpus() != null) {
+      if (node.cpus() < 1) {
+        throw new StartRefusedException(
+            "gpuq.node.cpus=" + node.cpus() + " offers no core",
+            "set 1 or more, or leave it unset");
+      }
+      measured =
+          new MeasuredHost(
+              node.cpus(),
+              "gpuq.node.cpus=" + node.cpus() + " (measured: " + measured.cpusFrom() + ")",
+              measured.memoryBytes(),
+              measured.memoryFrom());
+    }
     Long reservedMemory =
         SizeSetting.bytes(
             "gpuq.node.reserved-memory",

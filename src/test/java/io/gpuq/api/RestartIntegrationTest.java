@@ -8,6 +8,7 @@ import io.gpuq.GpuqApplication;
 import io.gpuq.support.HttpApi;
 import io.gpuq.support.IntegrationTier;
 import io.gpuq.support.TestAccounts;
+import io.gpuq.support.TestCores;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -83,6 +84,8 @@ class RestartIntegrationTest {
             "--gpuq.data-dir=" + dataDir,
             "--gpuq.gpu.backend=emulated",
             "--gpuq.scheduler.cpu-slots=" + cpuSlots,
+            "--" + TestCores.CPUS_PROPERTY,
+            "--" + TestCores.NONE_RESERVED_PROPERTY,
             "--gpuq.auth.tokens[0].name=restarter",
             "--gpuq.auth.tokens[0].token=" + TOKEN,
             "--gpuq.auth.tokens[0].role=ADMIN",

@@ -45,7 +45,6 @@ class LimitProperties {
     Random random = new Random(seed);
     Map<String, Limits> limits = new LinkedHashMap<>();
     Map<String, List<PlacementRequest>> queued = new LinkedHashMap<>();
-    Map<String, HostDemand> hosts = new HashMap<>();
     long sequence = 0;
     for (int o = 0; o < owners; o++) {
       String owner = "owner-" + o;
@@ -55,8 +54,14 @@ class LimitProperties {
         String id = owner + "-" + j;
         jobs.add(
             new PlacementRequest(
-                id, randomGpus(random), randomMemory(random), 0, sequence++, NOW.minusSeconds(j)));
-        hosts.put(id, new HostDemand(1 + random.nextInt(4), random.nextInt(3) * GIB));
+                id,
+                randomGpus(random),
+                randomMemory(random),
+                0,
+                sequence++,
+                NOW.minusSeconds(j),
+                1 + random.nextInt(4),
+                random.nextInt(3) * GIB));
       }
       queued.put(owner, jobs);
     }
@@ -81,14 +86,14 @@ class LimitProperties {
       Map<String, List<PlacementRequest>> queues = new LinkedHashMap<>();
       queued.forEach((o, jobs) -> queues.put(o, List.copyOf(jobs)));
       FairShareOrder order =
-          new FairShareOrder(capacity, standings, queues, new PassLimits(limits, hosts, largest));
+          new FairShareOrder(capacity, standings, queues, new PassLimits(limits, largest));
       PlacementPlan plan = placer().plan(gpus, 4, order, NOW);
       Map<String, PlacementRequest> byId = new HashMap<>();
       queued.values().forEach(jobs -> jobs.forEach(job -> byId.put(job.jobId(), job)));
       for (PlacementDecision start : plan.starts()) {
         PlacementRequest job = byId.get(start.jobId());
         String owner = order.ownerOf(job.jobId());
-        held.merge(owner, Held.of(job, start, hosts.get(job.jobId())), Held::plus);
+        held.merge(owner, Held.of(job, start), Held::plus);
         queued.get(owner).remove(job);
       }
       for (Map.Entry<String, Held> entry : held.entrySet()) {

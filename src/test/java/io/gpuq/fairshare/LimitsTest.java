@@ -38,7 +38,7 @@ class LimitsTest {
   }
 
   static Held holding(PlacementRequest job) {
-    return Held.atMost(job, HostDemand.DEFAULT, 10 * GIB);
+    return Held.atMost(job, 10 * GIB);
   }
 
   @Test
@@ -125,10 +125,7 @@ class LimitsTest {
             "bob", new Standing(1, holding(job("y", 3, MemoryDemand.wholeGpu())), 0));
     FairShareOrder order =
         new FairShareOrder(
-            FOUR_GPUS,
-            standings,
-            queues,
-            new PassLimits(Map.of("alice", maxGpus(2)), Map.of(), 10 * GIB));
+            FOUR_GPUS, standings, queues, new PassLimits(Map.of("alice", maxGpus(2)), 10 * GIB));
     assertThat(order.next().jobId()).isEqualTo("bob-0");
     assertThat(order.next()).isNull();
     assertThat(order.limitReached("alice-0").map(Limits.Reached::reason))
@@ -149,7 +146,7 @@ class LimitsTest {
             FOUR_GPUS,
             Map.of("alice", new Standing(1, holding(job("x", 1, MemoryDemand.wholeGpu())), 0)),
             queues,
-            new PassLimits(Map.of("alice", maxGpus(2)), Map.of(), 10 * GIB));
+            new PassLimits(Map.of("alice", maxGpus(2)), 10 * GIB));
     assertThat(order.next().jobId()).isEqualTo("alice-small");
     assertThat(order.limited()).containsOnlyKeys("alice-big");
   }
@@ -165,7 +162,7 @@ class LimitsTest {
             FOUR_GPUS,
             Map.of(),
             Map.of("alice", jobs),
-            new PassLimits(Map.of("alice", maxRunningJobs(3)), Map.of(), 10 * GIB));
+            new PassLimits(Map.of("alice", maxRunningJobs(3)), 10 * GIB));
     List<String> started = new ArrayList<>();
     for (PlacementRequest r = order.next(); r != null; r = order.next()) {
       order.started(r, PlacementDecision.cpuOnly(r.jobId()));
@@ -186,7 +183,7 @@ class LimitsTest {
                 List.of(
                     job("alice-0", 1, MemoryDemand.wholeGpu()),
                     job("alice-1", 1, MemoryDemand.wholeGpu()))),
-            new PassLimits(Map.of("alice", maxGpus(2)), Map.of(), 10 * GIB));
+            new PassLimits(Map.of("alice", maxGpus(2)), 10 * GIB));
     for (PlacementRequest r = order.next(); r != null; r = order.next()) {
       order.started(
           r,

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.gpuq.support.HttpApi;
 import io.gpuq.support.IntegrationTier;
 import io.gpuq.support.OsAccounts;
+import io.gpuq.support.TestCores;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -53,6 +54,8 @@ import tools.jackson.databind.JsonNode;
       "gpuq.worker.kill-grace=1s",
       "gpuq.gpu.backend=emulated",
       "gpuq.node-name=isolation-node",
+      TestCores.CPUS_PROPERTY,
+      TestCores.NONE_RESERVED_PROPERTY,
       "gpuq.placement.start-spacing=100ms",
       "gpuq.gpu.poll-interval=250ms",
       "gpuq.guard.tolerance-bytes=64MiB",

@@ -12,6 +12,7 @@ import static io.gpuq.job.JobBuilder.aSucceededJob;
 import static io.gpuq.job.JobSpecs.aSpec;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import io.gpuq.concurrency.TrialSlots;
 import io.gpuq.job.Caller.Role;
@@ -231,6 +232,19 @@ abstract class JobStoreContract {
     assertThat(store().queueHead(0, 2).gpu())
         .extracting(QueuedJob::id)
         .containsExactly(gpuHigh.id(), gpuLow.id());
+  }
+
+  @Test
+  void a_queue_head_carries_each_jobs_cores_and_host_memory() {
+    Job wide = aQueuedJob().spec(s -> s.host(4, 2L << 30)).in(store());
+    Job plain = aQueuedJob().onAGpu().in(store());
+
+    assertThat(store().queueHead(10, 0).cpuOnly())
+        .extracting(QueuedJob::id, QueuedJob::host)
+        .containsExactly(tuple(wide.id(), new HostResources(4, 2L << 30)));
+    assertThat(store().queueHead(0, 10).gpu())
+        .extracting(QueuedJob::id, QueuedJob::host)
+        .containsExactly(tuple(plain.id(), HostResources.ONE_CORE));
   }
 
   @Test

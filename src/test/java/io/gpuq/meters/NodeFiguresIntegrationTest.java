@@ -9,6 +9,7 @@ import io.gpuq.cgroup.NodeCapacity;
 import io.gpuq.cgroup.Reservation;
 import io.gpuq.support.Gate;
 import io.gpuq.support.HttpApi;
+import io.gpuq.support.TestCores;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -28,9 +29,11 @@ class NodeFiguresIntegrationTest extends MetricsIntegrationSupport {
   private static final String NODE = "test-node";
 
   /** What the context's node gives its jobs: measured here less the default reservation. */
+  /** The test node offers TestCores.CPUS, none reserved; its memory is measured. */
   private static NodeCapacity expectedAllocatable() throws Exception {
     MeasuredHost measured = MeasuredHost.measure();
-    return measured.minus(Reservation.defaultsFor(measured));
+    return new NodeCapacity(
+        TestCores.CPUS, measured.memoryBytes() - Reservation.defaultsFor(measured).memoryBytes());
   }
 
   private static JsonNode self(HttpApi caller) {

@@ -10,6 +10,7 @@ import io.gpuq.support.GpuqCluster;
 import io.gpuq.support.HttpApi;
 import io.gpuq.support.IntegrationTier;
 import io.gpuq.support.PostgresSupport;
+import io.gpuq.text.MemorySize;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -95,6 +96,24 @@ class NodeFiguresOnSeveralNodesTest {
                   assertThat(nodeA.get("memory").get("used").asLong()).isZero();
                 });
         assertThat(apiA.job(id).get("placement").get("node").asString()).isEqualTo("node-b");
+
+        // node-b's figures, read from the nodes table by node-a at submit: more host memory than
+        // node-b gives is a 422 for a job only node-b may run, though node-a would hold it.
+        long nodeBGives = measured.memoryBytes() - 512 * MIB;
+        HttpApi.Response refused =
+            apiA.post(
+                "/api/v1/jobs",
+                aJob()
+                    .shell("true")
+                    .cpuOnly()
+                    .memory(((nodeBGives >> 20) + 1) + "MiB")
+                    .field("nodeSelector", Map.of("pool", "b"))
+                    .json());
+        assertThat(refused.status()).isEqualTo(422);
+        assertThat(refused.body())
+            .contains(
+                "no live node with the labels {pool=b} gives its jobs more than "
+                    + MemorySize.format(nodeBGives));
 
         JsonNode fromB = apiB.get("/api/v1/nodes").json();
         assertThat(names(fromB)).containsExactly("node-b", "node-a");

@@ -64,6 +64,8 @@ public final class PlacementFixtures {
     private int priority;
     private Long sequence;
     private Instant queuedSince = NOW;
+    private int cpus = 1;
+    private long hostMemory;
 
     public RequestBuilder id(String jobId) {
       this.jobId = jobId;
@@ -111,6 +113,18 @@ public final class PlacementFixtures {
       return this;
     }
 
+    /** Whole cores it takes of the node. */
+    public RequestBuilder cpus(int cpus) {
+      this.cpus = cpus;
+      return this;
+    }
+
+    /** Host memory it reserves; none by default. */
+    public RequestBuilder hostMemory(long bytes) {
+      this.hostMemory = bytes;
+      return this;
+    }
+
     public RequestBuilder waiting(Duration wait) {
       return queuedSince(NOW.minus(wait));
     }
@@ -118,7 +132,14 @@ public final class PlacementFixtures {
     public PlacementRequest build() {
       long seq = sequence != null ? sequence : sequenceByDefault;
       return new PlacementRequest(
-          jobId != null ? jobId : "job-" + seq, gpus, memory, priority, seq, queuedSince);
+          jobId != null ? jobId : "job-" + seq,
+          gpus,
+          memory,
+          priority,
+          seq,
+          queuedSince,
+          cpus,
+          hostMemory);
     }
   }
 

@@ -441,6 +441,151 @@ class PlacerTest {
   }
 
   @Nested
+  @DisplayName("cores and host memory")
+  class CoresAndHostMemory {
+
+    private final Placer placer = aPolicy().placer();
+
+    /** A node giving its jobs {@code cpus} cores and {@code memory}, of which some are taken. */
+    private HostCapacity host(int cpus, long memory, long takenCpus, long takenMemory) {
+      return new HostCapacity(cpus, memory, takenCpus, takenMemory);
+    }
+
+    private PlacementPlan plan(
+        List<GpuCapacity> gpus, int slots, HostCapacity host, RequestBuilder... q) {
+      return placer.plan(gpus, slots, host, queue(q), NOW);
+    }
+
+    @Test
+    @DisplayName("a job waits for cores that are not free, however much GPU memory is")
+    void waitsForCores() {
+      var plan = plan(emptyNode(1, gib(16)), 0, host(4, gib(64), 2, 0), aRequest().id("a").cpus(4));
+
+      assertThat(plan.starts()).isEmpty();
+      assertThat(plan.waits().asMap()).containsEntry("a", new Wait.NoCores(4, 2));
+    }
+
+    @Test
+    @DisplayName("a job waits for host memory that is not free; one asking none reserves none")
+    void waitsForHostMemory() {
+      var plan =
+          plan(
+              List.of(),
+              4,
+              host(8, gib(16), 0, gib(6.5)),
+              aRequest().id("big").cpuOnly().hostMemory(gib(16)),
+              aRequest().id("none").cpuOnly());
+
+      assertThat(started(plan)).containsExactly("none");
+      assertThat(plan.waits().asMap())
+          .containsEntry("big", new Wait.NoHostMemory(gib(16), gib(9.5)));
+      assertThat(plan.freeMemoryBytes()).isEqualTo(gib(9.5));
+    }
+
+    @Test
+    @DisplayName("each start counts at once against the cores and memory left for the pass")
+    void startsCountAtOnce() {
+      var plan =
+          plan(
+              emptyNode(2, gib(16)),
+              4,
+              host(4, gib(10), 0, 0),
+              aRequest().id("a").cpus(2).hostMemory(gib(4)),
+              aRequest().id("b").cpuOnly().cpus(2).hostMemory(gib(4)),
+              aRequest().id("c").cpus(1),
+              aRequest().id("d").cpuOnly().hostMemory(gib(1)));
+
+      assertThat(started(plan)).containsExactly("a", "b");
+      assertThat(plan.waits().asMap())
+          .containsEntry("c", new Wait.NoCores(1, 0))
+          .containsEntry("d", new Wait.NoCores(1, 0));
+      assertThat(plan.freeCpus()).isZero();
+      assertThat(plan.freeMemoryBytes()).isEqualTo(gib(2));
+    }
+
+    @Test
+    @DisplayName("a gang whose GPUs are free but cores are not gets nothing, and GPUs stay free")
+    void gangGetsNothingWithoutItsCores() {
+      var plan =
+          plan(
+              emptyNode(2, gib(16)),
+              0,
+              host(4, gib(64), 2, 0),
+              aRequest().id("gang").gpus(2).cpus(3),
+              aRequest().id("small").gpus(2).cpus(2));
+
+      assertThat(starts(plan)).containsExactly(start("small", gib(1), 0, 1));
+      assertThat(plan.waits().asMap()).containsEntry("gang", new Wait.NoCores(3, 2));
+    }
+
+    @Test
+    @DisplayName("a job short of cores past the bound holds back later jobs of both kinds")
+    void reservationForCores() {
+      var plan =
+          plan(
+              emptyNode(1, gib(16)),
+              4,
+              host(4, gib(64), 2, 0),
+              aRequest().id("wide").cpuOnly().cpus(4).waiting(Duration.ofHours(2)),
+              aRequest().id("gpu").cpus(1),
+              aRequest().id("narrow").cpuOnly().cpus(1));
+
+      assertThat(plan.starts()).isEmpty();
+      assertThat(plan.waits().asMap())
+          .containsEntry("wide", new Wait.NoCores(4, 2))
+          .containsEntry("gpu", new Wait.ReservedFor("wide", true))
+          .containsEntry("narrow", new Wait.ReservedFor("wide", true));
+    }
+
+    @Test
+    @DisplayName("before the bound smaller jobs start past a job short of cores (backfill)")
+    void backfillBeforeTheBound() {
+      var plan =
+          plan(
+              List.of(),
+              4,
+              host(4, gib(64), 2, 0),
+              aRequest().id("wide").cpuOnly().cpus(4).waiting(Duration.ofMinutes(1)),
+              aRequest().id("narrow").cpuOnly().cpus(1));
+
+      assertThat(started(plan)).containsExactly("narrow");
+    }
+
+    @Test
+    @DisplayName("a job short of GPU memory only holds back GPU jobs, not CPU-only ones")
+    void gpuReservationLeavesCpuOnlyJobs() {
+      var plan =
+          plan(
+              node(aGpu().reserved(gib(12))),
+              4,
+              host(4, gib(64), 0, 0),
+              aRequest().id("big").bytes(gib(8)).waiting(Duration.ofHours(2)),
+              aRequest().id("small").bytes(gib(1)),
+              aRequest().id("cpu").cpuOnly());
+
+      assertThat(started(plan)).containsExactly("cpu");
+      assertThat(plan.waits().asMap()).containsEntry("small", new Wait.ReservedFor("big"));
+    }
+
+    @Test
+    @DisplayName("more cores or host memory than the node gives is never placed, with the reason")
+    void infeasible() {
+      var host = HostCapacity.empty(2, gib(30));
+
+      assertThat(placer.feasibility(aRequest().cpus(8).build(), emptyNode(1, gib(16)), host))
+          .isEqualTo(new Feasibility.Infeasible("asks for 8 cores, this node gives its jobs 2"));
+      assertThat(
+              placer.feasibility(aRequest().cpuOnly().hostMemory(gib(64)).build(), List.of(), host))
+          .isEqualTo(
+              new Feasibility.Infeasible(
+                  "asks for 64GiB of host memory, this node gives its jobs 30GiB"));
+      var plan = plan(List.of(), 4, host, aRequest().id("a").cpuOnly().cpus(3));
+      assertThat(plan.starts()).isEmpty();
+      assertThat(plan.waits().asMap().get("a")).isInstanceOf(Wait.NeverHere.class);
+    }
+  }
+
+  @Nested
   @DisplayName("start spacing")
   class Spacing {
 

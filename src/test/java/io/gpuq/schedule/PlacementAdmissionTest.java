@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
+import io.gpuq.cgroup.NodeCapacity;
 import io.gpuq.job.JobSpec;
 import io.gpuq.job.UnsatisfiableRequestException;
 import io.gpuq.node.LiveNodes;
@@ -21,6 +22,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.assertj.core.api.ThrowableAssertAlternative;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -108,6 +110,64 @@ class PlacementAdmissionTest {
     assertAdmitted(cluster, aSpec().nodeSelector(A100).build());
   }
 
+  @Test
+  void a_job_asking_more_cores_than_this_node_gives_is_refused_with_the_numbers() {
+    var cluster = aCluster().giving(2, 30 * GIB).withLocalGpus(free(16 * GIB));
+
+    assertRefused(cluster, aSpec().gpuMemory(GIB).host(8, null).build(), "resources")
+        .withMessage("asks for 8 cores, this node gives its jobs 2");
+  }
+
+  @Test
+  void a_cpu_only_job_asking_more_host_memory_than_any_live_node_gives_is_refused() {
+    var cluster = aCluster().giving(4, 30 * GIB).withNode("b", Map.of()).givingOn("b", 8, 60 * GIB);
+
+    assertRefused(cluster, aSpec().host(1, 100 * GIB).build(), "resources")
+        .withMessage("asks for 100GiB of host memory, this node gives its jobs 30GiB");
+  }
+
+  @Test
+  void a_job_whose_selector_picks_only_small_nodes_is_refused_with_the_most_they_give() {
+    var cluster =
+        aCluster()
+            .giving(64, 512 * GIB)
+            .withNode("b", A100)
+            .givingOn("b", 4, 60 * GIB)
+            .withNode("c", A100)
+            .givingOn("c", 6, 60 * GIB);
+
+    assertRefused(cluster, aSpec().nodeSelector(A100).host(16, null).build(), "resources")
+        .withMessage(
+            "asks for 16 cores, no live node with the labels {gpu=a100} gives its jobs"
+                + " more than 6");
+  }
+
+  @Test
+  void a_job_too_wide_for_this_node_is_admitted_when_another_live_node_gives_the_cores() {
+    var cluster =
+        aCluster()
+            .giving(2, 30 * GIB)
+            .withLocalGpus(free(16 * GIB))
+            .withNode("big", Map.of(), 16 * GIB)
+            .givingOn("big", 32, 256 * GIB);
+
+    assertAdmitted(cluster, aSpec().gpuMemory(GIB).host(16, 64 * GIB).build());
+  }
+
+  @Test
+  void a_job_is_admitted_while_this_nodes_cores_are_all_taken() {
+    var cluster = aCluster().giving(4, 30 * GIB);
+
+    assertAdmitted(cluster, aSpec().host(4, 30 * GIB).build());
+  }
+
+  @Test
+  void a_node_that_reports_no_cores_or_memory_is_not_held_to_them() {
+    var cluster = aCluster().giving(2, 30 * GIB).withNode("old", Map.of());
+
+    assertAdmitted(cluster, aSpec().host(16, 100 * GIB).build());
+  }
+
   // --- the cluster as this node sees it ---------------------------------------------------------
 
   private static Cluster aCluster() {
@@ -133,6 +193,20 @@ class PlacementAdmissionTest {
     private final List<GpuCapacity> localGpus = new ArrayList<>();
     private final Map<String, Map<String, String>> others = new HashMap<>();
     private final List<NodeGpu> otherGpus = new ArrayList<>();
+    private NodeCapacity allocatable = new NodeCapacity(64, 512 * GIB);
+    private final Map<String, NodeCapacity> othersAllocatable = new HashMap<>();
+
+    /** The cores and host memory this node gives its jobs. */
+    Cluster giving(int cpus, long memoryBytes) {
+      this.allocatable = new NodeCapacity(cpus, memoryBytes);
+      return this;
+    }
+
+    /** The cores and host memory another node's heartbeat says it gives its jobs. */
+    Cluster givingOn(String node, int cpus, long memoryBytes) {
+      othersAllocatable.put(node, new NodeCapacity(cpus, memoryBytes));
+      return this;
+    }
 
     Cluster labelled(Map<String, String> labels) {
       this.labels = Map.copyOf(labels);
@@ -191,6 +265,16 @@ class PlacementAdmissionTest {
     @Override
     public List<NodeGpu> otherLiveNodesGpus() {
       return List.copyOf(otherGpus);
+    }
+
+    @Override
+    public Optional<NodeCapacity> allocatable() {
+      return Optional.of(allocatable);
+    }
+
+    @Override
+    public Map<String, NodeCapacity> otherLiveNodesAllocatable() {
+      return Map.copyOf(othersAllocatable);
     }
   }
 

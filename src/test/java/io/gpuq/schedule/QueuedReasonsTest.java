@@ -10,6 +10,7 @@ import static io.gpuq.placement.PlacementFixtures.queue;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpuq.placement.GpuCapacity;
+import io.gpuq.placement.HostCapacity;
 import io.gpuq.placement.PlacementFixtures.RequestBuilder;
 import io.gpuq.placement.PlacementPlan;
 import io.gpuq.placement.Placer;
@@ -128,6 +129,53 @@ class QueuedReasonsTest {
     assertThat(QueuedReasons.jobNamedIn(reason)).contains("01JD5Q8Z6Y3M");
     assertThat(QueuedReasons.withoutJobId(reason))
         .isEqualTo("a GPU is reserved for another owner's job, which has waited longest");
+  }
+
+  private static Map<String, String> reasons(HostCapacity host, RequestBuilder... requests) {
+    PlacementPlan plan =
+        new Placer(aPolicy().maxWait(Duration.ofMinutes(10)).build())
+            .plan(List.of(), 8, host, queue(requests), NOW);
+    return plan.waits().asMap().entrySet().stream()
+        .collect(
+            java.util.stream.Collectors.toMap(
+                Map.Entry::getKey, e -> QueuedReasons.forWait(e.getValue(), plan.mostFree(), "a")));
+  }
+
+  @Test
+  void a_job_short_of_cores_names_how_many_it_needs_and_how_many_are_free() {
+    var host = new HostCapacity(4, gib(64), 2, 0);
+
+    assertThat(reasons(host, aRequest().id("wide").cpuOnly().cpus(4)))
+        .containsEntry("wide", "waiting for 4 cores; 2 free on node a");
+    assertThat(QueuedReasons.noCores(1, 0, "a")).isEqualTo("waiting for 1 core; 0 free on node a");
+  }
+
+  @Test
+  void a_job_short_of_host_memory_names_what_it_needs_and_what_is_free() {
+    var host = new HostCapacity(8, gib(32), 1, gib(22.5));
+
+    assertThat(reasons(host, aRequest().id("big").cpuOnly().hostMemory(gib(16))))
+        .containsEntry("big", "waiting for 16GiB of host memory; 9.5GiB free on node a");
+  }
+
+  @Test
+  void a_reservation_of_cores_names_its_job_which_can_be_left_out_for_another_owner() {
+    var host = new HostCapacity(4, gib(64), 3, 0);
+
+    Map<String, String> reasons =
+        reasons(
+            host,
+            aRequest().id("wide").cpuOnly().cpus(4).waiting(Duration.ofHours(1)),
+            aRequest().id("narrow").cpuOnly().cpus(1));
+
+    String reason = reasons.get("narrow");
+    assertThat(reason)
+        .isEqualTo("cores and host memory are reserved for job wide, which has waited longest");
+    assertThat(QueuedReasons.jobNamedIn(reason)).contains("wide");
+    assertThat(QueuedReasons.withoutJobId(reason))
+        .isEqualTo(
+            "cores and host memory are reserved for another owner's job, which has waited"
+                + " longest");
   }
 
   @Test

@@ -38,6 +38,7 @@ public final class GpuqCluster {
     args.add("--gpuq.cluster.heartbeat-interval=500ms");
     args.add("--gpuq.cluster.node-timeout=3s");
     args.add("--gpuq.scheduler.safety-net-interval=500ms");
+    args.addAll(TestCores.argumentsBeside(extraArgs));
     args.addAll(List.of(extraArgs));
     ConfigurableApplicationContext context =
         new SpringApplicationBuilder(GpuqApplication.class).run(args.toArray(String[]::new));

@@ -145,6 +145,7 @@ public final class GpuqProcess implements AutoCloseable {
       argv.addAll(PackagedGpuq.launcher());
       argv.add("--server.port=" + port);
       argv.add("--gpuq.gpu.backend=emulated");
+      argv.addAll(TestCores.argumentsBeside(extraArgs));
       argv.addAll(List.of(extraArgs));
       Path log = directory.resolve("gpuq-" + System.nanoTime() + ".log");
       Process process =
@@ -192,6 +193,7 @@ public final class GpuqProcess implements AutoCloseable {
     if (List.of(extraArgs).stream().noneMatch(arg -> arg.startsWith("--gpuq.worker.run-as="))) {
       argv.add(TestAccounts.runAsSelfArgument());
     }
+    argv.addAll(TestCores.argumentsBeside(extraArgs));
     argv.addAll(List.of(extraArgs));
     Files.createDirectories(dataDir);
     Path log = dataDir.resolve("gpuq-" + System.nanoTime() + ".log");

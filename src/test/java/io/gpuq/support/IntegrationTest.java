@@ -23,6 +23,8 @@ import org.springframework.test.context.DynamicPropertySource;
       "gpuq.auth.tokens[2].name=bob",
       "gpuq.auth.tokens[2].token=" + IntegrationTest.BOB_TOKEN,
       "gpuq.scheduler.cpu-slots=8",
+      TestCores.CPUS_PROPERTY,
+      TestCores.NONE_RESERVED_PROPERTY,
       "gpuq.worker.kill-grace=2s",
       "gpuq.gpu.backend=emulated",
       "gpuq.node-name=test-node",

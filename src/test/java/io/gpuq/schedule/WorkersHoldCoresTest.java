@@ -1,0 +1,68 @@
+package io.gpuq.schedule;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.gpuq.job.HostResources;
+import io.gpuq.job.JobPlacement;
+import io.gpuq.launch.StopReason;
+import io.gpuq.launch.Workers.HostHeld;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What placement counts as taken of the node's cores and host memory: the launches under way and
+ * the live workers, with real processes, until each has exited.
+ */
+@DisplayName("Live and launching workers hold their cores and host memory until they exit")
+class WorkersHoldCoresTest {
+
+  private static final long GIB = 1L << 30;
+
+  @TempDir Path dataDir;
+  private LocalWorkers local;
+
+  @BeforeEach
+  void workers() {
+    local = new LocalWorkers(dataDir, Clock.systemUTC());
+  }
+
+  @AfterEach
+  void close() {
+    local.close();
+  }
+
+  @Test
+  void a_launch_under_way_holds_its_cores_and_memory_until_it_is_given_up() {
+    local
+        .workers()
+        .reserveForLaunch("wide", JobPlacement.cpuOnly("node-1"), new HostResources(4, 2 * GIB));
+    local.workers().reserveForLaunch("plain", JobPlacement.cpuOnly("node-1"));
+
+    assertThat(local.workers().hostHeld()).isEqualTo(new HostHeld(5, 2 * GIB));
+
+    local.workers().releaseLaunch("wide");
+    local.workers().releaseLaunch("plain");
+    assertThat(local.workers().hostHeld()).isEqualTo(new HostHeld(0, 0));
+  }
+
+  @Test
+  void a_live_worker_holds_its_core_until_its_process_has_exited() {
+    local.launch("sleeper", "sleep", "60");
+
+    assertThat(local.workers().hostHeld()).isEqualTo(new HostHeld(1, 0));
+
+    local.workers().stop("sleeper", StopReason.CANCELLED);
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> local.workers().hostHeld().equals(new HostHeld(0, 0)));
+    // Freed before its end is recorded, never after: the end comes next.
+    await().atMost(Duration.ofSeconds(20)).until(() -> local.exitOf("sleeper").isDone());
+  }
+}
