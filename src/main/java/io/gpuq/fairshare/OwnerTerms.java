@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 
 /**
@@ -22,7 +23,7 @@ public record OwnerTerms(double share, Limits limits) {
     if (!(share > 0) || Double.isInfinite(share)) {
       throw new IllegalArgumentException("share must be a positive number: " + share);
     }
-    java.util.Objects.requireNonNull(limits, "limits");
+    Objects.requireNonNull(limits, "limits");
   }
 
   /** A share with the default limits. */

@@ -3,6 +3,7 @@ package io.gpuq.node;
 import io.gpuq.cgroup.NodeCapacity;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The gpuq nodes a job may run on, as this node knows them: itself, by its own labels, and the
@@ -27,8 +28,8 @@ public interface LiveNodes {
    * The cores and host memory this node gives its jobs; empty when not known (then they are not
    * checked at submit).
    */
-  default java.util.Optional<NodeCapacity> allocatable() {
-    return java.util.Optional.empty();
+  default Optional<NodeCapacity> allocatable() {
+    return Optional.empty();
   }
 
   /**

@@ -6,8 +6,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Supplier;
 import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.json.JsonMapper;
@@ -154,14 +156,14 @@ public class NodeRegistry implements LiveNodes {
   }
 
   @Override
-  public java.util.Optional<NodeCapacity> allocatable() {
-    return java.util.Optional.of(allocatable);
+  public Optional<NodeCapacity> allocatable() {
+    return Optional.of(allocatable);
   }
 
   @Override
   public Map<String, NodeCapacity> otherLiveNodesAllocatable() {
     Instant now = clock.instant();
-    Map<String, NodeCapacity> live = new java.util.HashMap<>();
+    Map<String, NodeCapacity> live = new HashMap<>();
     for (Node node : allNodes(now)) {
       if (!node.name().equals(self)
           && node.isAlive(now, timeout)
@@ -179,7 +181,7 @@ public class NodeRegistry implements LiveNodes {
   @Override
   public Map<String, Map<String, String>> otherLiveNodes() {
     Instant now = clock.instant();
-    Map<String, Map<String, String>> live = new java.util.HashMap<>();
+    Map<String, Map<String, String>> live = new HashMap<>();
     for (Node node : allNodes(now)) {
       if (!node.name().equals(self) && node.isAlive(now, timeout)) {
         live.put(

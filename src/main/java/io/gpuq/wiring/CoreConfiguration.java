@@ -1,7 +1,9 @@
 package io.gpuq.wiring;
 
+import io.gpuq.cgroup.NodeCapacity;
 import io.gpuq.config.GpuqProperties;
 import io.gpuq.fairshare.Capacity;
+import io.gpuq.fairshare.OwnerTerms;
 import io.gpuq.fs.StorageGuard;
 import io.gpuq.gpu.GpuBackend;
 import io.gpuq.gpu.GpuInventory;
@@ -50,10 +52,12 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Clock;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.BiFunction;
+import java.util.function.ToLongFunction;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -84,10 +88,9 @@ public class CoreConfiguration {
   }
 
   /** Each owner's {@code max-queued-jobs}; an owner with no token of their own has the default. */
-  static java.util.function.ToLongFunction<String> maxQueuedOf(TokenRegistry tokens) {
-    java.util.Map<String, io.gpuq.fairshare.OwnerTerms> terms = tokens.ownerTerms();
-    return owner ->
-        terms.getOrDefault(owner, io.gpuq.fairshare.OwnerTerms.DEFAULT).limits().maxQueuedJobs();
+  static ToLongFunction<String> maxQueuedOf(TokenRegistry tokens) {
+    Map<String, OwnerTerms> terms = tokens.ownerTerms();
+    return owner -> terms.getOrDefault(owner, OwnerTerms.DEFAULT).limits().maxQueuedJobs();
   }
 
   @Bean
@@ -199,7 +202,7 @@ public class CoreConfiguration {
     }
     long cores = 0;
     long hostMemory = 0;
-    for (io.gpuq.cgroup.NodeCapacity node : nodes.otherLiveNodesAllocatable().values()) {
+    for (NodeCapacity node : nodes.otherLiveNodesAllocatable().values()) {
       cores += node.cpus();
       hostMemory += node.memoryBytes();
     }
