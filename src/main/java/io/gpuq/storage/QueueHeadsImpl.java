@@ -34,18 +34,26 @@ public class QueueHeadsImpl implements QueueHeads {
           + " where j.state = 'QUEUED' and j.owner > o.owner order by j.owner limit 1)"
           + " from o where o.owner is not null) select o.owner from o where o.owner is not null";
 
-  /** The first owner after this one with queued jobs ({@code ''}: the first). */
+  /**
+   * The first owner after this one with queued jobs (H2). The bound is {@code >=} the owner and a
+   * NUL, the least string after it, because H2 starts an index range at its bound inclusive and
+   * passes over the previous owner's entries one by one: with {@code > ?}, each step read all the
+   * queued jobs of the owner before. ({@code ''}: the first owner.)
+   */
   private static final String NEXT_OWNER =
-      "select j.owner from jobs j where j.state = 'QUEUED' and j.owner > ?"
-          + " order by j.owner limit 1";
+      "select j.owner from jobs j where j.state = 'QUEUED' and j.owner >= ?"
+          + " order by j.state, j.owner limit 1";
 
   /**
    * One owner's first queued jobs of one kind, in their scheduling order: a bounded seek in {@code
-   * jobs_queue_by_owner_and_kind}, read from the index alone. {@code %s}: the sweeps left out.
+   * jobs_queue_by_owner_and_kind}, read from the index alone. {@code %s}: the sweeps left out. The
+   * order names the index's columns from the first (equal here) so that H2 reads in index order and
+   * stops at the limit; by {@code priority desc, id} alone it read and sorted all the owner's jobs.
    */
   private static final String OWNER_HEAD =
       "select j.owner, j.id, j.queued_at from jobs j where j.state = 'QUEUED' and j.gpu_job = ?"
-          + " and j.owner = ?%s order by j.priority desc, j.id limit ?";
+          + " and j.owner = ?%s order by j.state, j.owner, j.gpu_job, j.priority desc, j.id"
+          + " limit ?";
 
   /** {@link #OWNER_HEAD} for many owners in one statement (PostgreSQL). */
   private static final String OWNERS_HEADS =
@@ -209,7 +217,7 @@ public class QueueHeadsImpl implements QueueHeads {
     try (PreparedStatement select = connection.prepareStatement(NEXT_OWNER)) {
       String after = "";
       while (true) {
-        select.setString(1, after);
+        select.setString(1, after + '\0');
         try (ResultSet row = select.executeQuery()) {
           if (!row.next()) {
             return owners;
