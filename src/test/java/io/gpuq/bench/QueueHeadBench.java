@@ -29,9 +29,10 @@ import org.springframework.context.ConfigurableApplicationContext;
  *
  * <p>Before: every queued job's key read from the index {@code jobs_queue_by_owner} in owners'
  * order, each owner's first jobs picked from it, those rows read by id (the statements are copied
- * here as they were). After: {@link JobStore#queueHead(int, int, int, int)} as a pass calls it
- * (which also reads the full sweeps and the sweeps' slots, as it did before): the owners found by
- * skipping through {@code jobs_queue_by_owner_and_kind}, then a bounded seek per owner.
+ * here as they were, and V16's index, which V22 dropped, is made again for them). After: {@link
+ * JobStore#queueHead(int, int, int, int)} as a pass calls it (which also reads the full sweeps and
+ * the sweeps' slots, as it did before): the owners found by skipping through {@code
+ * jobs_queue_by_owner_and_kind}, then a bounded seek per owner.
  *
  * <p>gpuq runs in this JVM on H2 in file mode (or the embedded PostgreSQL) with no GPU and no CPU
  * slot, so that its own passes read nothing. The queued GPU jobs are made as copies of one job per
@@ -133,6 +134,7 @@ public final class QueueHeadBench {
           before.size(), after.size(), intersection(before, after), owned.size());
       long[] old = new long[samples];
       long[] now = new long[samples];
+      long[] frame = new long[samples];
       try (Connection c = dataSource.getConnection()) {
         // Interleaved, so that both see the same load on a shared machine.
         for (int i = -warmup; i < samples; i++) {
@@ -141,20 +143,25 @@ public final class QueueHeadBench {
           long mid = System.nanoTime();
           store.queueHead(0, 0, LOOKAHEAD, LOOKAHEAD);
           long end = System.nanoTime();
+          store.queueHead(0, 0, 0, 0);
+          long empty = System.nanoTime();
           if (i >= 0) {
             old[i] = mid - start;
             now[i] = end - mid;
+            frame[i] = empty - end;
           }
         }
       }
       Arrays.sort(old);
       Arrays.sort(now);
+      Arrays.sort(frame);
       System.out.printf(
           "| %s, %s, %,d queued of %d owners | p50 | p99 | max |%n",
           database, shape, queued, owners);
       System.out.println("| --- | ---: | ---: | ---: |");
       row("before: every queued key", old);
       row("after: seeks per owner", now);
+      row("(of which the frame: queueHead with limits 0)", frame);
       System.out.printf(
           "| before / after | %.1fx | %.1fx | |%n",
           (double) percentile(old, 0.5) / percentile(now, 0.5),
@@ -282,6 +289,10 @@ public final class QueueHeadBench {
         }
       }
       try (var s = c.createStatement()) {
+        // The statement of before with the index it was read from (V16's, which V22 replaced).
+        s.execute(
+            "create index jobs_queue_by_owner on jobs"
+                + " (state, owner, priority desc, id, gpus, sweep_id)");
         s.execute("analyze");
       }
     }
