@@ -192,7 +192,10 @@ public final class InMemoryJobStore implements JobStore {
             .filter(job -> rankOf.get(job.id()) <= perOwner)
             .toList();
     return ranked.stream()
-        .sorted(Comparator.comparing((Job job) -> rankOf.get(job.id())).thenComparing(QUEUE_ORDER))
+        .sorted(
+            Comparator.comparing((Job job) -> rankOf.get(job.id()))
+                .thenComparing(Job::queuedAt)
+                .thenComparing(Job::id))
         .limit(limit)
         .map(
             job ->

@@ -70,9 +70,11 @@ public interface JobStore extends AutoCloseable {
    * The first queued jobs of every owner, of each kind: each owner's in their scheduling order
    * (priority, then submission), at most {@code perOwner} of them, and at most {@code limit} in
    * all, taken by their rank within their owner (every owner's first job, then every owner's
-   * second, and so on; equal ranks by priority, then submission), so that no owner's long queue
-   * hides another owner's jobs. With one owner this is the queue's head in scheduling order. A
-   * limit of 0 skips that kind.
+   * second, and so on), so that no owner's long queue hides another owner's jobs. Equal ranks go by
+   * the time their job was queued, then submission: when more owners have queued jobs than the
+   * limit, the owners whose next job has waited longest are read (as fair share breaks its ties),
+   * not those with the highest {@code priority}, which orders an owner's own jobs only. With one
+   * owner this is the queue's head in scheduling order. A limit of 0 skips that kind.
    */
   QueueHead queueHead(int cpuPerOwner, int cpuOnlyLimit, int gpuPerOwner, int gpuLimit);
 

@@ -109,6 +109,16 @@ abstract class JobStoreContract {
    */
   abstract void aSweep(String id, Integer maxConcurrent);
 
+  /**
+   * Queues {@code count} jobs as this builder makes them, one after another; a database store
+   * copies the first in one statement, as submitting them one by one would take minutes.
+   */
+  void queueMany(JobBuilder job, int count) {
+    for (int i = 0; i < count; i++) {
+      job.in(store());
+    }
+  }
+
   private int sweeps;
 
   /** A new sweep (each test starts with an empty store), and its id. */
@@ -256,7 +266,7 @@ abstract class JobStoreContract {
     Job bobs = aQueuedJob().ownedBy("bob").onAGpu().in(store());
     Job carols = aQueuedJob().ownedBy("carol").onAGpu().priority(-5).in(store());
 
-    // Every owner's first job, then every owner's second...: equal ranks by priority.
+    // Every owner's first job, then every owner's second...: equal ranks by submission.
     assertThat(store().queueHead(0, 0, 10, 4).gpu())
         .extracting(QueuedJob::id)
         .containsExactly(alices.get(0), bobs.id(), carols.id(), alices.get(1));
@@ -266,6 +276,35 @@ abstract class JobStoreContract {
     assertThat(store().queueHead(0, 0, 10, 4).gpu())
         .extracting(QueuedJob::owner)
         .containsExactly("alice", "bob", "carol", "alice");
+  }
+
+  @Test
+  void an_owners_ten_thousand_queued_jobs_do_not_hide_another_owners_one() {
+    queueMany(aQueuedJob().ownedBy("alice").onAGpu(), 10_000);
+    Job bobs = aQueuedJob().ownedBy("bob").onAGpu().in(store());
+    Job carols = aQueuedJob().ownedBy("carol").in(store());
+
+    List<QueuedJob> gpu = store().queueHead(0, 0, 1_000, 1_000).gpu();
+    assertThat(gpu).hasSize(1_000);
+    assertThat(gpu.subList(0, 2)).extracting(QueuedJob::owner).containsExactly("alice", "bob");
+    assertThat(gpu.get(1).id()).isEqualTo(bobs.id());
+    assertThat(gpu.subList(2, 1_000)).extracting(QueuedJob::owner).containsOnly("alice");
+    // CPU-only jobs are another queue: alice's GPU jobs are not in it, nor read for it.
+    assertThat(store().queueHead(1_000, 0).cpuOnly())
+        .extracting(QueuedJob::id)
+        .containsExactly(carols.id());
+  }
+
+  @Test
+  void with_more_owners_than_the_limit_those_whose_next_job_waited_longest_are_read() {
+    Job carols = aQueuedJob().ownedBy("carol").onAGpu().priority(-5).at(T0).in(store());
+    aQueuedJob().ownedBy("alice").onAGpu().priority(9).at(T0.plusSeconds(20)).in(store());
+    Job bobs = aQueuedJob().ownedBy("bob").onAGpu().at(T0.plusSeconds(10)).in(store());
+
+    // priority orders an owner's own jobs only: it does not decide which owners a pass reads.
+    assertThat(store().queueHead(0, 0, 10, 2).gpu())
+        .extracting(QueuedJob::id)
+        .containsExactly(carols.id(), bobs.id());
   }
 
   @Test
