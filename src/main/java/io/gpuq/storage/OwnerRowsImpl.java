@@ -17,7 +17,7 @@ import org.hibernate.Session;
 /** Plain JDBC in the transaction's connection, as the claim's and the submission's statements. */
 class OwnerRowsImpl implements OwnerRows {
 
-  // Counted from the index jobs_queue_by_owner (V16), whose leading columns these are.
+  // Counted from the index jobs_queue_by_owner_and_kind (V21), whose leading columns these are.
   private static final String QUEUED_COUNT =
       "select owner, count(*) from jobs where state = 'QUEUED' and owner in (%s) group by owner";
 

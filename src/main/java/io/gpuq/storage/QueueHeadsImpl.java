@@ -23,7 +23,7 @@ public class QueueHeadsImpl implements QueueHeads {
 
   /**
    * The owners with queued jobs, found by skipping through the index {@code
-   * jobs_queue_by_owner_and_kind} (V22) from one owner to the next: one seek per owner, however
+   * jobs_queue_by_owner_and_kind} (V21) from one owner to the next: one seek per owner, however
    * many jobs each has queued. (Of either kind: the kind follows the owner in the index, and an
    * owner with none of the kind asked costs one empty seek.) H2 runs this step by step ({@link
    * #NEXT_OWNER}): its recursive queries materialise every step, and at 100 owners took 50 ms.

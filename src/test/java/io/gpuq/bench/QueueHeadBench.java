@@ -29,7 +29,7 @@ import org.springframework.context.ConfigurableApplicationContext;
  *
  * <p>Before: every queued job's key read from the index {@code jobs_queue_by_owner} in owners'
  * order, each owner's first jobs picked from it, those rows read by id (the statements are copied
- * here as they were, and V16's index, which V22 dropped, is made again for them). After: {@link
+ * here as they were, and V16's index, which V21 dropped, is made again for them). After: {@link
  * JobStore#queueHead(int, int, int, int)} as a pass calls it (which also reads the full sweeps and
  * the sweeps' slots, as it did before): the owners found by skipping through {@code
  * jobs_queue_by_owner_and_kind}, then a bounded seek per owner.
@@ -289,7 +289,7 @@ public final class QueueHeadBench {
         }
       }
       try (var s = c.createStatement()) {
-        // The statement of before with the index it was read from (V16's, which V22 replaced).
+        // The statement of before with the index it was read from (V16's, which V21 replaced).
         s.execute(
             "create index jobs_queue_by_owner on jobs"
                 + " (state, owner, priority desc, id, gpus, sweep_id)");

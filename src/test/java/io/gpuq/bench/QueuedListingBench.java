@@ -206,7 +206,7 @@ public final class QueuedListingBench {
       ResultSetMetaData meta = rs.getMetaData();
       for (int i = 1; i <= meta.getColumnCount(); i++) {
         String name = meta.getColumnName(i).toLowerCase(java.util.Locale.ROOT);
-        if (!name.equals("id") && !name.equals("gpu_job")) { // gpu_job: computed (V22)
+        if (!name.equals("id") && !name.equals("gpu_job")) { // gpu_job: computed (V21)
           columns.add(name);
         }
       }

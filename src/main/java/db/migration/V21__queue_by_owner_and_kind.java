@@ -18,7 +18,7 @@ import org.flywaydb.core.api.migration.Context;
  * <p>A Java migration because the two databases spell a stored generated column differently:
  * PostgreSQL wants {@code stored}, which H2 does not accept (H2's generated columns are stored).
  */
-public class V22__queue_by_owner_and_kind extends BaseJavaMigration {
+public class V21__queue_by_owner_and_kind extends BaseJavaMigration {
 
   @Override
   public void migrate(Context context) throws Exception {
