@@ -37,19 +37,25 @@ public final class FairShareOrder implements PassOrder {
   private static final double RESOLUTION = 1e-9;
 
   private static final Comparator<Cursor> FIRST =
-      Comparator.comparingLong((Cursor c) -> c.rank)
-          .thenComparing(c -> c.jobs.peekFirst().queuedSince())
-          .thenComparing(c -> c.owner);
+      (a, b) -> {
+        int byRank = Long.compare(a.rank, b.rank);
+        if (byRank != 0) {
+          return byRank;
+        }
+        int byWait = a.jobs.peekFirst().queuedSince().compareTo(b.jobs.peekFirst().queuedSince());
+        return byWait != 0 ? byWait : a.owner.compareTo(b.owner);
+      };
 
   private final Capacity capacity;
   private final Map<String, Standing> standings;
   private final PriorityQueue<Cursor> owners = new PriorityQueue<>(FIRST);
-  private final Map<String, String> ownerOfJob = new HashMap<>();
+  private final Map<String, String> ownerOfJob;
+  private final Map<String, Cursor> cursors = new HashMap<>();
   private Cursor current;
   // The owners of the pass's latest start, and of the latest start by another owner than that one.
   private String latestStarter;
   private String latestOtherStarter;
-  private final Map<String, String> turnGivenTo = new HashMap<>();
+  private final Map<String, String> turnGivenTo;
   private final PassLimits limits;
   private final Map<String, Limits.Reached> limited = new HashMap<>();
   private final Map<String, StartLimits.Start> starts = new LinkedHashMap<>();
@@ -80,6 +86,11 @@ public final class FairShareOrder implements PassOrder {
     this.limits = Objects.requireNonNull(limits, "limits");
     this.capacity = Objects.requireNonNull(capacity, "capacity");
     this.standings = new LinkedHashMap<>(standings);
+    int jobCount = queues.values().stream().mapToInt(List::size).sum();
+    // Sized once: a pass may examine every job it is given, and a map that grows as it goes costs
+    // a pass of 10,000 jobs more than its ordering does.
+    this.ownerOfJob = new HashMap<>(jobCount * 4 / 3 + 1);
+    this.turnGivenTo = new HashMap<>(jobCount * 4 / 3 + 1);
     queues.forEach(
         (owner, jobs) -> {
           if (jobs.isEmpty()) {
@@ -87,7 +98,9 @@ public final class FairShareOrder implements PassOrder {
           }
           this.standings.putIfAbsent(owner, Standing.fresh(OwnerTerms.DEFAULT.share()));
           jobs.forEach(job -> ownerOfJob.put(job.jobId(), owner));
-          owners.add(new Cursor(owner, new ArrayDeque<>(jobs), rank(owner)));
+          Cursor cursor = new Cursor(owner, new ArrayDeque<>(jobs), rank(owner));
+          cursors.put(owner, cursor);
+          owners.add(cursor);
         });
   }
 
@@ -96,7 +109,11 @@ public final class FairShareOrder implements PassOrder {
     PlacementRequest next;
     do {
       if (current != null && !current.jobs.isEmpty()) {
-        current.rank = rank(current.owner);
+        if (current.started) {
+          // Only a start moves an owner's position: the others keep the rank they had.
+          current.rank = rank(current.owner);
+          current.started = false;
+        }
         owners.add(current);
       }
       current = owners.poll();
@@ -118,6 +135,7 @@ public final class FairShareOrder implements PassOrder {
     if (owner != null) {
       Held holds = Held.of(request, decision);
       standings.computeIfPresent(owner, (o, s) -> s.holding(holds));
+      cursors.get(owner).started = true;
       starts.put(request.jobId(), new StartLimits.Start(owner, holds));
       if (!owner.equals(latestStarter)) {
         latestOtherStarter = latestStarter;
@@ -131,9 +149,13 @@ public final class FairShareOrder implements PassOrder {
    * as held back.
    */
   private boolean heldBackByLimit(String owner, PlacementRequest job) {
+    Limits ownerLimits = limits.of(owner);
+    if (!ownerLimits.limitsRunning()) {
+      return false;
+    }
     Held atMost = Held.atMost(job, limits.largestGpuBytes());
     Optional<Limits.Reached> reached =
-        limits.of(owner).reachedBy(standings.get(owner).held(), atMost, capacity);
+        ownerLimits.reachedBy(standings.get(owner).held(), atMost, capacity);
     reached.ifPresent(limit -> limited.put(job.jobId(), limit));
     return reached.isPresent();
   }
@@ -190,6 +212,8 @@ public final class FairShareOrder implements PassOrder {
     final String owner;
     final Deque<PlacementRequest> jobs;
     long rank;
+    // Whether the owner started a job since their rank was computed.
+    boolean started;
 
     Cursor(String owner, Deque<PlacementRequest> jobs, long rank) {
       this.owner = owner;

@@ -10,8 +10,9 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * {@link OwnerCounts} from the {@code jobs} table, in one read-only transaction of two statements:
- * the queued jobs per owner, counted from the index {@code jobs_queue_by_owner_and_kind} (V21) alone, and
- * the running jobs' rows, which are as many as the cluster has places, not as the queue is long.
+ * the queued jobs per owner, counted from the index {@code jobs_queue_by_owner_and_kind} (V21)
+ * alone, and the running jobs' rows, which are as many as the cluster has places, not as the queue
+ * is long.
  */
 public final class JdbcOwnerCounts implements OwnerCounts {
 
