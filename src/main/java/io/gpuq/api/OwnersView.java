@@ -90,7 +90,8 @@ public record OwnersView(
           double dominantShare,
       @Schema(
               description =
-                  "that resource: GPU_MEMORY, WHOLE_GPUS or CPU_SLOTS; null while nothing is held")
+                  "that resource: GPU_MEMORY, WHOLE_GPUS, CPU_SLOTS, CORES or HOST_MEMORY; null while"
+                      + " nothing is held")
           String dominantResource) {}
 
   /** The cluster's figures. */
@@ -118,10 +119,21 @@ public record OwnersView(
           held.gpuMemoryBytes(),
           jobs.cpus(),
           jobs.memoryBytes(),
-          new ClusterCapacity(capacity.gpus(), capacity.gpuMemoryBytes(), capacity.cpuSlots()));
+          new ClusterCapacity(
+              capacity.gpus(),
+              capacity.gpuMemoryBytes(),
+              capacity.cpuSlots(),
+              capacity.cores(),
+              capacity.hostMemoryBytes()));
     }
   }
 
   @Schema(name = "ClusterCapacity")
-  public record ClusterCapacity(long gpus, long gpuMemoryBytes, long cpuSlots) {}
+  public record ClusterCapacity(
+      long gpus,
+      long gpuMemoryBytes,
+      long cpuSlots,
+      @Schema(description = "the cores the live nodes give their jobs") long cores,
+      @Schema(description = "the host memory the live nodes give their jobs, in bytes")
+          long memoryBytes) {}
 }

@@ -7,10 +7,10 @@ import java.util.Map;
 import java.util.function.Supplier;
 
 /**
- * Reads the owners' figures for {@link OwnersReport}: three queries (what the owners' running jobs
- * hold, the same query a scheduling pass reads; their running jobs' counts; their queued jobs per
- * owner) and the other nodes' capacity from their heartbeats. Recent usage is the figure the passes
- * use, as this node last read it ({@code gpuq.fair-share.account-interval}).
+ * Reads the owners' figures for {@link OwnersReport}: two queries (what the owners' running jobs
+ * hold, the same query a scheduling pass reads; their queued jobs per owner) and the other nodes'
+ * capacity from their heartbeats. Recent usage is the figure the passes use, as this node last read
+ * it ({@code gpuq.fair-share.account-interval}).
  */
 public final class OwnerStandings {
 
@@ -44,7 +44,7 @@ public final class OwnerStandings {
     return OwnersReport.of(
         clock.instant(),
         terms,
-        counts.byOwner(),
+        counts.queuedByOwner(),
         held.get(),
         usage.recentUsage(),
         usage.capacity());

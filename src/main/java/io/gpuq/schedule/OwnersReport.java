@@ -38,26 +38,33 @@ public record OwnersReport(Instant at, List<Owner> owners, Totals totals) {
    *
    * @param terms each configured owner's terms; an owner with jobs and no terms has {@link
    *     OwnerTerms#DEFAULT}
-   * @param counts each owner's running and queued jobs ({@link OwnerCounts})
-   * @param held what each owner's running jobs hold, as the scheduling pass reads it
+   * @param queued each owner's queued jobs ({@link OwnerCounts})
+   * @param held what each owner's running jobs hold, as the scheduling pass reads it: their count,
+   *     GPUs, cores and host memory too
    * @param recent each owner's recent usage as an average dominant share
    */
   public static OwnersReport of(
       Instant at,
       Map<String, OwnerTerms> terms,
-      Map<String, OwnerCounts.Counted> counts,
+      Map<String, Long> queued,
       Map<String, Held> held,
       Map<String, Double> recent,
       Capacity capacity) {
     TreeSet<String> names = new TreeSet<>(terms.keySet());
-    names.addAll(counts.keySet());
+    names.addAll(queued.keySet());
     names.addAll(held.keySet());
     List<Owner> owners = new ArrayList<>(names.size());
     OwnerCounts.Counted summed = OwnerCounts.Counted.NONE;
     Held heldInAll = Held.NONE;
     for (String name : names) {
-      OwnerCounts.Counted counted = counts.getOrDefault(name, OwnerCounts.Counted.NONE);
       Held holds = held.getOrDefault(name, Held.NONE);
+      OwnerCounts.Counted counted =
+          new OwnerCounts.Counted(
+              holds.jobs(),
+              holds.gpus(capacity),
+              holds.cores(),
+              holds.hostMemoryBytes(),
+              queued.getOrDefault(name, 0L));
       Standing standing =
           new Standing(
               terms.getOrDefault(name, OwnerTerms.DEFAULT).share(),

@@ -12,7 +12,6 @@ import java.time.Clock;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Who holds the GPUs: the owners' figures for {@code GET /api/v1/owners} and their gauges
@@ -23,15 +22,10 @@ public class OwnersConfiguration {
 
   @Bean
   OwnerStandings ownerStandings(
-      TokenRegistry tokens,
-      JdbcTemplate jdbc,
-      TransactionTemplate tx,
-      JobService jobs,
-      Scheduler scheduler,
-      Clock clock) {
+      TokenRegistry tokens, JdbcTemplate jdbc, JobService jobs, Scheduler scheduler, Clock clock) {
     return new OwnerStandings(
         tokens.ownerTerms(),
-        new JdbcOwnerCounts(jdbc, tx),
+        new JdbcOwnerCounts(jdbc),
         jobs::heldByOwner,
         scheduler.usageAccounting(),
         clock);

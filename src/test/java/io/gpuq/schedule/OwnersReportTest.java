@@ -7,9 +7,7 @@ import io.gpuq.fairshare.Capacity;
 import io.gpuq.fairshare.Held;
 import io.gpuq.fairshare.OwnerTerms;
 import io.gpuq.fairshare.Resource;
-import io.gpuq.placement.PlacedGpu;
 import java.time.Instant;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
@@ -24,12 +22,9 @@ class OwnersReportTest {
   /** Two GPUs of 16 GiB and 8 CPU slots. */
   private static final Capacity CLUSTER = new Capacity(32 * GIB, 2, 8);
 
-  private static OwnerCounts.Counted running(long jobs, double gpus) {
-    return new OwnerCounts.Counted(jobs, gpus, jobs, 0, 0);
-  }
-
-  private static OwnerCounts.Counted queued(long jobs) {
-    return new OwnerCounts.Counted(0, 0, 0, 0, jobs);
+  /** Running jobs holding this much GPU memory in whole GPUs, one core each. */
+  private static Held running(long jobs, long wholeGpus, long gpuMemoryBytes) {
+    return new Held(gpuMemoryBytes, wholeGpus, 0, jobs, 0, jobs, 0, 0);
   }
 
   @Test
@@ -38,8 +33,8 @@ class OwnersReportTest {
         OwnersReport.of(
             NOW,
             Map.of("alice", new OwnerTerms(1), "bob", new OwnerTerms(2), "idle", new OwnerTerms(1)),
-            Map.of("alice", running(2, 1), "bob", running(1, 0.5), "carol", queued(3)),
-            Map.of("alice", new Held(16 * GIB, 0, 0), "bob", new Held(8 * GIB, 0, 0)),
+            Map.of("carol", 3L),
+            Map.of("alice", running(2, 0, 16 * GIB), "bob", running(1, 0, 8 * GIB)),
             Map.of("alice", 0.1),
             CLUSTER);
 
@@ -62,8 +57,9 @@ class OwnersReportTest {
         OwnersReport.of(
             NOW,
             Map.of("alice", OwnerTerms.DEFAULT),
-            Map.of("alice", running(2, 1), "bob", running(1, 0.5), "carol", queued(3)),
-            Map.of("alice", new Held(16 * GIB, 1, 0), "bob", new Held(8 * GIB, 0, 1)),
+            Map.of("carol", 3L),
+            Map.of(
+                "alice", running(2, 1, 16 * GIB), "bob", new Held(8 * GIB, 0, 0, 1, 0, 1, 0.5, 0)),
             Map.of(),
             CLUSTER);
 
@@ -71,7 +67,8 @@ class OwnersReportTest {
     assertThat(totals.jobs().runningJobs()).isEqualTo(3);
     assertThat(totals.jobs().queuedJobs()).isEqualTo(3);
     assertThat(totals.jobs().gpus()).isEqualTo(1.5);
-    assertThat(totals.held()).isEqualTo(new Held(24 * GIB, 1, 1));
+    assertThat(totals.jobs().cpus()).isEqualTo(3);
+    assertThat(totals.held()).isEqualTo(new Held(24 * GIB, 1, 0, 3, 0, 3, 0.5, 0));
     assertThat(totals.capacity()).isEqualTo(CLUSTER);
   }
 
@@ -94,35 +91,35 @@ class OwnersReportTest {
   }
 
   @Nested
-  @DisplayName("GPUs a running job holds")
+  @DisplayName("GPUs an owner holds, as max-gpus counts them")
   class GpusHeld {
 
-    private final PlacedGpu quarter = new PlacedGpu(0, "GPU-0", 4 * GIB, 16 * GIB);
-
     @Test
-    void a_whole_gpu_job_holds_each_of_its_gpus() {
-      assertThat(OwnerCounts.gpusOf(2, null, null, List.of())).isEqualTo(2);
+    void whole_gpus_count_one_each_and_fractions_as_asked() {
+      Held held = new Held(24 * GIB, 1, 0, 2, 0, 2, 0.4, 0);
+      OwnersReport report =
+          OwnersReport.of(NOW, Map.of(), Map.of(), Map.of("alice", held), Map.of(), CLUSTER);
+
+      assertThat(report.owner("alice").orElseThrow().jobs().gpus()).isCloseTo(1.4, within(1e-12));
     }
 
     @Test
-    void a_fraction_counts_as_asked_on_each_gpu() {
-      assertThat(OwnerCounts.gpusOf(2, null, 0.4, List.of(quarter, quarter))).isEqualTo(0.8);
+    void a_budget_in_bytes_counts_as_its_part_of_the_clusters_average_gpu() {
+      // 4 GiB asked on a cluster of two 16 GiB GPUs: a quarter of a GPU.
+      Held held = new Held(4 * GIB, 0, 0, 1, 0, 1, 0, 4 * GIB);
+      OwnersReport report =
+          OwnersReport.of(NOW, Map.of(), Map.of(), Map.of("alice", held), Map.of(), CLUSTER);
+
+      assertThat(report.owner("alice").orElseThrow().jobs().gpus()).isEqualTo(0.25);
     }
 
     @Test
-    void a_budget_in_bytes_counts_its_part_of_each_gpus_memory() {
-      assertThat(OwnerCounts.gpusOf(1, 4 * GIB, null, List.of(quarter))).isEqualTo(0.25);
-    }
+    void an_owner_with_only_cpu_only_jobs_holds_no_gpu() {
+      Held held = new Held(0, 0, 2, 2, 0, 2, 0, 0);
+      OwnersReport report =
+          OwnersReport.of(NOW, Map.of(), Map.of(), Map.of("alice", held), Map.of(), CLUSTER);
 
-    @Test
-    void a_placement_without_the_gpus_total_counts_nothing_rather_than_a_guess() {
-      PlacedGpu older = new PlacedGpu(0, "GPU-0", 4 * GIB, 0);
-      assertThat(OwnerCounts.gpusOf(1, 4 * GIB, null, List.of(older))).isZero();
-    }
-
-    @Test
-    void a_cpu_only_job_holds_no_gpu() {
-      assertThat(OwnerCounts.gpusOf(0, null, null, List.of())).isZero();
+      assertThat(report.owner("alice").orElseThrow().jobs().gpus()).isZero();
     }
   }
 }
