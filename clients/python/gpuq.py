@@ -106,16 +106,17 @@ class Client:
     # ---- jobs --------------------------------------------------------------------------------
 
     def submit(self, command, idempotency_key=None, gpus=None, gpu_memory=None,
-               gpu_fraction=None, **fields):
+               gpu_fraction=None, cpus=None, memory=None, **fields):
         """Submits one job and returns it (state QUEUED).
 
         command: the argv list; a string is split like a shell would (shlex), but no shell runs it.
         idempotency_key: a repeated submit with the same key returns the first job, creates none.
-        gpus, gpu_memory ("6GiB" or bytes), gpu_fraction: shortcuts for resources={...}.
+        gpus, gpu_memory ("6GiB" or bytes), gpu_fraction, cpus (whole cores), memory (host
+        memory set aside and its cap, "16GiB" or bytes): shortcuts for resources={...}.
         fields: any other field of the request (name, env, framework, priority, timeout,
         retry, labels, resources, working_dir/workingDir); timeout may be a timedelta or seconds.
         """
-        body = self._job_body(command, gpus, gpu_memory, gpu_fraction, fields)
+        body = self._job_body(command, gpus, gpu_memory, gpu_fraction, fields, cpus, memory)
         return self._json("POST", "/api/v1/jobs", body=body,
                           headers=_idempotency(idempotency_key))
 
@@ -192,7 +193,8 @@ class Client:
         sweep_id: labels the runs (label "sweep") and keys their submissions, so running the same
         sweep again returns the existing runs instead of submitting new ones; default: a new id.
         wait: waits for all runs (one progress line) and returns them finished.
-        fields: as for submit (gpus, gpu_memory, framework, env, ...), the same for every run.
+        fields: as for submit (gpus, gpu_memory, cpus, memory, framework, env, ...), the same for
+        every run.
         """
         template = _argv(command_template)
         keys = list(grid)
@@ -221,7 +223,7 @@ class Client:
     def create_sweep(self, command, parameters, method="grid", metric=None, goal="minimize",
                      max_concurrent=None, early_stopping=None, trials=None, seed=None,
                      idempotency_key=None, gpus=None, gpu_memory=None, gpu_fraction=None,
-                     **job_fields):
+                     cpus=None, memory=None, **job_fields):
         """Creates a sweep in one request and returns it (its trials already exist as jobs).
 
         command: argv (or a string, split with shlex) with {name} placeholders, which gpuq
@@ -235,9 +237,10 @@ class Client:
         max_concurrent: most trials running at once. early_stopping: a dict such as
         {"type": "median", "startupTrials": 5, "warmupSteps": 10}, or just "median" / "asha".
         idempotency_key: a repeated call with the same key returns the first sweep.
+        gpus, gpu_memory, gpu_fraction, cpus, memory: each trial's resources, as for submit.
         job_fields: the trials' template, as for submit (name, env, framework, labels, ...).
         """
-        body = self._job_body(command, gpus, gpu_memory, gpu_fraction, job_fields)
+        body = self._job_body(command, gpus, gpu_memory, gpu_fraction, job_fields, cpus, memory)
         body["parameters"] = {name: _parameter(spec) for name, spec in parameters.items()}
         body["method"] = method
         if metric is not None:
@@ -334,6 +337,24 @@ class Client:
         """Cancels the sweep's queued and running trials and returns the sweep."""
         return self._json("POST", "/api/v1/sweeps/%s/cancel" % _quote(sweep_id))
 
+    # ---- the cluster ---------------------------------------------------------------------------
+
+    def owners(self):
+        """Fair share: {"at", "owners": [...], "totals": {...}} as GET /api/v1/owners answers.
+
+        Each owner's share, running and queued jobs, the GPUs, GPU memory, cores and host memory
+        their running jobs hold, recent usage and standing (position, dominantShare,
+        dominantResource). An admin token sees every owner; a submitter's sees its own row alone,
+        and the totals.
+        """
+        return self._json("GET", "/api/v1/owners")
+
+    def nodes(self):
+        """Every live node's cores and host memory as GET /api/v1/nodes answers: a list of
+        {"name", "labels", "heartbeatAt", "cpus": {...}, "memory": {...}}, each with allocatable,
+        allocated and used (used is null for a submitter's token)."""
+        return self._json("GET", "/api/v1/nodes")
+
     def metrics(self, job_id):
         """What a job (or trial) reported, in the order read: [{"step", "values", "at"}, ...].
 
@@ -373,13 +394,14 @@ class Client:
                 return [(params, jobs[job["id"]]) for params, job in runs]
             time.sleep(poll)
 
-    def _job_body(self, command, gpus, gpu_memory, gpu_fraction, fields):
+    def _job_body(self, command, gpus, gpu_memory, gpu_fraction, fields, cpus=None, memory=None):
         body = {"command": _argv(command)}
         for key, value in fields.items():
             if value is not None:
                 body[_FIELD_NAMES.get(key, key)] = value
         resources = dict(body.get("resources") or {})
-        for key, value in (("gpus", gpus), ("gpuMemory", gpu_memory), ("gpuFraction", gpu_fraction)):
+        for key, value in (("gpus", gpus), ("gpuMemory", gpu_memory), ("gpuFraction", gpu_fraction),
+                           ("cpus", cpus), ("memory", memory)):
             if value is not None:
                 resources[key] = value
         if resources:

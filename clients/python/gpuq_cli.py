@@ -250,19 +250,26 @@ def short_reason(job):
 # queuedReason's forms (docs/api.md) as one word each, as squeue shows (Resources) or (Priority);
 # `gpuq show` gives the words and numbers.
 _REASON_WORDS = (
-    ("waiting for a free CPU slot", "CpuSlot"),
-    ("waiting for", "Resources"),
-    ("sweep at maxConcurrent", "SweepLimit"),
-    ("behind", "Priority"),
-    ("a GPU is reserved", "Reserved"),
-    ("start spacing", "Spacing"),
-    ("not yet considered", "NotYet"),
+    (re.compile(r"waiting for a free CPU slot"), "CpuSlot"),
+    (re.compile(r"waiting for \d+ cores?;"), "Cores"),
+    (re.compile(r"waiting for [^;]* of host memory;"), "HostMemory"),
+    (re.compile(r"waiting for"), "Resources"),
+    (re.compile(r"sweep at maxConcurrent"), "SweepLimit"),
+    (re.compile(r"behind"), "Priority"),
+    (re.compile(r"a GPU is reserved"), "Reserved"),
+    (re.compile(r"cores and host memory are reserved"), "Reserved"),
+    (re.compile(r"start spacing"), "Spacing"),
+    (re.compile(r"not yet considered"), "NotYet"),
+    (re.compile(r"at your limit of"), "Limit"),
+    (re.compile(r"cannot run on node"), "NodeTooSmall"),
+    # `bob's turn first: alice holds ...`, `another owner's turn first: ...`
+    (re.compile(r"[^:;]*'s turn first: "), "FairShare"),
 )
 
 
 def short_queued_reason(reason):
-    for prefix, word in _REASON_WORDS:
-        if reason.startswith(prefix):
+    for pattern, word in _REASON_WORDS:
+        if pattern.match(reason):
             return word
     if "does not match nodeSelector" in reason:
         return "Selector"
@@ -389,6 +396,15 @@ def format_job(job, now, width=DEFAULT_WIDTH):
     add("Resources", _resources_words(job.get("resources") or {}))
     if job.get("effectiveResources") and job.get("effectiveResources") != job.get("resources"):
         add("Now gets", _resources_words(job["effectiveResources"]))
+    attempts = job.get("attempts") or []
+    # The current attempt's cores and host memory cap, once its worker has started.
+    current = attempts[-1] if attempts else None
+    cores = (current or {}).get("cores")
+    if cores:
+        add("Cores", "%s (bound by %s)" % (cores.get("cpus"), cores.get("boundBy")))
+    cap = (job.get("effectiveResources") or job.get("resources") or {}).get("memory")
+    if cap is not None:
+        add("Memory cap", "%s of host memory" % fmt_size(cap))
     placement = job.get("placement")
     if placement:
         gpus = ", ".join("GPU %s (%s of %s)" % (g.get("index"), fmt_size(g.get("memoryBytes")),
@@ -428,7 +444,6 @@ def format_job(job, now, width=DEFAULT_WIDTH):
                 "%s=%s" % (k, fmt_number(v)) for k, v in metrics["best"].items())
         add("Metrics", words)
     add("Failure", job.get("failureMessage"))
-    attempts = job.get("attempts") or []
     if attempts:
         out.append("Attempts:")
         rows = []
@@ -462,14 +477,19 @@ def field_lines(label, value, width):
 def _resources_words(resources):
     gpus = resources.get("gpus", 1)
     if gpus == 0:
-        return "no GPU (CPU only)"
-    words = "%d GPU%s" % (gpus, "" if gpus == 1 else "s")
-    if resources.get("gpuMemory") is not None:
-        words += ", %s each" % fmt_size(resources["gpuMemory"])
-    elif resources.get("gpuFraction") is not None:
-        words += ", %g of each" % resources["gpuFraction"]
+        words = "no GPU (CPU only)"
     else:
-        words += ", whole"
+        words = "%d GPU%s" % (gpus, "" if gpus == 1 else "s")
+        if resources.get("gpuMemory") is not None:
+            words += ", %s each" % fmt_size(resources["gpuMemory"])
+        elif resources.get("gpuFraction") is not None:
+            words += ", %g of each" % resources["gpuFraction"]
+        else:
+            words += ", whole"
+    if resources.get("cpus") is not None:
+        words += "; %d core%s" % (resources["cpus"], "" if resources["cpus"] == 1 else "s")
+    if resources.get("memory") is not None:
+        words += ", %s of host memory" % fmt_size(resources["memory"])
     return words
 
 
@@ -517,6 +537,76 @@ def format_gpus(gpus, jobs, width=DEFAULT_WIDTH):
             out.append("No processes.")
         out.append("")
     return "\n".join(out).rstrip("\n") if out else "No GPUs."
+
+
+# standing.dominantResource (docs/api.md, Owners) in a few letters.
+_RESOURCE_WORDS = {"GPU_MEMORY": "gpu-mem", "WHOLE_GPUS": "gpus", "CPU_SLOTS": "cpu-slots",
+                   "CORES": "cores", "HOST_MEMORY": "host-mem"}
+
+
+def fmt_percent(fraction):
+    return "-" if fraction is None else "%d%%" % round(100 * fraction)
+
+
+def fmt_gpus(gpus):
+    """GPUs held, whole plus parts of shared ones: `2`, `0.625`."""
+    return "-" if gpus is None else "%.4g" % gpus
+
+
+def format_owners(answer, width=DEFAULT_WIDTH):
+    """`gpuq owners`: each owner's share, jobs, holdings and standing, then the totals.
+
+    A submitter's answer holds their own row alone; the totals are everyone's.
+    """
+    headers = ["OWNER", "SHARE", "RUN", "QUEUED", "GPUS", "GPU-MEM", "CORES", "HOST-MEM",
+               "RECENT", "DOMINANT", "POSITION"]
+    rows = []
+    for o in answer.get("owners") or []:
+        standing = o.get("standing") or {}
+        resource = standing.get("dominantResource")
+        rows.append([o.get("owner") or "", "%g" % o.get("share", 1), str(o.get("runningJobs", 0)),
+                     str(o.get("queuedJobs", 0)), fmt_gpus(o.get("gpus")),
+                     fmt_size(o.get("gpuMemoryBytes")), str(o.get("cpus", 0)),
+                     fmt_size(o.get("memoryBytes")), fmt_percent(o.get("recentUsage")),
+                     "%s %s" % (fmt_percent(standing.get("dominantShare")),
+                                _RESOURCE_WORDS.get(resource, resource)) if resource else "-",
+                     "%.3g" % standing.get("position", 0)])
+    totals = answer.get("totals") or {}
+    if totals:
+        rows.append(["(all)", "", str(totals.get("runningJobs", 0)),
+                     str(totals.get("queuedJobs", 0)), fmt_gpus(totals.get("gpus")),
+                     fmt_size(totals.get("gpuMemoryBytes")), str(totals.get("cpus", 0)),
+                     fmt_size(totals.get("memoryBytes")), "", "", ""])
+    out = [render_table(headers, rows, width)]
+    capacity = totals.get("capacity")
+    if capacity:
+        out.append("")
+        out.append("Capacity: %s GPU%s, %s of GPU memory, %s CPU slot%s" % (
+            capacity.get("gpus"), "" if capacity.get("gpus") == 1 else "s",
+            fmt_size(capacity.get("gpuMemoryBytes")), capacity.get("cpuSlots"),
+            "" if capacity.get("cpuSlots") == 1 else "s"))
+    return "\n".join(out)
+
+
+def format_nodes(nodes, width=DEFAULT_WIDTH):
+    """`gpuq nodes`: each node's cores and host memory: what it gives its jobs (allocatable),
+    what its running jobs asked (allocated), what its workers use (an admin's figure)."""
+    rows = []
+    for n in nodes:
+        cpus, memory = n.get("cpus") or {}, n.get("memory") or {}
+        used_cpus = cpus.get("used")
+        rows.append([n.get("name") or "",
+                     "%s/%s" % (cpus.get("allocated", 0), fmt_number(cpus.get("allocatable"))),
+                     "-" if used_cpus is None else "%.1f" % used_cpus,
+                     "%s/%s" % (fmt_size(memory.get("allocated") or 0),
+                                fmt_size(memory.get("allocatable"))),
+                     fmt_size(memory.get("used")),
+                     ",".join("%s=%s" % kv for kv in sorted((n.get("labels") or {}).items()))])
+    if not rows:
+        return "No nodes."
+    # CORES and HOST-MEM read allocated/allocatable, as `gpuq gpus` reads used of total.
+    return render_table(["NODE", "CORES", "CPU-USED", "HOST-MEM", "MEM-USED", "LABELS"], rows,
+                        width)
 
 
 def format_sweeps(sweeps, now, width=DEFAULT_WIDTH):
@@ -613,6 +703,30 @@ def parse_duration(text):
     clock = "".join("%d%s" % (v, u) for v, u in ((hours, "H"), (minutes, "M"), (seconds, "S"))
                     if v)
     return iso + ("T" + clock if clock else "")
+
+
+# A size as gpuq reads one (docs/api.md, resources.gpuMemory): bytes, or a number and a unit.
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(|b|ki?b?|mi?b?|gi?b?|ti?b?)\s*$", re.I)
+
+
+def parse_size(text):
+    """`16GiB`, `512MiB`, `6G`, `1.5GiB` or bytes, checked here and sent as typed."""
+    match = _SIZE.match(text)
+    if not match or float(match.group(1)) <= 0:
+        raise argparse.ArgumentTypeError(
+            "not a size: %r (such as 16GiB, 512MiB, 6G or a number of bytes)" % text)
+    return text.strip()
+
+
+def parse_cpus(text):
+    """Whole cores, 1 or more (gpuq says how many at most)."""
+    try:
+        cpus = int(text)
+    except ValueError:
+        cpus = 0
+    if cpus < 1:
+        raise argparse.ArgumentTypeError("not a number of cores: %r (1 or more)" % text)
+    return cpus
 
 
 def parse_pair(text, what):
@@ -745,6 +859,10 @@ def job_body_options(args):
             args.gpu_memory)
     if args.gpu_fraction is not None:
         resources["gpuFraction"] = args.gpu_fraction
+    if args.cpus is not None:
+        resources["cpus"] = args.cpus
+    if args.memory is not None:
+        resources["memory"] = int(args.memory) if args.memory.isdigit() else args.memory
     if resources:
         fields["resources"] = resources
     return fields
@@ -983,6 +1101,24 @@ def cmd_gpus(client, args):
     return 0
 
 
+def cmd_owners(client, args):
+    answer = client.owners()
+    if args.json:
+        print_json(answer)
+    else:
+        out(format_owners(answer, terminal_width()))
+    return 0
+
+
+def cmd_nodes(client, args):
+    nodes = client.nodes()
+    if args.json:
+        print_json(nodes)
+    else:
+        out(format_nodes(nodes, terminal_width()))
+    return 0
+
+
 def cmd_login(client, args):
     if args.token_stdin or not sys.stdin.isatty():
         token = sys.stdin.readline().strip()
@@ -1113,6 +1249,10 @@ def _job_options(p):
     memory.add_argument("--gpu-memory", metavar="SIZE", help="budget per GPU, such as 6GiB")
     memory.add_argument("--gpu-fraction", type=float, metavar="F",
                         help="budget per GPU as a fraction of it, such as 0.25")
+    g.add_argument("--cpus", type=parse_cpus, metavar="N",
+                   help="whole cores (default: gpuq's, 1 unless configured)")
+    g.add_argument("--memory", type=parse_size, metavar="SIZE",
+                   help="host memory set aside and its cap, such as 16GiB (default: none)")
     g.add_argument("--framework", choices=("jax", "pytorch", "tensorflow", "generic"))
     g.add_argument("--name")
     g.add_argument("--label", action="append", metavar="K=V",
@@ -1200,6 +1340,14 @@ def build_parser():
     p = commands.add_parser("gpus", help="each node's GPUs and their processes, like nvidia-smi")
     _json_option(p)
     p.set_defaults(func=cmd_gpus)
+
+    p = commands.add_parser("nodes", help="each node's cores and host memory")
+    _json_option(p)
+    p.set_defaults(func=cmd_nodes)
+
+    p = commands.add_parser("owners", help="fair share: each owner's share, jobs and holdings")
+    _json_option(p)
+    p.set_defaults(func=cmd_owners)
 
     p = commands.add_parser("login", help="store the URL and a token in " + CONFIG_FILE)
     p.add_argument("login_url", metavar="URL")

@@ -28,6 +28,9 @@ from gpuq import Client, TERMINAL_STATES  # noqa: E402
 
 URL = os.environ.get("GPUQ_URL")
 TOKEN = os.environ.get("GPUQ_TOKEN")
+# An admin's token, for what an admin sees that a submitter does not (`gpuq owners`); optional.
+ADMIN_TOKEN = os.environ.get("GPUQ_ADMIN_TOKEN")
+MIB = 1024 ** 2
 WAIT = 60  # seconds; every job here takes well under one
 TRAINER = os.path.join(HERE, "examples", "quadratic_trainer.py")
 OOM_LINE = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"
@@ -111,7 +114,7 @@ class CommandTest(unittest.TestCase):
         self.assertRegex(self.ok("--version").out, r"^gpuq \d+\.\d+\.\d+\n$")
         help_text = self.ok("--help").out
         for command in ("submit", "run", "queue", "show", "logs", "cancel", "wait", "gpus",
-                        "sweep", "login", "completion"):
+                        "nodes", "owners", "sweep", "login", "completion"):
             self.assertIn(command, help_text)
         self.assertIn("--array", self.ok("submit", "--help").out)
 
@@ -292,7 +295,7 @@ class CommandTest(unittest.TestCase):
         self.assertIn("Job         %s\n" % job_id, text)
         self.assertIn("Name        show-%s\n" % self.run_id, text)
         self.assertIn("State       FAILED (EXIT_CODE), exit 3, attempt 1 of 1\n", text)
-        self.assertIn("Resources   no GPU (CPU only)\n", text)
+        self.assertIn("Resources   no GPU (CPU only); 1 core\n", text)
         self.assertIn("Attempts:\n", text)
 
     def test_logs_all_the_last_lines_and_following(self):
@@ -332,6 +335,81 @@ class CommandTest(unittest.TestCase):
             self.assertRegex(text, r"(?m)^\d+ +\d+ +%s +alice +gpu-%s" % (job_id, self.run_id))
         finally:
             self.gq.cancel(job_id)
+
+    # ---- cores and host memory, nodes, owners ----------------------------------------------
+
+    def test_cpus_and_memory_go_to_resources_and_show_gives_the_cap(self):
+        job_id = self.submit("sh", "-c", "echo ok", options=("--cpus", "2", "--memory", "256MiB"))
+        job = self.finished(job_id)
+        self.assertEqual(job["state"], "SUCCEEDED", job)
+        self.assertEqual(job["resources"]["cpus"], 2)
+        self.assertEqual(job["effectiveResources"]["memory"], 256 * MIB)
+        text = self.ok("show", job_id).out
+        self.assertIn("Resources   no GPU (CPU only); 2 cores, 256MiB of host memory\n", text)
+        self.assertIn("Memory cap  256MiB of host memory\n", text)
+        cores = job["attempts"][-1].get("cores")
+        if cores:  # null where the worker was bound to no cores
+            self.assertIn("Cores       %s (bound by %s)\n" % (cores["cpus"], cores["boundBy"]),
+                          text)
+
+    def test_cpus_and_memory_reach_every_trial_of_an_array_and_a_param_sweep(self):
+        array = self.ok("submit", "--array", "0-1", "--gpus", "0", "--cpus", "2", "--memory",
+                        "64MiB", "--label", self.label, "--", "true").out.strip()
+        grid = self.ok("sweep", "create", "--param", "x=1,2", "--gpus", "0", "--cpus", "3",
+                       "--memory", "128MiB", "--label", self.label, "--", "true").out.strip()
+        for sweep_id, cpus, memory in ((array, 2, 64 * MIB), (grid, 3, 128 * MIB)):
+            self.finished_sweep(sweep_id)
+            trials = list(self.gq.list(labels={"sweep": sweep_id}))
+            self.assertEqual(len(trials), 2, trials)
+            for trial in trials:
+                self.assertEqual((trial["resources"]["cpus"], trial["resources"]["memory"]),
+                                 (cpus, memory))
+
+    def test_bad_cpus_or_memory_is_wrong_usage_and_a_job_too_big_for_any_node_an_api_error(self):
+        for option, value in (("--cpus", "0"), ("--cpus", "two"), ("--memory", "lots")):
+            result = self.gpuq("submit", "--gpus", "0", option, value, "--", "true")
+            self.assertEqual(result.code, 2, result)
+            self.assertIn("%s: not a" % option, result.err)
+        too_big = self.gpuq("submit", "--gpus", "0", "--cpus", "4096", "--", "true")
+        self.assertEqual(too_big.code, 3, too_big)
+        self.assertRegex(too_big.err, r"^gpuq: 422 ")
+        self.assertIn("4096 cores", too_big.err)
+
+    def test_nodes_show_each_nodes_cores_and_host_memory(self):
+        nodes = self.gq.nodes()
+        text = self.ok("nodes").out
+        self.assertRegex(text, r"^NODE +CORES +CPU-USED +HOST-MEM +MEM-USED +LABELS\n")
+        for node in nodes:
+            self.assertRegex(text, r"(?m)^%s +\d+/%d +- +\S+/\S+ +- *" % (
+                re.escape(node["name"]), node["cpus"]["allocatable"]))
+        self.assertEqual(json.loads(self.ok("nodes", "--json").out), nodes)
+
+    def test_owners_show_a_submitter_their_own_row_and_the_totals(self):
+        job_id = self.submit("sleep", "30")
+        try:
+            eventually(lambda: self.gq.get(job_id)["state"] == "RUNNING", "the job running")
+            lines = self.ok("owners").out.splitlines()
+            self.assertRegex(lines[0], r"^OWNER +SHARE +RUN +QUEUED +GPUS +GPU-MEM +CORES +"
+                                       r"HOST-MEM +RECENT +DOMINANT +POSITION$")
+            mine = self.gq.owners()["owners"]
+            self.assertEqual([row["owner"] for row in mine], ["alice"])
+            self.assertEqual([line.split()[0] for line in lines[1:3]], ["alice", "(all)"])
+            self.assertGreaterEqual(int(lines[1].split()[2]), 1, lines)  # RUN: this job at least
+            self.assertRegex(lines[-1], r"^Capacity: \d+ GPUs?, .* of GPU memory, \d+ CPU slots?$")
+            answer = json.loads(self.ok("owners", "--json").out)
+            self.assertEqual([row["owner"] for row in answer["owners"]], ["alice"])
+            self.assertIn("totals", answer)
+        finally:
+            self.gq.cancel(job_id)
+
+    @unittest.skipUnless(ADMIN_TOKEN, "set GPUQ_ADMIN_TOKEN to see every owner")
+    def test_owners_show_an_admin_every_owner(self):
+        admin = self.env(GPUQ_TOKEN=ADMIN_TOKEN)
+        owners = [line.split()[0] for line in self.ok("owners", env=admin).out.splitlines()[1:]
+                  if line and not line.startswith("Capacity")]
+        self.assertIn("alice", owners)
+        self.assertIn("bob", owners)
+        self.assertEqual(owners[-1], "(all)")
 
     # ---- --json ----------------------------------------------------------------------------
 

@@ -8,6 +8,7 @@ file (io.gpuq.ship.PythonCliFormatTest); test_cli.py runs the command against a 
 """
 
 import datetime
+import io
 import os
 import re
 import sys
@@ -128,6 +129,53 @@ OOM_JOB = a_job(
          "failureMessage": "exited with code 1; its budget was 9GiB on GPU 0", "exitCode": 1,
          "peakGpuMemoryBytes": 9000000000}])
 
+# A running job that asked for cores and host memory (issue 27), bound to its cores by a cgroup.
+HOST_JOB = a_job(
+    "01JEZ6AAAAAAAAAAAAAAAAAAA4", "prep", "RUNNING", "2026-12-01T11:00:00Z",
+    startedAt="2026-12-01T11:00:02Z",
+    resources={"gpus": 0, "gpuMemory": None, "gpuFraction": None, "cpus": 4,
+               "memory": 16 * GIB},
+    effectiveResources={"gpus": 0, "gpuMemory": None, "gpuFraction": None, "cpus": 4,
+                        "memory": 16 * GIB},
+    placement={"node": "gpu-node-1", "gpus": []},
+    attempts=[{"attempt": 1, "node": "gpu-node-1", "placement": None, "budgetBytes": None,
+               "pid": 7, "startedAt": "2026-12-01T11:00:02Z", "finishedAt": None,
+               "outcome": None, "failureReason": None, "failureMessage": None,
+               "exitCode": None, "peakGpuMemoryBytes": None,
+               "cores": {"cpus": "2-5", "boundBy": "cgroup"}}])
+
+# GET /api/v1/owners as an admin reads it (docs/api.md, Owners).
+OWNERS = {
+    "at": "2026-12-01T12:00:00Z",
+    "owners": [
+        {"owner": "root", "share": 1.0, "runningJobs": 0, "queuedJobs": 0, "gpus": 0.0,
+         "wholeGpus": 0, "gpuMemoryBytes": 0, "cpus": 0, "memoryBytes": 0, "recentUsage": 0.0,
+         "standing": {"position": 0.0, "dominantShare": 0.0, "dominantResource": None}},
+        {"owner": "bob", "share": 1.0, "runningJobs": 1, "queuedJobs": 0, "gpus": 0.125,
+         "wholeGpus": 0, "gpuMemoryBytes": 2 * GIB, "cpus": 1, "memoryBytes": 0,
+         "recentUsage": 0.01,
+         "standing": {"position": 0.0725, "dominantShare": 0.0625,
+                      "dominantResource": "GPU_MEMORY"}},
+        {"owner": "alice", "share": 2.0, "runningJobs": 2, "queuedJobs": 28, "gpus": 0.5,
+         "wholeGpus": 0, "gpuMemoryBytes": 8160437862, "cpus": 8, "memoryBytes": 16 * GIB,
+         "recentUsage": 0.21,
+         "standing": {"position": 0.4475, "dominantShare": 0.25,
+                      "dominantResource": "CORES"}}],
+    "totals": {"runningJobs": 3, "queuedJobs": 28, "gpus": 0.625, "wholeGpus": 0,
+               "gpuMemoryBytes": 10307921510, "cpus": 9, "memoryBytes": 16 * GIB,
+               "capacity": {"gpus": 2, "gpuMemoryBytes": 32 * GIB, "cpuSlots": 8}}}
+
+# GET /api/v1/nodes as a submitter reads it: `used` is an admin's figure.
+NODES = [
+    {"name": "gpu-node-1", "labels": {"gpu-type": "h200"},
+     "heartbeatAt": "2026-12-01T11:59:58Z",
+     "cpus": {"allocatable": 31, "allocated": 24, "used": 21.7},
+     "memory": {"allocatable": 486 * GIB, "allocated": 192 * GIB, "used": 160 * GIB}},
+    {"name": "gpu-node-2", "labels": {"gpu-type": "a100"},
+     "heartbeatAt": "2026-12-01T11:59:57Z",
+     "cpus": {"allocatable": 15, "allocated": 0, "used": None},
+     "memory": {"allocatable": 238 * GIB, "allocated": 0, "used": None}}]
+
 
 # ---- the texts a user sees ----------------------------------------------------------------
 
@@ -236,6 +284,44 @@ Attempts:
   2: exited with code 1; its budget was 9GiB on GPU 0
 """
 
+HOST_JOB_TEXT = """\
+Job         01JEZ6AAAAAAAAAAAAAAAAAAA4
+Name        prep
+Owner       alice
+State       RUNNING, attempt 1 of 1
+Command     python3 train.py
+Directory   /data/exp
+Framework   jax
+Resources   no GPU (CPU only); 4 cores, 16.0GiB of host memory
+Cores       2-5 (bound by cgroup)
+Memory cap  16.0GiB of host memory
+Placement   gpu-node-1
+Priority    0
+Retry       1 attempts, budget x1.5 after running out of memory
+Created     2026-12-01T11:00:00Z (1h00m ago)
+Started     2026-12-01T11:00:02Z (59m58s ago)
+Ran         59m58s
+Attempts:
+  # OUTCOME EXIT NODE       BUDGET PEAK RAN
+  1 RUNNING      gpu-node-1 -      -    59m58s
+"""
+
+OWNERS_TEXT = """\
+OWNER SHARE RUN QUEUED GPUS  GPU-MEM CORES HOST-MEM RECENT DOMINANT   POSITION
+root  1     0   0      0     0B      0     0B       0%     -          0
+bob   1     1   0      0.125 2.0GiB  1     0B       1%     6% gpu-mem 0.0725
+alice 2     2   28     0.5   7.6GiB  8     16.0GiB  21%    25% cores  0.448
+(all)       3   28     0.625 9.6GiB  9     16.0GiB
+
+Capacity: 2 GPUs, 32.0GiB of GPU memory, 8 CPU slots
+"""
+
+NODES_TEXT = """\
+NODE       CORES CPU-USED HOST-MEM      MEM-USED LABELS
+gpu-node-1 24/31 21.7     192GiB/486GiB 160GiB   gpu-type=h200
+gpu-node-2 0/15  -        0B/238GiB     -        gpu-type=a100
+"""
+
 
 class GoldenOutputTest(unittest.TestCase):
     maxDiff = None
@@ -268,6 +354,20 @@ class GoldenOutputTest(unittest.TestCase):
 
     def test_show_puts_the_job_in_words_with_its_attempts_and_failure(self):
         self.assertGolden(gpuq_cli.format_job(OOM_JOB, NOW), JOB_TEXT)
+
+    def test_show_gives_the_cores_of_the_current_attempt_and_the_host_memory_cap(self):
+        self.assertGolden(gpuq_cli.format_job(HOST_JOB, NOW), HOST_JOB_TEXT)
+
+    def test_owners_show_share_jobs_holdings_and_standing_then_the_totals(self):
+        self.assertGolden(gpuq_cli.format_owners(OWNERS), OWNERS_TEXT)
+
+    def test_a_submitter_sees_their_own_row_and_everyones_totals(self):
+        mine = dict(OWNERS, owners=[OWNERS["owners"][1]])
+        lines = gpuq_cli.format_owners(mine).splitlines()
+        self.assertEqual([line.split()[0] for line in lines[1:3]], ["bob", "(all)"])
+
+    def test_nodes_show_cores_and_host_memory_allocated_of_allocatable_and_used(self):
+        self.assertGolden(gpuq_cli.format_nodes(NODES), NODES_TEXT)
 
 
 class UnitsTest(unittest.TestCase):
@@ -316,8 +416,35 @@ class UnitsTest(unittest.TestCase):
                 ("start spacing on GPU 0 of node a", "Spacing"),
                 ("waiting for a free CPU slot on node a", "CpuSlot"),
                 ("node a does not match nodeSelector {pool=a100}", "Selector"),
-                ("not yet considered by a scheduling pass", "NotYet")):
+                ("not yet considered by a scheduling pass", "NotYet"),
+                ("waiting for 4 cores; 2 free on node a", "Cores"),
+                ("waiting for 1 core; 0 free on node a", "Cores"),
+                ("waiting for 16GiB of host memory; 9.5GiB free on node a", "HostMemory"),
+                ("cores and host memory are reserved for job X, which has waited longest",
+                 "Reserved"),
+                ("cores and host memory are reserved for another owner's job, which has waited"
+                 " longest", "Reserved"),
+                ("cannot run on node a: asks for 8 cores, this node gives its jobs 4",
+                 "NodeTooSmall"),
+                ("bob's turn first: alice holds 75% of the GPU memory at share 1 of 2",
+                 "FairShare"),
+                ("another owner's turn first: alice holds 75% of the cores at share 1 of 2",
+                 "FairShare"),
+                ("at your limit of 4 GPUs (max-gpus)", "Limit"),
+                ("at your limit of 8 running jobs (max-running-jobs)", "Limit"),
+                ("at your limit of 40GiB of GPU memory (max-gpu-memory)", "Limit")):
             self.assertEqual(gpuq_cli.short_queued_reason(reason), word)
+
+    def test_cores_are_whole_and_host_memory_a_size_as_gpuq_reads_one(self):
+        self.assertEqual(gpuq_cli.parse_cpus("4"), 4)
+        for size in ("16GiB", "512MiB", "6G", "1.5GiB", "2048", "8gb", "4Ki"):
+            self.assertEqual(gpuq_cli.parse_size(size), size)
+        for bad in ("0", "-2", "two", "1.5"):
+            with self.assertRaises(Exception, msg=bad):
+                gpuq_cli.parse_cpus(bad)
+        for bad in ("lots", "16 GiBs", "-1G", "0", "G"):
+            with self.assertRaises(Exception, msg=bad):
+                gpuq_cli.parse_size(bad)
 
     def test_a_table_never_wraps_and_cuts_with_an_ellipsis(self):
         table = gpuq_cli.render_table(["ID", "NAME"], [["x" * 50, "y" * 200]], width=80)
@@ -343,7 +470,7 @@ class CommandLineTest(unittest.TestCase):
     def test_every_command_has_help(self):
         parser = gpuq_cli.build_parser()
         for argv in (["submit"], ["run"], ["queue"], ["ls"], ["show"], ["logs"], ["cancel"],
-                     ["wait"], ["gpus"], ["login"], ["completion"], ["sweep"],
+                     ["wait"], ["gpus"], ["nodes"], ["owners"], ["login"], ["completion"], ["sweep"],
                      ["sweep", "create"], ["sweep", "ls"], ["sweep", "show"],
                      ["sweep", "trials"], ["sweep", "best"], ["sweep", "cancel"],
                      ["sweep", "close"]):
@@ -359,9 +486,45 @@ class CommandLineTest(unittest.TestCase):
     def test_bash_completion_offers_the_commands_and_their_options(self):
         script = gpuq_cli.bash_completion(gpuq_cli.build_parser())
         self.assertIn("complete -F _gpuq gpuq", script)
-        self.assertIn('opts="submit run queue ls show logs cancel wait gpus login sweep', script)
+        self.assertIn('opts="submit run queue ls show logs cancel wait gpus nodes owners login '
+                      'sweep', script)
         self.assertIn("--gpu-memory", script)
+        self.assertIn("--cpus --memory", script)
         self.assertIn("create ls show trials best cancel close", script)
+
+    def test_job_options_put_cores_and_host_memory_in_resources(self):
+        parser = gpuq_cli.build_parser()
+        for argv in (["submit"], ["run"], ["sweep", "create", "--param", "lr=1,2"]):
+            args = parser.parse_args(argv + ["--cpus", "4", "--memory", "16GiB", "--", "true"])
+            self.assertEqual(gpuq_cli.job_body_options(args)["resources"],
+                             {"cpus": 4, "memory": "16GiB"}, argv)
+        args = parser.parse_args(["submit", "--memory", "1073741824", "--", "true"])
+        self.assertEqual(gpuq_cli.job_body_options(args)["resources"], {"memory": 1073741824})
+
+    def test_a_bad_cpus_or_memory_is_wrong_usage_exit_2_with_what_is_wrong(self):
+        for option, value in (("--cpus", "0"), ("--cpus", "many"), ("--memory", "lots")):
+            with self.subTest(option=option), self.assertRaises(SystemExit) as exit_:
+                stderr, sys.stderr = sys.stderr, io.StringIO()
+                try:
+                    gpuq_cli.build_parser().parse_args(["submit", option, value, "--", "true"])
+                finally:
+                    said, sys.stderr = sys.stderr.getvalue(), stderr
+            self.assertEqual(exit_.exception.code, 2)
+            self.assertIn("%s: not a" % option, said)
+
+    def test_too_many_queued_jobs_prints_the_detail_and_exits_3(self):
+        problem = {"title": "Too many queued jobs", "status": 429,
+                   "detail": "you have 2 queued jobs and this adds 1, past your limit of 2 queued"
+                             " jobs (max-queued-jobs): wait for some to start, or cancel some",
+                   "limit": "max-queued-jobs", "max": 2, "queued": 2, "requested": 1}
+        error = gpuq.GpuqError(429, problem["title"], problem["detail"], body=problem)
+        stderr, sys.stderr = sys.stderr, io.StringIO()
+        try:
+            code = gpuq_cli.report_error(error)
+        finally:
+            said, sys.stderr = sys.stderr.getvalue(), stderr
+        self.assertEqual(code, 3)
+        self.assertEqual(said, "gpuq: 429 Too many queued jobs: " + problem["detail"] + "\n")
 
     def test_a_job_that_failed_without_a_code_exits_1_and_one_with_a_code_with_it(self):
         self.assertEqual(gpuq_cli.job_exit({"id": "j", "state": "SUCCEEDED", "exitCode": 0}), 0)

@@ -64,6 +64,32 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(job["labels"], self.labels)
         self.assertIn(job["state"], {"QUEUED", "RUNNING", "SUCCEEDED"})
 
+    def test_cpus_and_memory_are_the_jobs_cores_and_host_memory(self):
+        job = self.submit(sh("true"), cpus=2, memory="64MiB")
+
+        self.assertEqual(job["resources"], {"gpus": 0, "cpus": 2, "memory": 64 * 1024 ** 2})
+        trial = self.gq.create_sweep(sh("echo {x}"), {"x": [1]}, gpus=0, cpus=3, memory=2 ** 27,
+                                     labels=self.labels)
+        jobs = list(self.gq.list(labels={"sweep": trial["id"]}))
+        self.assertEqual([j["resources"]["cpus"] for j in jobs], [3])
+        self.assertEqual([j["resources"]["memory"] for j in jobs], [2 ** 27])
+
+    def test_owners_shows_a_submitter_their_own_row_and_the_totals(self):
+        answer = self.gq.owners()
+
+        self.assertEqual([o["owner"] for o in answer["owners"]], ["alice"])
+        self.assertIn("standing", answer["owners"][0])
+        self.assertIn("capacity", answer["totals"])
+
+    def test_nodes_give_each_nodes_cores_and_host_memory_but_not_their_use(self):
+        nodes = self.gq.nodes()
+
+        self.assertTrue(nodes)
+        for node in nodes:
+            self.assertGreaterEqual(node["cpus"]["allocatable"], 1, node)
+            self.assertIsNone(node["cpus"]["used"], node)
+            self.assertIsNone(node["memory"]["used"], node)
+
     def test_a_string_command_is_split_like_a_shell_would_but_not_run_by_one(self):
         job = self.finished(self.submit("echo 'two words' $HOME"))
 

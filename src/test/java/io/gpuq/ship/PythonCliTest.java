@@ -22,7 +22,13 @@ class PythonCliTest extends IntegrationTest {
     PythonUnittest.passes(
         "clients/python/test_cli.py",
         dataDir(),
-        Map.of("GPUQ_URL", "http://127.0.0.1:" + port, "GPUQ_TOKEN", ALICE_TOKEN),
+        Map.of(
+            "GPUQ_URL",
+            "http://127.0.0.1:" + port,
+            "GPUQ_TOKEN",
+            ALICE_TOKEN,
+            "GPUQ_ADMIN_TOKEN",
+            ADMIN_TOKEN),
         TIMEOUT_SECONDS);
   }
 }
