@@ -218,14 +218,14 @@ public final class SchedulerBuilder {
       memory += device.memoryTotalBytes();
     }
     Capacity others = fairShare.otherNodes().get();
-    NodeCapacity counted =
-        allocatable == LocalNode.UNLIMITED ? new NodeCapacity(0, 0) : allocatable;
+    // A node given no figures (tests that build the scheduler by hand) counts none.
+    boolean counted = allocatable != LocalNode.UNLIMITED;
     return new Capacity(
         memory + others.gpuMemoryBytes(),
         gpus.inventory().devices().size() + others.gpus(),
         cpuSlots + others.cpuSlots(),
-        counted.cpus() + others.cores(),
-        counted.memoryBytes() + others.hostMemoryBytes());
+        (counted ? allocatable.cpus() : 0) + others.cores(),
+        (counted ? allocatable.memoryBytes() : 0) + others.hostMemoryBytes());
   }
 
   /** A node without GPUs: there is nothing to attach workers to. */
