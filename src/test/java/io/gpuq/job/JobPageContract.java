@@ -37,7 +37,7 @@ import org.springframework.transaction.annotation.Transactional;
     properties = "spring.jpa.properties.hibernate.generate_statistics=true")
 @AutoConfigureTestDatabase(replace = AutoConfigureTestDatabase.Replace.NONE)
 @Transactional(propagation = Propagation.NOT_SUPPORTED)
-@Import({JpaJobStore.class, JobService.class, JobPageContract.Fixtures.class})
+@Import({JpaJobStore.class, JobPageContract.Fixtures.class})
 abstract class JobPageContract {
 
   static final Instant T0 = Instant.parse("2026-11-29T12:00:00Z");
@@ -58,6 +58,12 @@ abstract class JobPageContract {
     @Bean
     Clock clock() {
       return Clock.fixed(T0, ZoneOffset.UTC);
+    }
+
+    /** The service as gpuq builds it, without listeners or a queued limit. */
+    @Bean
+    JobService jobService(JobStore store, Clock clock) {
+      return new JobService(store, clock, List.of());
     }
   }
 

@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
@@ -57,16 +58,29 @@ class NodeFiguresOnSeveralNodesTest {
                 "--gpuq.node.reserved-memory=512MiB")) {
       HttpApi apiA = a.api();
       HttpApi apiB = b.api();
-      // Submitted to node-a, runs on node-b.
-      String id =
-          apiA.submit(
-              aJob()
-                  .command("python3", "-c", "b = b'x' * (100 << 20)\n" + release.pythonWait())
-                  .cpuOnly()
-                  .cpus(1)
-                  .memory("300MiB")
-                  .field("nodeSelector", Map.of("pool", "b"))
-                  .json());
+      // Submitted to node-a, runs on node-b. Node-a admits it once it has read node-b's first
+      // heartbeat: until then no live node it knows carries pool=b (a 422, which stores nothing).
+      String job =
+          aJob()
+              .command("python3", "-c", "b = b'x' * (100 << 20)\n" + release.pythonWait())
+              .cpuOnly()
+              .cpus(1)
+              .memory("300MiB")
+              .field("nodeSelector", Map.of("pool", "b"))
+              .json();
+      AtomicReference<String> submitted = new AtomicReference<>();
+      await()
+          .atMost(SOON)
+          .until(
+              () -> {
+                HttpApi.Response response = apiA.post("/api/v1/jobs", job);
+                assertThat(response.status()).isIn(201, 422);
+                if (response.status() == 201) {
+                  submitted.set(response.json().get("id").asString());
+                }
+                return submitted.get() != null;
+              });
+      String id = submitted.get();
       try {
         await()
             .atMost(SOON)
