@@ -102,6 +102,9 @@ public final class GpuqServer implements AutoCloseable {
             "--server.port=" + port,
             "--gpuq.data-dir=" + dataDir,
             "--gpuq.scheduler.cpu-slots=" + cpuSlots,
+            // As many cores as slots, whatever the machine has: each job takes a core (issue 27),
+            // and the bench runs as many at once as xargs -P does, as it did before.
+            "--gpuq.node.cpus=" + cpuSlots,
             "--gpuq.gpu.backend=emulated",
             "--gpuq.auth.tokens[0].name=bench",
             "--gpuq.auth.tokens[0].token=" + TOKEN,
