@@ -3,6 +3,7 @@ package io.gpuq.job;
 import io.gpuq.placement.MemoryDemand;
 import java.time.Instant;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * What scheduling needs of a queued job, read without its collections: a pass reads up to the
@@ -26,43 +27,7 @@ public record QueuedJob(
 
   public QueuedJob {
     nodeSelector = nodeSelector == null ? Map.of() : nodeSelector;
-    host = host == null ? HostResources.ONE_CORE : host;
-  }
-
-  /** A job of one core and no host memory. */
-  public QueuedJob(
-      String id,
-      String owner,
-      int gpus,
-      MemoryDemand memory,
-      int priority,
-      Instant queuedAt,
-      Map<String, String> nodeSelector,
-      String sweepId) {
-    this(id, owner, gpus, memory, priority, queuedAt, nodeSelector, sweepId, null);
-  }
-
-  /** From the columns, as the repository's queue queries select them; one core, no host memory. */
-  public QueuedJob(
-      String id,
-      String owner,
-      int gpus,
-      Long gpuMemoryBytes,
-      Double gpuFraction,
-      int priority,
-      Instant queuedAt,
-      Map<String, String> nodeSelector,
-      String sweepId) {
-    this(
-        id,
-        owner,
-        gpus,
-        MemoryDemand.of(gpuMemoryBytes, gpuFraction),
-        priority,
-        queuedAt,
-        nodeSelector,
-        sweepId,
-        null);
+    Objects.requireNonNull(host, "host");
   }
 
   /** From the columns, as the repository's queue queries select them. */
