@@ -171,11 +171,15 @@ abstract class JpaJobStoreContract extends JobStoreContract {
   /**
    * A pass finds the owners with queued jobs and reads each one's first jobs of a kind by seeks in
    * the index {@code jobs_queue_by_owner_and_kind}, never by reading every queued job (nor the
-   * table: PostgreSQL told to avoid a sequential scan, which it prefers on a table this small). On
-   * H2, which runs them one seek at a time, each reads no more index entries than it returns.
+   * table: PostgreSQL told to avoid a sequential scan or a sort, which it may prefer on a table
+   * this small). On H2, which runs them one seek at a time, each reads no more index entries than
+   * it returns.
    */
   @Test
   void every_owners_queue_head_is_read_by_seeks_in_the_owner_index() {
+    // A queue among finished jobs, as it is in use: on 20 queued rows alone, any index in owner
+    // order costs PostgreSQL as little as this one, and which it picks is a coin toss.
+    queueMany(JobBuilder.aSucceededJob().ownedBy("alice").onAGpu(), 2_000);
     for (int i = 0; i < 20; i++) {
       JobBuilder.aQueuedJob().ownedBy(i % 4 == 0 ? "bob" : "alice").onAGpu().in(store());
     }
@@ -189,7 +193,11 @@ abstract class JpaJobStoreContract extends JobStoreContract {
           tx.execute(
               status -> {
                 if (postgres) {
+                  // Statistics of this test's rows, not of what earlier tests left (autovacuum
+                  // runs when it will); and neither a table scan nor a sort of every queued job.
+                  jdbc().execute("analyze jobs");
                   jdbc().execute("set local enable_seqscan = off");
+                  jdbc().execute("set local enable_sort = off");
                 }
                 return String.join(
                     "\n",
@@ -206,9 +214,9 @@ abstract class JpaJobStoreContract extends JobStoreContract {
               });
       assertThat(plan.toLowerCase(java.util.Locale.ROOT))
           .as(statement)
-          .contains(
+          .containsPattern(
               postgres
-                  ? "index only scan using jobs_queue_by_owner_and_kind"
+                  ? "index (only )?scan using jobs_queue_by_owner_and_kind"
                   : "jobs_queue_by_owner_and_kind: ")
           .doesNotContain(postgres ? "seq scan" : "tablescan");
       if (!postgres) {
