@@ -3,7 +3,6 @@ package io.gpuq.api;
 import io.gpuq.fairshare.Capacity;
 import io.gpuq.fairshare.Held;
 import io.gpuq.job.Caller;
-import io.gpuq.schedule.OwnerCounts;
 import io.gpuq.schedule.OwnersReport;
 import io.swagger.v3.oas.annotations.media.Schema;
 import java.time.Instant;
@@ -58,18 +57,17 @@ public record OwnersView(
       Standing standing) {
 
     static Owner of(OwnersReport.Owner owner) {
-      OwnerCounts.Counted jobs = owner.jobs();
       Held held = owner.held();
       return new Owner(
           owner.name(),
           owner.share(),
-          jobs.runningJobs(),
-          jobs.queuedJobs(),
-          jobs.gpus(),
+          held.jobs(),
+          owner.queuedJobs(),
+          owner.gpus(),
           held.wholeGpus(),
           held.gpuMemoryBytes(),
-          jobs.cpus(),
-          jobs.memoryBytes(),
+          held.cores(),
+          held.hostMemoryBytes(),
           owner.recent(),
           new Standing(
               owner.position(),
@@ -108,17 +106,16 @@ public record OwnersView(
           ClusterCapacity capacity) {
 
     static Totals of(OwnersReport.Totals totals) {
-      OwnerCounts.Counted jobs = totals.jobs();
       Held held = totals.held();
       Capacity capacity = totals.capacity();
       return new Totals(
-          jobs.runningJobs(),
-          jobs.queuedJobs(),
-          jobs.gpus(),
+          held.jobs(),
+          totals.queuedJobs(),
+          totals.gpus(),
           held.wholeGpus(),
           held.gpuMemoryBytes(),
-          jobs.cpus(),
-          jobs.memoryBytes(),
+          held.cores(),
+          held.hostMemoryBytes(),
           new ClusterCapacity(
               capacity.gpus(),
               capacity.gpuMemoryBytes(),

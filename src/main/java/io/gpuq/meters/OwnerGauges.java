@@ -32,19 +32,19 @@ public final class OwnerGauges extends FixedDelayDuty {
         MeterNames.OWNER_RUNNING_JOBS,
         null,
         "The owner's RUNNING jobs, over every node",
-        o -> o.jobs().runningJobs());
+        o -> o.held().jobs());
     gauge(
         registry,
         MeterNames.OWNER_QUEUED_JOBS,
         null,
         "The owner's QUEUED jobs",
-        o -> o.jobs().queuedJobs());
+        o -> o.queuedJobs());
     gauge(
         registry,
         MeterNames.OWNER_GPUS_HELD,
         null,
         "GPUs the owner's running jobs hold: whole GPUs plus the parts of shared ones",
-        o -> o.jobs().gpus());
+        o -> o.gpus());
     gauge(
         registry,
         MeterNames.OWNER_GPU_MEMORY_HELD,

@@ -44,27 +44,6 @@ public final class LastPass {
       fullSweeps = Map.copyOf(fullSweeps);
     }
 
-    /** Findings of a node whose cores and host memory never run out. */
-    public Pass(
-        Instant at,
-        String node,
-        int freeCpuSlots,
-        Map<String, String> byJob,
-        Map<String, Integer> fullSweeps,
-        Head cpuHead,
-        Head gpuHead) {
-      this(
-          at,
-          node,
-          freeCpuSlots,
-          byJob,
-          fullSweeps,
-          cpuHead,
-          gpuHead,
-          Long.MAX_VALUE,
-          Long.MAX_VALUE);
-    }
-
     /** The same findings, confirmed at {@code now} by a pass that read nothing new. */
     Pass seenAgain(Instant now, int freeCpuSlots, long freeCpus, long freeMemoryBytes) {
       return new Pass(

@@ -54,17 +54,11 @@ public record OwnersReport(Instant at, List<Owner> owners, Totals totals) {
     names.addAll(queued.keySet());
     names.addAll(held.keySet());
     List<Owner> owners = new ArrayList<>(names.size());
-    OwnerCounts.Counted summed = OwnerCounts.Counted.NONE;
+    long queuedInAll = 0;
     Held heldInAll = Held.NONE;
     for (String name : names) {
       Held holds = held.getOrDefault(name, Held.NONE);
-      OwnerCounts.Counted counted =
-          new OwnerCounts.Counted(
-              holds.jobs(),
-              holds.gpus(capacity),
-              holds.cores(),
-              holds.hostMemoryBytes(),
-              queued.getOrDefault(name, 0L));
+      long queuedJobs = queued.getOrDefault(name, 0L);
       Standing standing =
           new Standing(
               terms.getOrDefault(name, OwnerTerms.DEFAULT).share(),
@@ -75,17 +69,18 @@ public record OwnersReport(Instant at, List<Owner> owners, Totals totals) {
           new Owner(
               name,
               standing.share(),
-              counted,
+              queuedJobs,
+              holds.gpus(capacity),
               holds,
               standing.recent(),
               dominant.resource(),
               dominant.share(),
               standing.position(capacity)));
-      summed = summed.plus(counted);
+      queuedInAll += queuedJobs;
       heldInAll = heldInAll.plus(holds);
     }
     owners.sort(SERVED_FIRST);
-    return new OwnersReport(at, owners, new Totals(summed, heldInAll, capacity));
+    return new OwnersReport(at, owners, new Totals(queuedInAll, heldInAll, capacity));
   }
 
   /** One owner's row, if the report has it. */
@@ -97,8 +92,11 @@ public record OwnersReport(Instant at, List<Owner> owners, Totals totals) {
    * One owner.
    *
    * @param share their weight ({@code gpuq.auth.tokens[N].share})
-   * @param jobs their running and queued jobs, and what the running ones were given
-   * @param held what their running jobs hold in the measures of fair share
+   * @param queuedJobs their QUEUED jobs
+   * @param gpus the GPUs their running jobs hold, as {@code max-gpus} counts them ({@link
+   *     Held#gpus})
+   * @param held what their running jobs hold: their count, cores and host memory, and the measures
+   *     of fair share
    * @param recent their recent usage, an average dominant share decayed with the half-life
    * @param dominantResource the resource of which they hold the largest share
    * @param dominantShare that share, 0..1, of the cluster's capacity
@@ -107,7 +105,8 @@ public record OwnersReport(Instant at, List<Owner> owners, Totals totals) {
   public record Owner(
       String name,
       double share,
-      OwnerCounts.Counted jobs,
+      long queuedJobs,
+      double gpus,
       Held held,
       double recent,
       Resource dominantResource,
@@ -117,8 +116,16 @@ public record OwnersReport(Instant at, List<Owner> owners, Totals totals) {
   /**
    * The cluster's figures: every owner's added up, and what the cluster has.
    *
+   * @param queuedJobs every QUEUED job
+   * @param held what every running job holds
    * @param capacity the GPU memory, GPUs and CPU slots of every live node, the denominators of the
    *     dominant shares
    */
-  public record Totals(OwnerCounts.Counted jobs, Held held, Capacity capacity) {}
+  public record Totals(long queuedJobs, Held held, Capacity capacity) {
+
+    /** The GPUs every running job holds, as {@code max-gpus} counts them ({@link Held#gpus}). */
+    public double gpus() {
+      return held.gpus(capacity);
+    }
+  }
 }

@@ -48,7 +48,7 @@ class OwnersReportTest {
     assertThat(alice.dominantResource()).isEqualTo(Resource.GPU_MEMORY);
     assertThat(report.owner("bob").orElseThrow().position()).isCloseTo(0.125, within(1e-12));
     assertThat(report.owner("carol").orElseThrow().share()).isEqualTo(1);
-    assertThat(report.owner("carol").orElseThrow().jobs().queuedJobs()).isEqualTo(3);
+    assertThat(report.owner("carol").orElseThrow().queuedJobs()).isEqualTo(3);
   }
 
   @Test
@@ -64,10 +64,10 @@ class OwnersReportTest {
             CLUSTER);
 
     OwnersReport.Totals totals = report.totals();
-    assertThat(totals.jobs().runningJobs()).isEqualTo(3);
-    assertThat(totals.jobs().queuedJobs()).isEqualTo(3);
-    assertThat(totals.jobs().gpus()).isEqualTo(1.5);
-    assertThat(totals.jobs().cpus()).isEqualTo(3);
+    assertThat(totals.held().jobs()).isEqualTo(3);
+    assertThat(totals.queuedJobs()).isEqualTo(3);
+    assertThat(totals.gpus()).isEqualTo(1.5);
+    assertThat(totals.held().cores()).isEqualTo(3);
     assertThat(totals.held()).isEqualTo(new Held(24 * GIB, 1, 0, 3, 0, 3, 0.5, 0));
     assertThat(totals.capacity()).isEqualTo(CLUSTER);
   }
@@ -100,7 +100,7 @@ class OwnersReportTest {
       OwnersReport report =
           OwnersReport.of(NOW, Map.of(), Map.of(), Map.of("alice", held), Map.of(), CLUSTER);
 
-      assertThat(report.owner("alice").orElseThrow().jobs().gpus()).isCloseTo(1.4, within(1e-12));
+      assertThat(report.owner("alice").orElseThrow().gpus()).isCloseTo(1.4, within(1e-12));
     }
 
     @Test
@@ -110,7 +110,7 @@ class OwnersReportTest {
       OwnersReport report =
           OwnersReport.of(NOW, Map.of(), Map.of(), Map.of("alice", held), Map.of(), CLUSTER);
 
-      assertThat(report.owner("alice").orElseThrow().jobs().gpus()).isEqualTo(0.25);
+      assertThat(report.owner("alice").orElseThrow().gpus()).isEqualTo(0.25);
     }
 
     @Test
@@ -119,7 +119,7 @@ class OwnersReportTest {
       OwnersReport report =
           OwnersReport.of(NOW, Map.of(), Map.of(), Map.of("alice", held), Map.of(), CLUSTER);
 
-      assertThat(report.owner("alice").orElseThrow().jobs().gpus()).isZero();
+      assertThat(report.owner("alice").orElseThrow().gpus()).isZero();
     }
   }
 }
