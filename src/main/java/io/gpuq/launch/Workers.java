@@ -209,9 +209,23 @@ public final class Workers {
    */
   public boolean stop(String jobId, StopReason reason, String detail) {
     RunningWorker worker = live.get(jobId);
-    if (worker == null || !worker.markStopping(reason, detail)) {
+    return worker != null && stopLive(worker, reason, detail);
+  }
+
+  /**
+   * Stops this very worker, if it is still its job's live worker here and not being stopped
+   * already. For a caller that read {@link #live()} a moment before: by now the worker may have
+   * ended, or a later attempt of its job replaced it, and that one must run on.
+   */
+  public boolean stop(RunningWorker worker, StopReason reason) {
+    return live.get(worker.jobId()) == worker && stopLive(worker, reason, null);
+  }
+
+  private boolean stopLive(RunningWorker worker, StopReason reason, String detail) {
+    if (!worker.markStopping(reason, detail)) {
       return false;
     }
+    String jobId = worker.jobId();
     log.info(
         "stopping job {} (pid {}): {}{}",
         jobId,

@@ -1,5 +1,6 @@
 package io.gpuq.schedule;
 
+import io.gpuq.job.AttemptStanding;
 import io.gpuq.job.JobService;
 import io.gpuq.launch.RunningWorker;
 import io.gpuq.launch.StopReason;
@@ -27,32 +28,43 @@ public final class StopUnownedWorkers {
     this.node = node;
   }
 
-  /** Asks the store about each live worker not being stopped already, and stops the unowned. */
-  public void runOnce() {
+  /**
+   * Asks the store about each live worker not being stopped already, and stops the unowned. A
+   * worker may end, and its end be stored, between the two reads: it is not unowned but done, and
+   * nothing is stopped or said of it.
+   *
+   * @return how many workers it stopped
+   */
+  public int runOnce() {
+    int stopped = 0;
     for (RunningWorker worker : workers.live()) {
       if (worker.stopReason() != null) {
         continue;
       }
-      switch (jobs.standingOf(worker.jobId(), worker.attempt(), node)) {
-        case RUNS_THERE -> {}
-        case CANCELLED -> {
-          log.info("job {} was cancelled: stopping its worker", worker.jobId());
-          workers.stop(worker.jobId(), StopReason.CANCELLED);
-        }
-        case PRUNED -> {
-          log.info("trial {} was pruned: stopping its worker", worker.jobId());
-          workers.stop(worker.jobId(), StopReason.PRUNED);
-        }
-        case GONE -> {
-          log.warn(
-              "job {} attempt {} no longer belongs to node {} (declared lost while it was"
-                  + " silent): stopping its stale worker",
-              worker.jobId(),
-              worker.attempt(),
-              node);
-          workers.stop(worker.jobId(), StopReason.STALE);
-        }
+      AttemptStanding standing = jobs.standingOf(worker.jobId(), worker.attempt(), node);
+      StopReason reason =
+          switch (standing) {
+            case RUNS_THERE -> null;
+            case CANCELLED -> StopReason.CANCELLED;
+            case PRUNED -> StopReason.PRUNED;
+            case GONE -> StopReason.STALE;
+          };
+      if (reason == null || !workers.stop(worker, reason)) {
+        continue;
+      }
+      stopped++;
+      switch (standing) {
+        case CANCELLED -> log.info("job {} was cancelled: stopped its worker", worker.jobId());
+        case PRUNED -> log.info("trial {} was pruned: stopped its worker", worker.jobId());
+        default ->
+            log.warn(
+                "job {} attempt {} no longer belongs to node {} (declared lost while it was"
+                    + " silent): stopped its stale worker",
+                worker.jobId(),
+                worker.attempt(),
+                node);
       }
     }
+    return stopped;
   }
 }

@@ -69,10 +69,20 @@ public final class LocalWorkers implements AutoCloseable {
   /** Starts attempt 1 of {@code jobId} with this placement. */
   public RunningWorker launch(
       String jobId, Duration timeout, JobPlacement placement, String... command) {
+    return launchAttempt(jobId, 1, timeout, placement, command);
+  }
+
+  /** Starts this attempt of {@code jobId}, CPU-only on node-1, with no timeout. */
+  public RunningWorker launchAttempt(String jobId, int attempt, String... command) {
+    return launchAttempt(jobId, attempt, null, JobPlacement.cpuOnly("node-1"), command);
+  }
+
+  private RunningWorker launchAttempt(
+      String jobId, int attempt, Duration timeout, JobPlacement placement, String... command) {
     LaunchRequest request =
         new LaunchRequest(
             jobId,
-            1,
+            attempt,
             List.of(command),
             null,
             Map.of("PATH", "/usr/local/bin:/usr/bin:/bin"),

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpuq.job.InMemoryJobStore;
 import io.gpuq.job.JobService;
+import io.gpuq.launch.RunningWorker;
 import io.gpuq.launch.StopReason;
 import io.gpuq.launch.WorkerExit;
 import java.nio.file.Path;
@@ -51,7 +52,7 @@ class StopUnownedWorkersTest {
         // As another node's cancel: it cannot reach this node's worker.
         job -> {});
 
-    stopUnowned.runOnce();
+    assertThat(stopUnowned.runOnce()).isOne();
 
     WorkerExit exit = local.exitOf(id).get(30, TimeUnit.SECONDS);
     assertThat(exit.stopReason()).isEqualTo(StopReason.CANCELLED);
@@ -90,7 +91,7 @@ class StopUnownedWorkersTest {
     String id = aRunningJob().on("node-1").in(store).id();
     local.launch(id, "sleep", "60");
 
-    stopUnowned.runOnce();
+    assertThat(stopUnowned.runOnce()).isZero();
 
     assertThat(local.workers().live())
         .singleElement()
@@ -109,5 +110,32 @@ class StopUnownedWorkersTest {
 
     assertThat(local.exitOf(id).get(30, TimeUnit.SECONDS).stopReason())
         .isEqualTo(StopReason.TIMEOUT);
+  }
+
+  @Test
+  void a_worker_that_ended_after_the_live_list_was_read_is_not_stopped_again() throws Exception {
+    String id = aRunningJob().on("node-1").in(store).id();
+    RunningWorker read = local.launch(id, "sleep", "60");
+    // Its job is cancelled and its worker ends and leaves the live list before the next reads.
+    jobs.cancel(new io.gpuq.job.Caller("alice", io.gpuq.job.Caller.Role.SUBMITTER), id, job -> {});
+    local.workers().stop(id, StopReason.CANCELLED);
+    local.exitOf(id).get(30, TimeUnit.SECONDS);
+
+    assertThat(local.workers().stop(read, StopReason.STALE)).isFalse();
+    assertThat(local.exitOf(id).get().stopReason()).isEqualTo(StopReason.CANCELLED);
+  }
+
+  @Test
+  void a_worker_read_before_a_later_attempt_replaced_it_never_stops_that_attempt()
+      throws Exception {
+    String id = aRunningJob().spec(s -> s.attempts(2)).on("node-1").in(store).id();
+    RunningWorker first = local.launch(id, "sleep", "60");
+    // The job is lost, requeued and claimed here again while attempt 1 still runs: attempt 2
+    // replaces it as the job's live worker, and attempt 1 is stopped as stale.
+    RunningWorker second = local.launchAttempt(id, 2, "sleep", "60");
+
+    assertThat(local.workers().stop(first, StopReason.STALE)).isFalse();
+    assertThat(second.stopReason()).isNull();
+    assertThat(local.workers().live()).containsExactly(second);
   }
 }
