@@ -45,7 +45,6 @@ import org.springframework.web.servlet.mvc.method.annotation.StreamingResponseBo
 @RestController
 @RequestMapping("/api/v1/jobs")
 @Tag(name = "jobs", description = "Submit, follow and cancel training runs")
-@ApiResponse(responseCode = "401", description = "no or invalid bearer token")
 public class JobController {
 
   private static final int MAX_LABEL_FILTERS = 64;

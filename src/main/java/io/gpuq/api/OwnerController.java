@@ -18,7 +18,6 @@ import org.springframework.web.bind.annotation.RestController;
 @RestController
 @RequestMapping("/api/v1/owners")
 @Tag(name = "owners", description = "Who holds the GPUs: every owner's share, jobs and standing")
-@ApiResponse(responseCode = "401", description = "no or invalid bearer token")
 public class OwnerController {
 
   private final OwnerStandings owners;

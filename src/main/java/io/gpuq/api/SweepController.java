@@ -38,7 +38,6 @@ import org.springframework.web.bind.annotation.RestController;
 @RestController
 @RequestMapping("/api/v1/sweeps")
 @Tag(name = "sweeps", description = "Many trials of one command, each a job with its parameters")
-@ApiResponse(responseCode = "401", description = "no or invalid bearer token")
 @ApiResponse(responseCode = "403", description = "another user's sweep")
 @ApiResponse(responseCode = "404", description = "no such sweep")
 public class SweepController {
