@@ -7,7 +7,6 @@ import io.gpuq.job.JobService;
 import io.gpuq.node.LocalGpus;
 import io.gpuq.node.NodeRegistry;
 import io.swagger.v3.oas.annotations.Operation;
-import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -15,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
 import org.springframework.web.bind.annotation.GetMapping;
-import org.springframework.web.bind.annotation.RequestAttribute;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 
@@ -41,8 +39,7 @@ public class GpuController {
           "This node's GPUs from its last poll; other nodes' GPUs as of their last heartbeat. A"
               + " submitter sees another owner's process as \"another owner's job\", without its"
               + " pid or job id.")
-  public List<GpuView> gpus(
-      @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller) {
+  public List<GpuView> gpus(Caller caller) {
     Predicate<String> visible = caller.isAdmin() ? jobId -> true : ownJobs(caller);
     List<GpuView> all = new ArrayList<>();
     local.gpus().forEach(gpu -> all.add(GpuView.of(gpu, visible)));

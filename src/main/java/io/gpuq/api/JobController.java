@@ -35,7 +35,6 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
-import org.springframework.web.bind.annotation.RequestAttribute;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestMapping;
@@ -46,7 +45,6 @@ import org.springframework.web.servlet.mvc.method.annotation.StreamingResponseBo
 @RestController
 @RequestMapping("/api/v1/jobs")
 @Tag(name = "jobs", description = "Submit, follow and cancel training runs")
-@ApiResponse(responseCode = "401", description = "no or invalid bearer token")
 public class JobController {
 
   private static final int MAX_LABEL_FILTERS = 64;
@@ -81,7 +79,7 @@ public class JobController {
       responseCode = "507",
       description = "the data directory has less free space than gpuq.storage.min-free")
   public ResponseEntity<JobView> submit(
-      @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
+      Caller caller,
       @Parameter(description = "a repeated POST with the same key returns the first job (200)")
           @RequestHeader(value = "Idempotency-Key", required = false)
           String idempotencyKey,
@@ -98,9 +96,7 @@ public class JobController {
   @ApiResponse(responseCode = "200", description = "the job")
   @ApiResponse(responseCode = "403", description = "another user's job")
   @ApiResponse(responseCode = "404", description = "no such job")
-  public JobView get(
-      @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
-      @PathVariable String id) {
+  public JobView get(Caller caller, @PathVariable String id) {
     return view(caller, jobs.get(caller, id));
   }
 
@@ -114,7 +110,7 @@ public class JobController {
           "the database did not answer within gpuq.api.query-timeout; Retry-After says when to"
               + " try again")
   public JobListView list(
-      @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
+      Caller caller,
       @Parameter(description = "QUEUED, RUNNING, SUCCEEDED, FAILED, CANCELLED or PRUNED")
           @RequestParam(required = false)
           String state,
@@ -145,9 +141,7 @@ public class JobController {
               + " then SIGKILL after gpuq.worker.kill-grace.")
   @ApiResponse(responseCode = "200", description = "the job, now CANCELLED")
   @ApiResponse(responseCode = "409", description = "the job has already finished")
-  public JobView cancel(
-      @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
-      @PathVariable String id) {
+  public JobView cancel(Caller caller, @PathVariable String id) {
     return view(caller, commands.cancel(caller, id));
   }
 
@@ -160,7 +154,7 @@ public class JobController {
           "follow=true while this caller already follows gpuq.api.max-log-followers-per-caller"
               + " logs; Retry-After says when to try again")
   public ResponseEntity<StreamingResponseBody> logs(
-      @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
+      Caller caller,
       @PathVariable String id,
       @Parameter(description = "only the last N lines") @RequestParam(required = false)
           Integer tail,

@@ -12,7 +12,6 @@ import java.util.ArrayList;
 import java.util.List;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
-import org.springframework.web.bind.annotation.RequestAttribute;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
@@ -50,7 +49,7 @@ public class JobMetricsController {
   @ApiResponse(responseCode = "200", description = "one page of the series")
   @ApiResponse(responseCode = "400", description = "bad limit or cursor")
   public MetricSeriesView metrics(
-      @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
+      Caller caller,
       @PathVariable String id,
       @Parameter(description = "1 to 10000, default 10000") @RequestParam(required = false)
           Integer limit,

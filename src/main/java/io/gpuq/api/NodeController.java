@@ -3,11 +3,9 @@ package io.gpuq.api;
 import io.gpuq.job.Caller;
 import io.gpuq.node.NodeRegistry;
 import io.swagger.v3.oas.annotations.Operation;
-import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import java.util.List;
 import org.springframework.web.bind.annotation.GetMapping;
-import org.springframework.web.bind.annotation.RequestAttribute;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 
@@ -31,8 +29,7 @@ public class NodeController {
               + " database); used: what its workers used, the answering node's at its last"
               + " reading, another node's as of its last heartbeat. A submitter gets used as"
               + " null: allocatable and allocated are what decide where its jobs fit.")
-  public List<NodeView> nodes(
-      @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller) {
+  public List<NodeView> nodes(Caller caller) {
     boolean admin = caller.isAdmin();
     return nodes.liveNodeFigures().stream().map(node -> NodeView.of(node, admin)).toList();
   }

@@ -11,7 +11,6 @@ import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import java.util.Map;
 import org.springframework.web.bind.annotation.GetMapping;
-import org.springframework.web.bind.annotation.RequestAttribute;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
@@ -19,7 +18,6 @@ import org.springframework.web.bind.annotation.RestController;
 @RestController
 @RequestMapping("/api/v1/owners")
 @Tag(name = "owners", description = "Who holds the GPUs: every owner's share, jobs and standing")
-@ApiResponse(responseCode = "401", description = "no or invalid bearer token")
 public class OwnerController {
 
   private final OwnerStandings owners;
@@ -40,8 +38,7 @@ public class OwnerController {
   @ApiResponse(responseCode = "200", description = "the owners and the totals")
   @ApiResponse(responseCode = "400", description = "a query parameter: this listing takes none")
   public OwnersView owners(
-      @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
-      @Parameter(hidden = true) @RequestParam Map<String, String> query) {
+      Caller caller, @Parameter(hidden = true) @RequestParam Map<String, String> query) {
     // A parameter that filters nothing would answer as if it did: say so instead.
     FieldErrors errors = new FieldErrors();
     query.keySet().stream()

@@ -7,17 +7,25 @@ import io.swagger.v3.oas.models.Operation;
 import io.swagger.v3.oas.models.media.Content;
 import io.swagger.v3.oas.models.media.MediaType;
 import io.swagger.v3.oas.models.media.Schema;
+import io.swagger.v3.oas.models.responses.ApiResponse;
+import io.swagger.v3.oas.models.responses.ApiResponses;
 import org.springdoc.core.customizers.OpenApiCustomizer;
 import org.springframework.http.ProblemDetail;
 
 /**
  * Documents every error answer of the API as what it is, an RFC 9457 problem ({@code
  * application/problem+json}, {@link ProblemDetail}), in one place: the controllers' {@code
- * ApiResponse}s give an error's status and meaning only.
+ * ApiResponse}s give an error's status and meaning only. Also in one place: the 401 of every {@code
+ * /api} operation, all of which need a bearer token.
  */
 public final class ProblemResponsesDocumented implements OpenApiCustomizer {
 
   static final String MEDIA_TYPE = "application/problem+json";
+
+  /** The paths the token filter answers 401 without a valid bearer token. */
+  private static final String AUTHENTICATED_PATHS = "/api/";
+
+  private static final String UNAUTHORIZED = "401";
 
   @Override
   public void customise(OpenAPI api) {
@@ -30,6 +38,13 @@ public final class ProblemResponsesDocumented implements OpenApiCustomizer {
     if (api.getPaths() == null) {
       return;
     }
+    api.getPaths()
+        .forEach(
+            (path, item) -> {
+              if (path.startsWith(AUTHENTICATED_PATHS)) {
+                item.readOperations().forEach(ProblemResponsesDocumented::addUnauthorized);
+              }
+            });
     api.getPaths().values().stream()
         .flatMap(path -> path.readOperations().stream())
         .map(Operation::getResponses)
@@ -42,6 +57,18 @@ public final class ProblemResponsesDocumented implements OpenApiCustomizer {
                         response.setContent(problem());
                       }
                     }));
+  }
+
+  private static void addUnauthorized(Operation operation) {
+    if (operation.getResponses() == null) {
+      operation.setResponses(new ApiResponses());
+    }
+    if (!operation.getResponses().containsKey(UNAUTHORIZED)) {
+      operation
+          .getResponses()
+          .addApiResponse(
+              UNAUTHORIZED, new ApiResponse().description("no or invalid bearer token"));
+    }
   }
 
   private static Content problem() {

@@ -29,7 +29,6 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
-import org.springframework.web.bind.annotation.RequestAttribute;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestMapping;
@@ -39,7 +38,6 @@ import org.springframework.web.bind.annotation.RestController;
 @RestController
 @RequestMapping("/api/v1/sweeps")
 @Tag(name = "sweeps", description = "Many trials of one command, each a job with its parameters")
-@ApiResponse(responseCode = "401", description = "no or invalid bearer token")
 @ApiResponse(responseCode = "403", description = "another user's sweep")
 @ApiResponse(responseCode = "404", description = "no such sweep")
 public class SweepController {
@@ -85,7 +83,7 @@ public class SweepController {
           "the caller has gpuq.sweeps.max-unfinished-per-owner unfinished sweeps already (limit and"
               + " unfinished in the problem); nothing was stored")
   public ResponseEntity<SweepView> create(
-      @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
+      Caller caller,
       @Parameter(description = "a repeated POST with the same key returns the first sweep (200)")
           @RequestHeader(value = "Idempotency-Key", required = false)
           String idempotencyKey,
@@ -103,7 +101,7 @@ public class SweepController {
   @Operation(summary = "List sweeps, newest first (admins see all, submitters their own)")
   @ApiResponse(responseCode = "400", description = "bad limit or cursor")
   public SweepListView list(
-      @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
+      Caller caller,
       @Parameter(description = "1 to 1000, default 100") @RequestParam(required = false)
           Integer limit,
       @Parameter(description = "nextCursor of the previous page") @RequestParam(required = false)
@@ -125,7 +123,7 @@ public class SweepController {
   @Operation(summary = "Get a sweep: its trials per state and its best trial")
   @ApiResponse(responseCode = "400", description = "bad scope")
   public SweepView get(
-      @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
+      Caller caller,
       @PathVariable String id,
       @Parameter(description = BEST_SCOPE_DOC) @RequestParam(required = false) String scope) {
     List<FieldError> errors = new ArrayList<>();
@@ -155,7 +153,7 @@ public class SweepController {
   @Operation(summary = "The sweep's trials table: parameters, state, values of the metric, step")
   @ApiResponse(responseCode = "400", description = "bad order, state, limit or cursor")
   public TrialListView trials(
-      @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
+      Caller caller,
       @PathVariable String id,
       @Parameter(
               description =
@@ -220,9 +218,7 @@ public class SweepController {
       responseCode = "409",
       description = "the sweep is not external, or closed, cancelled or full")
   public ResponseEntity<JobView> addTrial(
-      @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
-      @PathVariable String id,
-      @RequestBody NewTrialBody body) {
+      Caller caller, @PathVariable String id, @RequestBody NewTrialBody body) {
     Job trial = sweeps.addTrial(caller, id, body == null ? null : body.parameters());
     return ResponseEntity.created(URI.create("/api/v1/jobs/" + trial.id())).body(JobView.of(trial));
   }
@@ -232,9 +228,7 @@ public class SweepController {
       summary = "Close an external sweep",
       description = "No more trials will be added; it is DONE when its last trial ends.")
   @ApiResponse(responseCode = "409", description = "the sweep is not external, or was cancelled")
-  public SweepView close(
-      @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
-      @PathVariable String id) {
+  public SweepView close(Caller caller, @PathVariable String id) {
     return SweepView.of(sweeps.close(caller, id));
   }
 
@@ -245,9 +239,7 @@ public class SweepController {
           "Its queued trials are cancelled at once, its running trials' process trees stopped"
               + " as a job's cancel stops them.")
   @ApiResponse(responseCode = "409", description = "the sweep has already finished")
-  public SweepView cancel(
-      @Parameter(hidden = true) @RequestAttribute(CallerAttribute.NAME) Caller caller,
-      @PathVariable String id) {
+  public SweepView cancel(Caller caller, @PathVariable String id) {
     return SweepView.of(sweeps.cancel(caller, id).sweep());
   }
 }

@@ -1,6 +1,7 @@
 package io.gpuq.wiring;
 
 import io.gpuq.api.ActuatorProblemFilter;
+import io.gpuq.api.CallerArgumentResolver;
 import io.gpuq.api.DotSegmentFilter;
 import io.gpuq.api.JobLogs;
 import io.gpuq.api.LogFollowers;
@@ -9,6 +10,7 @@ import io.gpuq.api.ProblemResponsesDocumented;
 import io.gpuq.api.RequestSizeLimitFilter;
 import io.gpuq.api.StrictJson;
 import io.gpuq.config.GpuqProperties;
+import io.gpuq.job.Caller;
 import io.gpuq.job.HostResources;
 import io.gpuq.job.JobRequestValidator;
 import io.gpuq.job.JobService;
@@ -21,9 +23,11 @@ import io.swagger.v3.oas.models.info.Info;
 import io.swagger.v3.oas.models.security.SecurityRequirement;
 import io.swagger.v3.oas.models.security.SecurityScheme;
 import java.time.Duration;
+import java.util.List;
 import org.apache.catalina.Valve;
 import org.apache.catalina.core.StandardHost;
 import org.apache.catalina.valves.ErrorReportValve;
+import org.springdoc.core.utils.SpringDocUtils;
 import org.springframework.boot.jackson.autoconfigure.JsonMapperBuilderCustomizer;
 import org.springframework.boot.tomcat.servlet.TomcatServletWebServerFactory;
 import org.springframework.boot.web.server.WebServerFactoryCustomizer;
@@ -31,6 +35,8 @@ import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
+import org.springframework.web.method.support.HandlerMethodArgumentResolver;
+import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
 @Configuration(proxyBeanMethods = false)
 public class ApiConfiguration {
@@ -116,6 +122,21 @@ public class ApiConfiguration {
   FilterRegistrationBean<ActuatorProblemFilter> actuatorProblemFilter() {
     return ServletFilters.registered(
         new ActuatorProblemFilter(), Ordered.HIGHEST_PRECEDENCE + 30, "/actuator/*");
+  }
+
+  /**
+   * Handlers take the request's authenticated {@link Caller} as a plain argument, which the API
+   * document leaves out: it is the bearer token, which the document names once.
+   */
+  @Bean
+  WebMvcConfigurer callerArguments() {
+    SpringDocUtils.getConfig().addRequestWrapperToIgnore(Caller.class);
+    return new WebMvcConfigurer() {
+      @Override
+      public void addArgumentResolvers(List<HandlerMethodArgumentResolver> resolvers) {
+        resolvers.add(new CallerArgumentResolver());
+      }
+    };
   }
 
   @Bean

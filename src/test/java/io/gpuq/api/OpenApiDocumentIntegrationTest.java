@@ -62,6 +62,26 @@ class OpenApiDocumentIntegrationTest extends IntegrationTest {
                 .get("properties")
                 .has("detail"))
         .isTrue();
+    doc.get("paths")
+        .properties()
+        .forEach(
+            path -> {
+              if (path.getKey().startsWith("/api/")) {
+                path.getValue()
+                    .properties()
+                    .forEach(
+                        operation ->
+                            assertThat(
+                                    operation
+                                        .getValue()
+                                        .get("responses")
+                                        .get("401")
+                                        .get("content")
+                                        .has("application/problem+json"))
+                                .as(operation.getKey() + " " + path.getKey())
+                                .isTrue());
+              }
+            });
     JsonNode job = doc.get("components").get("schemas").get("Job").get("properties");
     assertThat(job.has("state")).isTrue();
     assertThat(job.has("failureReason")).isTrue();
