@@ -69,12 +69,16 @@ public class JobController {
       responseCode = "200",
       description = "an earlier submission with this Idempotency-Key created it")
   @ApiResponse(responseCode = "400", description = "invalid request; `errors` names each field")
-  @ApiResponse(responseCode = "413", description = "body larger than gpuq.api.max-request-bytes")
   @ApiResponse(
       responseCode = "422",
       description =
           "the request can never fit on this node's GPUs, or the Idempotency-Key was used before"
               + " with a different request")
+  @ApiResponse(
+      responseCode = "429",
+      description =
+          "the caller has its token's max-queued-jobs queued already (max, queued and requested"
+              + " in the problem); nothing was stored")
   @ApiResponse(
       responseCode = "507",
       description = "the data directory has less free space than gpuq.storage.min-free")

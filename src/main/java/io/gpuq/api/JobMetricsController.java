@@ -48,6 +48,8 @@ public class JobMetricsController {
               + " are null.")
   @ApiResponse(responseCode = "200", description = "one page of the series")
   @ApiResponse(responseCode = "400", description = "bad limit or cursor")
+  @ApiResponse(responseCode = "403", description = "another user's job")
+  @ApiResponse(responseCode = "404", description = "no such job")
   public MetricSeriesView metrics(
       Caller caller,
       @PathVariable String id,

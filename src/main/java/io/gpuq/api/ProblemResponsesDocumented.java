@@ -16,7 +16,8 @@ import org.springframework.http.ProblemDetail;
  * Documents every error answer of the API as what it is, an RFC 9457 problem ({@code
  * application/problem+json}, {@link ProblemDetail}), in one place: the controllers' {@code
  * ApiResponse}s give an error's status and meaning only. Also in one place: the 401 of every {@code
- * /api} operation, all of which need a bearer token.
+ * /api} operation, all of which need a bearer token, and the 413 of every operation that takes a
+ * body, which the request size filter answers before any controller.
  */
 public final class ProblemResponsesDocumented implements OpenApiCustomizer {
 
@@ -26,6 +27,8 @@ public final class ProblemResponsesDocumented implements OpenApiCustomizer {
   private static final String AUTHENTICATED_PATHS = "/api/";
 
   private static final String UNAUTHORIZED = "401";
+
+  private static final String TOO_LARGE = "413";
 
   @Override
   public void customise(OpenAPI api) {
@@ -42,7 +45,17 @@ public final class ProblemResponsesDocumented implements OpenApiCustomizer {
         .forEach(
             (path, item) -> {
               if (path.startsWith(AUTHENTICATED_PATHS)) {
-                item.readOperations().forEach(ProblemResponsesDocumented::addUnauthorized);
+                item.readOperations()
+                    .forEach(
+                        operation -> {
+                          add(operation, UNAUTHORIZED, "no or invalid bearer token");
+                          if (operation.getRequestBody() != null) {
+                            add(
+                                operation,
+                                TOO_LARGE,
+                                "body larger than gpuq.api.max-request-bytes");
+                          }
+                        });
               }
             });
     api.getPaths().values().stream()
@@ -59,15 +72,12 @@ public final class ProblemResponsesDocumented implements OpenApiCustomizer {
                     }));
   }
 
-  private static void addUnauthorized(Operation operation) {
+  private static void add(Operation operation, String code, String description) {
     if (operation.getResponses() == null) {
       operation.setResponses(new ApiResponses());
     }
-    if (!operation.getResponses().containsKey(UNAUTHORIZED)) {
-      operation
-          .getResponses()
-          .addApiResponse(
-              UNAUTHORIZED, new ApiResponse().description("no or invalid bearer token"));
+    if (!operation.getResponses().containsKey(code)) {
+      operation.getResponses().addApiResponse(code, new ApiResponse().description(description));
     }
   }
 

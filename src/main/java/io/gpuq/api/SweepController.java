@@ -81,7 +81,8 @@ public class SweepController {
       responseCode = "429",
       description =
           "the caller has gpuq.sweeps.max-unfinished-per-owner unfinished sweeps already (limit and"
-              + " unfinished in the problem); nothing was stored")
+              + " unfinished in the problem), or the trials would take its queued jobs past its"
+              + " token's max-queued-jobs (max, queued and requested); nothing was stored")
   public ResponseEntity<SweepView> create(
       Caller caller,
       @Parameter(description = "a repeated POST with the same key returns the first sweep (200)")
@@ -217,6 +218,14 @@ public class SweepController {
   @ApiResponse(
       responseCode = "409",
       description = "the sweep is not external, or closed, cancelled or full")
+  @ApiResponse(
+      responseCode = "429",
+      description =
+          "the caller has its token's max-queued-jobs queued already (max, queued and requested"
+              + " in the problem); nothing was stored")
+  @ApiResponse(
+      responseCode = "507",
+      description = "the data directory has less free space than gpuq.storage.min-free")
   public ResponseEntity<JobView> addTrial(
       Caller caller, @PathVariable String id, @RequestBody NewTrialBody body) {
     Job trial = sweeps.addTrial(caller, id, body == null ? null : body.parameters());

@@ -12,6 +12,8 @@ import tools.jackson.databind.JsonNode;
 @DisplayName("The OpenAPI document and Swagger UI describe the API")
 class OpenApiDocumentIntegrationTest extends IntegrationTest {
 
+  private static final String MEDIA_PROBLEM = "application/problem+json";
+
   @Test
   void every_endpoint_with_its_errors_and_the_bearer_scheme_is_documented() {
     JsonNode doc = alice.as(null).get("/v3/api-docs").json();
@@ -70,18 +72,42 @@ class OpenApiDocumentIntegrationTest extends IntegrationTest {
                 path.getValue()
                     .properties()
                     .forEach(
-                        operation ->
-                            assertThat(
-                                    operation
-                                        .getValue()
-                                        .get("responses")
-                                        .get("401")
-                                        .get("content")
-                                        .has("application/problem+json"))
-                                .as(operation.getKey() + " " + path.getKey())
-                                .isTrue());
+                        operation -> {
+                          JsonNode answers = operation.getValue().get("responses");
+                          String named = operation.getKey() + " " + path.getKey();
+                          assertThat(answers.get("401").get("content").has(MEDIA_PROBLEM))
+                              .as(named)
+                              .isTrue();
+                          // The request size filter answers any body too large, before any
+                          // controller: every operation with a body says so.
+                          if (operation.getValue().has("requestBody")) {
+                            assertThat(answers.get("413").get("content").has(MEDIA_PROBLEM))
+                                .as(named)
+                                .isTrue();
+                          }
+                        });
               }
             });
+    // What each may answer past its owner's max-queued-jobs, or of another owner's job.
+    for (String path : List.of("/api/v1/jobs", "/api/v1/sweeps", "/api/v1/sweeps/{id}/trials")) {
+      assertThat(doc.get("paths").get(path).get("post").get("responses").has("429"))
+          .as(path)
+          .isTrue();
+    }
+    assertThat(
+            doc.get("paths")
+                .get("/api/v1/sweeps/{id}/trials")
+                .get("post")
+                .get("responses")
+                .has("413"))
+        .isTrue();
+    assertThat(
+            doc.get("paths")
+                .get("/api/v1/jobs/{id}/metrics")
+                .get("get")
+                .get("responses")
+                .propertyNames())
+        .contains("403", "404");
     JsonNode job = doc.get("components").get("schemas").get("Job").get("properties");
     assertThat(job.has("state")).isTrue();
     assertThat(job.has("failureReason")).isTrue();
