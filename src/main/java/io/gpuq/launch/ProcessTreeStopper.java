@@ -30,6 +30,11 @@ public final class ProcessTreeStopper {
     this.grace = grace;
   }
 
+  /** The time between SIGTERM and SIGKILL. */
+  public Duration grace() {
+    return grace;
+  }
+
   /** Completes when no process of the tree or group is left. */
   public CompletableFuture<Void> stop(long rootPid) {
     Set<ProcessHandle> tree = treeOf(rootPid);

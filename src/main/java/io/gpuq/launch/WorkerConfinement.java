@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -285,11 +286,15 @@ public final class WorkerConfinement implements AutoCloseable {
 
   /**
    * After recovery: removes the groups of workers that are gone or not watched (their jobs ended or
-   * were given away while gpuq was down), killing whatever still runs in them.
+   * were given away while gpuq was down), stopping whatever still runs in them as any worker is
+   * stopped: SIGTERM, so that a job's code may save its work, then SIGKILL to what is left after
+   * the grace period. All of them are signalled at once and share one grace period, which recovery
+   * waits for only while something is left.
    *
    * @param watched the workers being watched, as jobId and attempt
+   * @param grace time between SIGTERM and SIGKILL ({@code gpuq.worker.kill-grace})
    */
-  void removeUnwatched(Set<WorkerId> watched) {
+  void removeUnwatched(Set<WorkerId> watched, Duration grace) {
     if (cgroups.isEmpty()) {
       return;
     }
@@ -300,11 +305,49 @@ public final class WorkerConfinement implements AutoCloseable {
       log.warn("cannot list the workers' cgroups: {}", e.toString());
       return;
     }
+    List<WorkerCgroup> unwatched = new ArrayList<>();
     for (WorkerId id : found) {
       if (!watched.contains(id)) {
-        cgroups.get().find(id).ifPresent(this::killAndRemove);
-        log.info("removed the cgroup of worker {}, which no gpuq watches", id);
+        cgroups.get().find(id).ifPresent(unwatched::add);
       }
+    }
+    for (WorkerCgroup group : unwatched) {
+      List<Long> left = processesOf(group);
+      if (!left.isEmpty()) {
+        log.info(
+            "stopping processes {} left in {}, which no gpuq watches: SIGTERM, then SIGKILL after"
+                + " {}",
+            left,
+            group,
+            grace);
+        signalAll(group, ProcessSignals.SIGTERM);
+      }
+    }
+    long killAt = System.nanoTime() + grace.toNanos();
+    for (WorkerCgroup group : unwatched) {
+      awaitEmpty(group, killAt);
+      killAndRemove(group);
+      log.info("removed {}, which no gpuq watches", group);
+    }
+  }
+
+  private static List<Long> processesOf(WorkerCgroup group) {
+    try {
+      return group.processes();
+    } catch (IOException e) {
+      log.warn("cannot list the processes of {}: {}", group, e.toString());
+      return List.of();
+    }
+  }
+
+  /** Waits until nothing runs in the group, or until {@code deadline} ({@link System#nanoTime}). */
+  private static void awaitEmpty(WorkerCgroup group, long deadline) {
+    try {
+      while (!processesOf(group).isEmpty() && deadline - System.nanoTime() > 0) {
+        Thread.sleep(POLL_MILLIS);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 

@@ -131,7 +131,8 @@ public final class Workers {
 
   /**
    * After recovery: removes the cgroups of workers no longer watched here (gone, or stopped as
-   * stale), killing what still runs in them.
+   * stale), stopping what still runs in them as a worker is stopped (SIGTERM, then SIGKILL after
+   * the grace period).
    */
   public void removeUnwatchedGroups() {
     Set<WorkerId> watched = new HashSet<>();
@@ -142,7 +143,7 @@ public final class Workers {
         // Has no group.
       }
     }
-    confinement.removeUnwatched(watched);
+    confinement.removeUnwatched(watched, stopper.grace());
   }
 
   private WorkerGroupEnd groupEnd(String jobId, int attempt) {
