@@ -3,6 +3,7 @@ package io.gpuq.placement;
 import static io.gpuq.placement.PassSimulation.TICK;
 import static io.gpuq.placement.PlacementFixtures.gib;
 import static io.gpuq.placement.PlacementFixtures.mib;
+import static io.gpuq.placement.PlacementFixtures.numbered;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpuq.placement.PassSimulation.Job;
@@ -222,24 +223,7 @@ class HostPlacementProperties {
                   long reserved = share < 0.4 ? 0 : (long) (share * total);
                   return new GpuCapacity(0, "GPU", total, reserved, reserved, 0, null);
                 });
-    return gpu.list().ofMaxSize(4).map(HostPlacementProperties::numbered);
-  }
-
-  private static List<GpuCapacity> numbered(List<GpuCapacity> gpus) {
-    return IntStream.range(0, gpus.size())
-        .mapToObj(
-            i -> {
-              GpuCapacity g = gpus.get(i);
-              return new GpuCapacity(
-                  i,
-                  "GPU-" + i,
-                  g.totalBytes(),
-                  g.reservedBytes(),
-                  g.measuredUsedBytes(),
-                  g.foreignUsedBytes(),
-                  g.lastStartAt());
-            })
-        .toList();
+    return gpu.list().ofMaxSize(4).map(gpus -> numbered(gpus, i -> i));
   }
 
   private Arbitrary<PlacementRequest> requests() {

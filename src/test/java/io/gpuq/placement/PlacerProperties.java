@@ -3,6 +3,7 @@ package io.gpuq.placement;
 import static io.gpuq.placement.PassSimulation.TICK;
 import static io.gpuq.placement.PlacementFixtures.gib;
 import static io.gpuq.placement.PlacementFixtures.mib;
+import static io.gpuq.placement.PlacementFixtures.numbered;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpuq.placement.PassSimulation.Job;
@@ -459,24 +460,7 @@ class PlacerProperties {
   Arbitrary<List<GpuCapacity>> gpuLists() {
     return Arbitraries.frequencyOf(
             Tuple.of(1, gpus().list().ofMaxSize(2)), Tuple.of(2, gpus().list().ofMaxSize(8)))
-        .map(PlacerProperties::numbered);
-  }
-
-  private static List<GpuCapacity> numbered(List<GpuCapacity> gpus) {
-    return IntStream.range(0, gpus.size())
-        .mapToObj(
-            i -> {
-              GpuCapacity g = gpus.get(i);
-              return new GpuCapacity(
-                  i * 2 + 1,
-                  "GPU-" + i,
-                  g.totalBytes(),
-                  g.reservedBytes(),
-                  g.measuredUsedBytes(),
-                  g.foreignUsedBytes(),
-                  g.lastStartAt());
-            })
-        .toList();
+        .map(gpus -> numbered(gpus, i -> i * 2 + 1));
   }
 
   private Arbitrary<GpuCapacity> gpus() {
@@ -579,7 +563,7 @@ class PlacerProperties {
             .list()
             .ofMinSize(1)
             .ofMaxSize(4)
-            .map(PlacerProperties::numbered);
+            .map(gpus -> numbered(gpus, i -> i * 2 + 1));
     Arbitrary<PlacementPolicy> policy =
         Combinators.combine(
                 headrooms(),
