@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpuq.placement.GpuCapacity;
 import io.gpuq.placement.MemoryDemand;
+import io.gpuq.placement.PassSimulation;
 import io.gpuq.placement.PlacementDecision;
 import io.gpuq.placement.PlacementFixtures;
 import io.gpuq.placement.PlacementPlan;
@@ -204,7 +205,7 @@ class FairShareProperties {
       if (pass > 0 && !running.isEmpty()) {
         running.removeFirst();
       }
-      List<GpuCapacity> gpusNow = gpusWith(node, running);
+      List<GpuCapacity> gpusNow = PassSimulation.gpusWith(node, running);
       Map<String, Standing> standings = new HashMap<>();
       Map<String, List<PlacementRequest>> queues = new LinkedHashMap<>();
       for (String owner : shares.keySet()) {
@@ -249,24 +250,6 @@ class FairShareProperties {
       }
     }
     assertThat(newcomerStarted).as("the newcomer's job started").isTrue();
-  }
-
-  /** The node with the budgets of the running jobs reserved (and measured) on their GPUs. */
-  private static List<GpuCapacity> gpusWith(
-      List<GpuCapacity> node, Iterable<PlacementDecision> running) {
-    Map<Integer, Long> reserved = new HashMap<>();
-    for (PlacementDecision d : running) {
-      for (int i : d.gpuIndices()) {
-        reserved.merge(i, d.perGpuBudgetBytes(), Long::sum);
-      }
-    }
-    return node.stream()
-        .map(
-            g -> {
-              long r = reserved.getOrDefault(g.index(), 0L);
-              return new GpuCapacity(g.index(), g.uuid(), g.totalBytes(), r, r, 0, null);
-            })
-        .toList();
   }
 
   @Property

@@ -1,15 +1,15 @@
 package io.gpuq.placement;
 
+import static io.gpuq.placement.PassSimulation.TICK;
 import static io.gpuq.placement.PlacementFixtures.gib;
 import static io.gpuq.placement.PlacementFixtures.mib;
+import static io.gpuq.placement.PlacementFixtures.numbered;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gpuq.placement.PassSimulation.Job;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -119,110 +119,66 @@ class HostPlacementProperties {
 
   // ------------------------------------------------------------ many passes
 
-  record SimJob(PlacementRequest request, long durationSeconds) {}
-
   record Simulation(
       List<GpuCapacity> gpus,
       int cpuSlots,
       int allocatableCpus,
       long allocatableMemory,
-      List<SimJob> jobs,
+      List<Job> jobs,
       PlacementPolicy policy) {}
 
-  private static final long TICK = 10;
-
   /**
-   * Jobs arrive, run for their duration and end; a pass runs every {@link #TICK} seconds on the
-   * node as the simulation's own books leave it. After every pass no GPU, no core and no byte of
-   * host memory is given twice, and every job feasible on the node starts in the end: the
-   * reservation keeps large jobs from being passed by small ones forever, by cores and memory too.
+   * Jobs arrive, run for their duration and end; a pass runs every {@link PassSimulation#TICK}
+   * seconds on the node as the simulation's own books leave it. After every pass no GPU, no core
+   * and no byte of host memory is given twice, and every job feasible on the node starts in the
+   * end: the reservation keeps large jobs from being passed by small ones forever, by cores and
+   * memory too.
    */
   @Property(tries = 300)
   @Label("over passes, starts and ends nothing is over-committed and every feasible job starts")
   void manyPassesNeverOvercommitNorStarve(@ForAll("simulations") Simulation sim) {
     Placer placer = new Placer(sim.policy());
-    long longestRun = sim.jobs().stream().mapToLong(SimJob::durationSeconds).max().orElse(0);
-    long perJob =
-        sim.policy().maxWaitBeforeReservation().toSeconds() + 2 * longestRun + 30 + 3 * TICK;
-    long lastArrival =
-        sim.jobs().stream()
-            .mapToLong(j -> j.request().queuedSince().getEpochSecond() - NOW.getEpochSecond())
-            .max()
-            .orElse(0);
-    long horizon = lastArrival + (sim.jobs().size() + 1) * perJob;
     HostCapacity empty = HostCapacity.empty(sim.allocatableCpus(), sim.allocatableMemory());
-    Map<String, SimJob> byId =
-        sim.jobs().stream().collect(Collectors.toMap(j -> j.request().jobId(), j -> j));
-    Map<String, Boolean> feasible =
-        sim.jobs().stream()
-            .collect(
-                Collectors.toMap(
-                    j -> j.request().jobId(),
-                    j -> placer.feasibility(j.request(), sim.gpus(), empty).isFeasible()));
-
-    Map<String, Long> startedAt = new HashMap<>();
-    Map<String, PlacementDecision> running = new LinkedHashMap<>();
-    Map<Integer, Instant> lastStart = new HashMap<>();
-
-    for (long t = 0; t <= horizon; t += TICK) {
-      long elapsed = t;
-      Instant now = NOW.plusSeconds(t);
-      running
-          .entrySet()
-          .removeIf(
-              e -> startedAt.get(e.getKey()) + byId.get(e.getKey()).durationSeconds() <= elapsed);
-      List<PlacementRequest> waiting =
-          sim.jobs().stream()
-              .map(SimJob::request)
-              .filter(r -> !r.queuedSince().isAfter(now) && !startedAt.containsKey(r.jobId()))
-              .toList();
-      if (waiting.stream().noneMatch(r -> feasible.get(r.jobId()))
-          && running.isEmpty()
-          && t > lastArrival) {
-        break;
-      }
-      long takenCpus = 0;
-      long takenMemory = 0;
-      for (String id : running.keySet()) {
-        takenCpus += byId.get(id).request().cpus();
-        takenMemory += byId.get(id).request().hostMemoryBytes();
-      }
-      HostCapacity host =
-          new HostCapacity(sim.allocatableCpus(), sim.allocatableMemory(), takenCpus, takenMemory);
-      int freeSlots =
-          sim.cpuSlots()
-              - (int) running.values().stream().filter(PlacementDecision::isCpuOnly).count();
-      PlacementPlan plan =
-          placer.plan(
-              gpusNow(sim.gpus(), running.values(), lastStart), freeSlots, host, waiting, now);
-
-      for (PlacementDecision d : plan.starts()) {
-        PlacementRequest r = byId.get(d.jobId()).request();
-        assertThat(feasible.get(d.jobId())).as("infeasible %s started", d.jobId()).isTrue();
-        assertThat(d.gpuIndices()).hasSize(r.gpus());
-        startedAt.put(d.jobId(), t);
-        running.put(d.jobId(), d);
-        d.gpuIndices().forEach(i -> lastStart.put(i, now));
-      }
-      assertNothingOvercommitted(sim, byId, running.values());
-    }
-
-    List<String> neverStarted =
-        sim.jobs().stream()
-            .map(j -> j.request().jobId())
-            .filter(id -> feasible.get(id) && !startedAt.containsKey(id))
-            .toList();
-    assertThat(neverStarted).as("feasible jobs that never started").isEmpty();
+    PassSimulation.of(sim.gpus(), sim.jobs())
+        .cpuSlots(sim.cpuSlots())
+        .feasibleWhen(r -> placer.feasibility(r, sim.gpus(), empty).isFeasible())
+        .horizonPerJob(
+            longestRun ->
+                sim.policy().maxWaitBeforeReservation().toSeconds()
+                    + 2 * longestRun
+                    + 30
+                    + 3 * TICK)
+        .eachStart(
+            (pass, d) -> assertThat(d.gpuIndices()).hasSize(pass.job(d.jobId()).request().gpus()))
+        .afterEachPass(pass -> assertNothingOvercommitted(sim, pass))
+        .run(
+            pass ->
+                placer.plan(
+                    pass.gpus(),
+                    pass.freeCpuSlots(),
+                    hostNow(sim, pass),
+                    pass.waitingRequests(),
+                    pass.now()));
   }
 
-  private static void assertNothingOvercommitted(
-      Simulation sim, Map<String, SimJob> byId, Iterable<PlacementDecision> running) {
+  /** The host with the running jobs' cores and memory taken. */
+  private static HostCapacity hostNow(Simulation sim, PassSimulation.Pass pass) {
+    long takenCpus = 0;
+    long takenMemory = 0;
+    for (String id : pass.running().keySet()) {
+      takenCpus += pass.job(id).request().cpus();
+      takenMemory += pass.job(id).request().hostMemoryBytes();
+    }
+    return new HostCapacity(sim.allocatableCpus(), sim.allocatableMemory(), takenCpus, takenMemory);
+  }
+
+  private static void assertNothingOvercommitted(Simulation sim, PassSimulation.Pass pass) {
     long cores = 0;
     long memory = 0;
     int cpuOnly = 0;
     Map<Integer, Long> budgets = new HashMap<>();
-    for (PlacementDecision d : running) {
-      PlacementRequest r = byId.get(d.jobId()).request();
+    for (PlacementDecision d : pass.running().values()) {
+      PlacementRequest r = pass.job(d.jobId()).request();
       cores += r.cpus();
       memory += r.hostMemoryBytes();
       cpuOnly += d.isCpuOnly() ? 1 : 0;
@@ -237,27 +193,6 @@ class HostPlacementProperties {
           .as("budgets on GPU %d", g.index())
           .isLessThanOrEqualTo(schedulable);
     }
-  }
-
-  /** The GPUs as the simulation sees them: processes use exactly their budgets. */
-  private static List<GpuCapacity> gpusNow(
-      List<GpuCapacity> node,
-      Iterable<PlacementDecision> running,
-      Map<Integer, Instant> lastStart) {
-    Map<Integer, Long> reserved = new HashMap<>();
-    for (PlacementDecision d : running) {
-      for (int i : d.gpuIndices()) {
-        reserved.merge(i, d.perGpuBudgetBytes(), Long::sum);
-      }
-    }
-    return node.stream()
-        .map(
-            g -> {
-              long r = reserved.getOrDefault(g.index(), 0L);
-              return new GpuCapacity(
-                  g.index(), g.uuid(), g.totalBytes(), r, r, 0, lastStart.get(g.index()));
-            })
-        .toList();
   }
 
   // ------------------------------------------------------------- generators
@@ -288,24 +223,7 @@ class HostPlacementProperties {
                   long reserved = share < 0.4 ? 0 : (long) (share * total);
                   return new GpuCapacity(0, "GPU", total, reserved, reserved, 0, null);
                 });
-    return gpu.list().ofMaxSize(4).map(HostPlacementProperties::numbered);
-  }
-
-  private static List<GpuCapacity> numbered(List<GpuCapacity> gpus) {
-    return IntStream.range(0, gpus.size())
-        .mapToObj(
-            i -> {
-              GpuCapacity g = gpus.get(i);
-              return new GpuCapacity(
-                  i,
-                  "GPU-" + i,
-                  g.totalBytes(),
-                  g.reservedBytes(),
-                  g.measuredUsedBytes(),
-                  g.foreignUsedBytes(),
-                  g.lastStartAt());
-            })
-        .toList();
+    return gpu.list().ofMaxSize(4).map(gpus -> numbered(gpus, i -> i));
   }
 
   private Arbitrary<PlacementRequest> requests() {
@@ -368,16 +286,16 @@ class HostPlacementProperties {
 
   @Provide
   Arbitrary<Simulation> simulations() {
-    Arbitrary<SimJob> job =
+    Arbitrary<Job> job =
         Combinators.combine(
                 requests(),
                 Arbitraries.longs().between(0, 600),
                 Arbitraries.longs().between(10, 600))
             .as(
                 (r, arrival, duration) ->
-                    new SimJob(renamed(r, 0, NOW.plusSeconds(arrival)), duration));
-    Arbitrary<List<SimJob>> jobs =
-        job.list().ofMinSize(1).ofMaxSize(20).map(HostPlacementProperties::inArrivalOrder);
+                    new Job(renamed(r, 0, NOW.plusSeconds(arrival)), duration));
+    Arbitrary<List<Job>> jobs =
+        job.list().ofMinSize(1).ofMaxSize(20).map(PassSimulation::inArrivalOrder);
     return Combinators.combine(
             node(),
             Arbitraries.integers().between(1, 8),
@@ -394,17 +312,5 @@ class HostPlacementProperties {
     return gpus.stream()
         .map(g -> new GpuCapacity(g.index(), g.uuid(), g.totalBytes(), 0, 0, 0, null))
         .toList();
-  }
-
-  /** Numbers jobs by arrival: the sequence is the submission order. */
-  private static List<SimJob> inArrivalOrder(List<SimJob> jobs) {
-    List<SimJob> sorted =
-        jobs.stream().sorted(Comparator.comparing(j -> j.request().queuedSince())).toList();
-    List<SimJob> numbered = new ArrayList<>();
-    for (int i = 0; i < sorted.size(); i++) {
-      SimJob j = sorted.get(i);
-      numbered.add(new SimJob(renamed(j.request(), i, null), j.durationSeconds()));
-    }
-    return numbered;
   }
 }

@@ -6,6 +6,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntUnaryOperator;
+import java.util.stream.IntStream;
 
 /** Test-data builders for placement: {@code aRequest().gpus(2).bytes(gib(6)).priority(1)}. */
 public final class PlacementFixtures {
@@ -50,6 +52,27 @@ public final class PlacementFixtures {
     GpuBuilder[] gpus = new GpuBuilder[count];
     Arrays.setAll(gpus, i -> aGpu().total(totalBytes));
     return node(gpus);
+  }
+
+  /**
+   * {@code gpus} numbered by position, as generators want them: the GPU at position {@code i} gets
+   * index {@code index(i)} and uuid {@code GPU-i}; sizes, use and last start are kept.
+   */
+  public static List<GpuCapacity> numbered(List<GpuCapacity> gpus, IntUnaryOperator index) {
+    return IntStream.range(0, gpus.size())
+        .mapToObj(
+            i -> {
+              GpuCapacity g = gpus.get(i);
+              return new GpuCapacity(
+                  index.applyAsInt(i),
+                  "GPU-" + i,
+                  g.totalBytes(),
+                  g.reservedBytes(),
+                  g.measuredUsedBytes(),
+                  g.foreignUsedBytes(),
+                  g.lastStartAt());
+            })
+        .toList();
   }
 
   public static List<PlacementRequest> queue(RequestBuilder... requests) {

@@ -1,15 +1,17 @@
 package io.gpuq.placement;
 
+import static io.gpuq.placement.PassSimulation.TICK;
 import static io.gpuq.placement.PlacementFixtures.gib;
 import static io.gpuq.placement.PlacementFixtures.mib;
+import static io.gpuq.placement.PlacementFixtures.numbered;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gpuq.placement.PassSimulation.Job;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -320,130 +322,36 @@ class PlacerProperties {
 
   // ------------------------------------------------------------ many passes
 
-  record SimJob(PlacementRequest request, long durationSeconds) {}
-
-  record Simulation(
-      List<GpuCapacity> gpus, int cpuSlots, List<SimJob> jobs, PlacementPolicy policy) {}
-
-  private static final long TICK = 10;
+  record Simulation(List<GpuCapacity> gpus, int cpuSlots, List<Job> jobs, PlacementPolicy policy) {}
 
   /**
-   * Jobs arrive, run for their duration and end; a pass runs every {@link #TICK} seconds. Every job
-   * feasible on the node starts; a job that is the first waiting GPU job in the order from instant
-   * h on starts by max(h, queuedSince + maxWait) + max(longest run, spacing) + 2 ticks.
+   * Jobs arrive, run for their duration and end; a pass runs every {@link PassSimulation#TICK}
+   * seconds. Every job feasible on the node starts; a job that is the first waiting GPU job in the
+   * order from instant h on starts by max(h, queuedSince + maxWait) + max(longest run, spacing) + 2
+   * ticks.
    */
   @Property(tries = 300)
   @Label("no starvation: every feasible job starts, the first waiting one within the bound")
   void noStarvation(@ForAll("simulations") Simulation sim) {
     Placer placer = new Placer(sim.policy());
     PlacementPolicy policy = sim.policy();
-    long longestRun = sim.jobs().stream().mapToLong(SimJob::durationSeconds).max().orElse(0);
-    long perJob = policy.maxWaitBeforeReservation().toSeconds() + longestRun + 30 + 2 * TICK;
-    long lastArrival =
-        sim.jobs().stream()
-            .mapToLong(j -> j.request().queuedSince().getEpochSecond() - NOW.getEpochSecond())
-            .max()
-            .orElse(0);
-    long horizon = lastArrival + (sim.jobs().size() + 1) * perJob;
-    Map<String, SimJob> byId =
-        sim.jobs().stream().collect(Collectors.toMap(j -> j.request().jobId(), j -> j));
-    Map<String, Boolean> feasible =
-        sim.jobs().stream()
-            .collect(
-                Collectors.toMap(
-                    j -> j.request().jobId(),
-                    j -> placer.feasibility(j.request(), sim.gpus()).isFeasible()));
-
-    Map<String, Long> startedAt = new HashMap<>();
-    Map<String, PlacementDecision> running = new LinkedHashMap<>();
-    Map<Integer, Instant> lastStart = new HashMap<>();
-    String head = null;
-    Instant headSince = null;
-
-    for (long t = 0; t <= horizon; t += TICK) {
-      Instant now = NOW.plusSeconds(t);
-      running
-          .entrySet()
-          .removeIf(
-              e ->
-                  startedAt.get(e.getKey()) + byId.get(e.getKey()).durationSeconds()
-                      <= now.getEpochSecond() - NOW.getEpochSecond());
-      List<PlacementRequest> waiting =
-          sim.jobs().stream()
-              .map(SimJob::request)
-              .filter(r -> !r.queuedSince().isAfter(now) && !startedAt.containsKey(r.jobId()))
-              .toList();
-      if (waiting.stream().noneMatch(r -> feasible.get(r.jobId()))
-          && running.isEmpty()
-          && t > lastArrival) {
-        break;
-      }
-      String headNow =
-          waiting.stream()
-              .filter(r -> !r.isCpuOnly() && feasible.get(r.jobId()))
-              .min(Placer.QUEUE_ORDER)
-              .map(PlacementRequest::jobId)
-              .orElse(null);
-      if (headNow != null && !headNow.equals(head)) {
-        headSince = now;
-      }
-      head = headNow;
-
-      List<GpuCapacity> gpus = gpusNow(sim.gpus(), running.values(), lastStart);
-      int freeCpu =
-          sim.cpuSlots()
-              - (int) running.values().stream().filter(PlacementDecision::isCpuOnly).count();
-      PlacementPlan plan = placer.plan(gpus, freeCpu, waiting, now);
-
-      for (PlacementDecision d : plan.starts()) {
-        PlacementRequest r = byId.get(d.jobId()).request();
-        assertThat(feasible.get(d.jobId())).as("infeasible %s started", d.jobId()).isTrue();
-        startedAt.put(d.jobId(), t);
-        running.put(d.jobId(), d);
-        d.gpuIndices().forEach(i -> lastStart.put(i, now));
-        if (d.jobId().equals(head)) {
-          Instant reservedFrom =
-              max(headSince, r.queuedSince().plus(policy.maxWaitBeforeReservation()));
-          Instant bound =
-              reservedFrom
-                  .plusSeconds(Math.max(longestRun, policy.startSpacing().toSeconds()))
-                  .plusSeconds(2 * TICK);
-          assertThat(now).as("start of head %s", d.jobId()).isBeforeOrEqualTo(bound);
-        }
-      }
-    }
-
-    List<String> neverStarted =
-        sim.jobs().stream()
-            .map(j -> j.request().jobId())
-            .filter(id -> feasible.get(id) && !startedAt.containsKey(id))
-            .toList();
-    assertThat(neverStarted).as("feasible jobs that never started").isEmpty();
-  }
-
-  /** The node as the simulation sees it: processes use exactly their budgets, nothing foreign. */
-  private static List<GpuCapacity> gpusNow(
-      List<GpuCapacity> node,
-      Iterable<PlacementDecision> running,
-      Map<Integer, Instant> lastStart) {
-    Map<Integer, Long> reserved = new HashMap<>();
-    for (PlacementDecision d : running) {
-      for (int i : d.gpuIndices()) {
-        reserved.merge(i, d.perGpuBudgetBytes(), Long::sum);
-      }
-    }
-    return node.stream()
-        .map(
-            g -> {
-              long r = reserved.getOrDefault(g.index(), 0L);
-              return new GpuCapacity(
-                  g.index(), g.uuid(), g.totalBytes(), r, r, 0, lastStart.get(g.index()));
-            })
-        .toList();
-  }
-
-  private static Instant max(Instant a, Instant b) {
-    return a.isAfter(b) ? a : b;
+    PassSimulation.of(sim.gpus(), sim.jobs())
+        .cpuSlots(sim.cpuSlots())
+        .feasibleWhen(r -> placer.feasibility(r, sim.gpus()).isFeasible())
+        .horizonPerJob(
+            longestRun ->
+                policy.maxWaitBeforeReservation().toSeconds() + longestRun + 30 + 2 * TICK)
+        .reservationBound(
+            policy,
+            pass ->
+                pass.waitingRequests().stream()
+                    .filter(r -> !r.isCpuOnly() && pass.feasible(r.jobId()))
+                    .min(Placer.QUEUE_ORDER)
+                    .map(PlacementRequest::jobId)
+                    .orElse(null))
+        .run(
+            pass ->
+                placer.plan(pass.gpus(), pass.freeCpuSlots(), pass.waitingRequests(), pass.now()));
   }
 
   private static Map<String, PlacementDecision> startsById(PlacementPlan plan) {
@@ -552,24 +460,7 @@ class PlacerProperties {
   Arbitrary<List<GpuCapacity>> gpuLists() {
     return Arbitraries.frequencyOf(
             Tuple.of(1, gpus().list().ofMaxSize(2)), Tuple.of(2, gpus().list().ofMaxSize(8)))
-        .map(PlacerProperties::numbered);
-  }
-
-  private static List<GpuCapacity> numbered(List<GpuCapacity> gpus) {
-    return IntStream.range(0, gpus.size())
-        .mapToObj(
-            i -> {
-              GpuCapacity g = gpus.get(i);
-              return new GpuCapacity(
-                  i * 2 + 1,
-                  "GPU-" + i,
-                  g.totalBytes(),
-                  g.reservedBytes(),
-                  g.measuredUsedBytes(),
-                  g.foreignUsedBytes(),
-                  g.lastStartAt());
-            })
-        .toList();
+        .map(gpus -> numbered(gpus, i -> i * 2 + 1));
   }
 
   private Arbitrary<GpuCapacity> gpus() {
@@ -672,7 +563,7 @@ class PlacerProperties {
             .list()
             .ofMinSize(1)
             .ofMaxSize(4)
-            .map(PlacerProperties::numbered);
+            .map(gpus -> numbered(gpus, i -> i * 2 + 1));
     Arbitrary<PlacementPolicy> policy =
         Combinators.combine(
                 headrooms(),
@@ -680,36 +571,20 @@ class PlacerProperties {
                 Arbitraries.of(0L, 10L, 30L).map(Duration::ofSeconds),
                 Arbitraries.integers().between(1, 10))
             .as(PlacementPolicy::new);
-    Arbitrary<SimJob> job =
+    Arbitrary<Job> job =
         Combinators.combine(
                 requests(),
                 Arbitraries.longs().between(0, 600),
                 Arbitraries.longs().between(10, 600))
             .as(
                 (r, arrival, duration) ->
-                    new SimJob(
+                    new Job(
                         new PlacementRequest(
                             "j", r.gpus(), r.memory(), r.priority(), 0, NOW.plusSeconds(arrival)),
                         duration));
-    Arbitrary<List<SimJob>> jobs =
-        job.list().ofMinSize(1).ofMaxSize(20).map(PlacerProperties::inArrivalOrder);
+    Arbitrary<List<Job>> jobs =
+        job.list().ofMinSize(1).ofMaxSize(20).map(PassSimulation::inArrivalOrder);
     return Combinators.combine(node, Arbitraries.integers().between(1, 3), jobs, policy)
         .as(Simulation::new);
-  }
-
-  /** Numbers jobs by arrival: the sequence is the submission order. */
-  private static List<SimJob> inArrivalOrder(List<SimJob> jobs) {
-    List<SimJob> sorted =
-        jobs.stream().sorted(Comparator.comparing(j -> j.request().queuedSince())).toList();
-    return IntStream.range(0, sorted.size())
-        .mapToObj(
-            i -> {
-              PlacementRequest r = sorted.get(i).request();
-              return new SimJob(
-                  new PlacementRequest(
-                      "job-" + i, r.gpus(), r.memory(), r.priority(), i, r.queuedSince()),
-                  sorted.get(i).durationSeconds());
-            })
-        .toList();
   }
 }
