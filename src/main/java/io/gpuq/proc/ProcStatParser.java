@@ -10,10 +10,15 @@ import java.util.Optional;
  * <p>The second field, {@code (comm)}, is the executable's name and may itself contain spaces and
  * parentheses ({@code "a) b (c"}), so the fields after it are located from the <em>last</em> {@code
  * ')'} of the line.
+ *
+ * <p>A process in state {@code X} (dead) is not one any more: its parent has reaped it, or is
+ * reaping it, and the kernel shows its ppid as 0 once it is unhashed. Read at that instant it would
+ * be an orphan in no tree, a stranger among a worker's children; it is parsed as gone.
  */
 final class ProcStatParser {
 
   // Field numbers as in proc(5); the first field after the comm is field 3 (state).
+  private static final int STATE = 3;
   private static final int PPID = 4;
   private static final int UTIME = 14;
   private static final int STIME = 15;
@@ -61,6 +66,11 @@ final class ProcStatParser {
         end++;
       }
       switch (field) {
+        case STATE -> {
+          if (end - pos == 1 && buf[pos] == 'X') {
+            return Optional.empty();
+          }
+        }
         case PPID -> ppid = parseLong(buf, pos, end);
         case UTIME -> utime = parseLong(buf, pos, end);
         case STIME -> stime = parseLong(buf, pos, end);

@@ -45,6 +45,19 @@ class ProcStatParserProperties {
   }
 
   @Property
+  @Label("a dead process (state X, being reaped, its ppid shown as 0) is gone, not an orphan")
+  void deadProcesses(
+      @ForAll("commands") String comm, @ForAll @LongRange(min = 0, max = 4_194_304) long ppid) {
+    String line =
+        "4242 (" + comm + ") X " + ppid + " 0 0 0 -1 4194560 0 0 0 0 5 6 0 0 20 0 1 0 77 0 0\n";
+
+    assertThat(ProcStatParser.parse(line, 4096)).isEmpty();
+    assertThat(ProcStatParser.parse(line.replace(") X ", ") Z "), 4096))
+        .as("a zombie is still its parent's child")
+        .contains(new ProcStat(4242, ppid, 77, 0, 11));
+  }
+
+  @Property
   @Label("a cut-off stat line is rejected unless all needed fields survived; never thrown")
   void truncatedLines(@ForAll("commands") String comm, @ForAll @IntRange(max = 200) int cut) {
     String needed = "42 (" + comm + ") S 1 1 1 0 -1 0 0 0 0 0 5 6 0 0 20 0 1 0 77 1 2";
