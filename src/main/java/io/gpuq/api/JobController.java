@@ -74,14 +74,8 @@ public class JobController {
       description =
           "the request can never fit on this node's GPUs, or the Idempotency-Key was used before"
               + " with a different request")
-  @ApiResponse(
-      responseCode = "429",
-      description =
-          "the caller has its token's max-queued-jobs queued already (max, queued and requested"
-              + " in the problem); nothing was stored")
-  @ApiResponse(
-      responseCode = "507",
-      description = "the data directory has less free space than gpuq.storage.min-free")
+  @ApiResponse(responseCode = "429", description = SharedAnswers.TOO_MANY_QUEUED)
+  @ApiResponse(responseCode = "507", description = SharedAnswers.NO_ROOM)
   public ResponseEntity<JobView> submit(
       Caller caller,
       @Parameter(description = "a repeated POST with the same key returns the first job (200)")

@@ -74,9 +74,7 @@ public class SweepController {
       description =
           "the trials can never fit on this node's GPUs, or the Idempotency-Key was used before"
               + " with a different request")
-  @ApiResponse(
-      responseCode = "507",
-      description = "the data directory has less free space than gpuq.storage.min-free")
+  @ApiResponse(responseCode = "507", description = SharedAnswers.NO_ROOM)
   @ApiResponse(
       responseCode = "429",
       description =
@@ -218,14 +216,8 @@ public class SweepController {
   @ApiResponse(
       responseCode = "409",
       description = "the sweep is not external, or closed, cancelled or full")
-  @ApiResponse(
-      responseCode = "429",
-      description =
-          "the caller has its token's max-queued-jobs queued already (max, queued and requested"
-              + " in the problem); nothing was stored")
-  @ApiResponse(
-      responseCode = "507",
-      description = "the data directory has less free space than gpuq.storage.min-free")
+  @ApiResponse(responseCode = "429", description = SharedAnswers.TOO_MANY_QUEUED)
+  @ApiResponse(responseCode = "507", description = SharedAnswers.NO_ROOM)
   public ResponseEntity<JobView> addTrial(
       Caller caller, @PathVariable String id, @RequestBody NewTrialBody body) {
     Job trial = sweeps.addTrial(caller, id, body == null ? null : body.parameters());
