@@ -320,7 +320,7 @@ public final class WorkerConfinement implements AutoCloseable {
             left,
             group,
             grace);
-        signalAll(group, ProcessSignals.SIGTERM);
+        left.forEach(pid -> ProcessSignals.signal(pid, ProcessSignals.SIGTERM));
       }
     }
     long killAt = System.nanoTime() + grace.toNanos();
@@ -363,13 +363,7 @@ public final class WorkerConfinement implements AutoCloseable {
   }
 
   private static void signalAll(WorkerCgroup group, int signal) {
-    try {
-      for (long pid : group.processes()) {
-        ProcessSignals.signal(pid, signal);
-      }
-    } catch (IOException e) {
-      log.warn("cannot list the processes of {}: {}", group, e.toString());
-    }
+    processesOf(group).forEach(pid -> ProcessSignals.signal(pid, signal));
   }
 
   /** SIGKILL to whatever is left in it (double-forked children too), then rmdir once empty. */

@@ -1,6 +1,5 @@
 package io.gpuq.schedule;
 
-import io.gpuq.job.AttemptStanding;
 import io.gpuq.job.JobService;
 import io.gpuq.launch.RunningWorker;
 import io.gpuq.launch.StopReason;
@@ -41,9 +40,8 @@ public final class StopUnownedWorkers {
       if (worker.stopReason() != null) {
         continue;
       }
-      AttemptStanding standing = jobs.standingOf(worker.jobId(), worker.attempt(), node);
       StopReason reason =
-          switch (standing) {
+          switch (jobs.standingOf(worker.jobId(), worker.attempt(), node)) {
             case RUNS_THERE -> null;
             case CANCELLED -> StopReason.CANCELLED;
             case PRUNED -> StopReason.PRUNED;
@@ -53,16 +51,15 @@ public final class StopUnownedWorkers {
         continue;
       }
       stopped++;
-      switch (standing) {
-        case CANCELLED -> log.info("job {} was cancelled: stopped its worker", worker.jobId());
-        case PRUNED -> log.info("trial {} was pruned: stopped its worker", worker.jobId());
-        default ->
-            log.warn(
-                "job {} attempt {} no longer belongs to node {} (declared lost while it was"
-                    + " silent): stopped its stale worker",
-                worker.jobId(),
-                worker.attempt(),
-                node);
+      if (reason == StopReason.STALE) {
+        log.warn(
+            "job {} attempt {} no longer belongs to node {} (declared lost while it was silent):"
+                + " stopped its stale worker",
+            worker.jobId(),
+            worker.attempt(),
+            node);
+      } else {
+        log.info("job {} was {}: stopped its worker", worker.jobId(), reason);
       }
     }
     return stopped;

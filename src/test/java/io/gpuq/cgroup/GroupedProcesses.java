@@ -13,11 +13,11 @@ import java.util.concurrent.TimeUnit;
  * account, writes its own pid into the group's cgroup.procs files and only then execs the command,
  * so nothing of the command ever runs outside the group. Kills whatever it started on close.
  */
-final class GroupedProcesses implements AutoCloseable {
+public final class GroupedProcesses implements AutoCloseable {
 
   private final List<Process> started = new ArrayList<>();
 
-  Process startIn(WorkerCgroup group, String... command) throws IOException {
+  public Process startIn(WorkerCgroup group, String... command) throws IOException {
     StringBuilder script = new StringBuilder();
     for (Path dir : group.directories()) {
       script.append("echo $$ > '").append(dir.resolve("cgroup.procs")).append("' || exit 125\n");

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.gpuq.cgroup.CgroupSupport;
 import io.gpuq.cgroup.CoreAllocator;
 import io.gpuq.cgroup.CpuList;
+import io.gpuq.cgroup.GroupedProcesses;
 import io.gpuq.cgroup.WorkerCgroup;
 import io.gpuq.cgroup.WorkerCgroups;
 import io.gpuq.cgroup.WorkerId;
@@ -14,9 +15,7 @@ import io.gpuq.support.IntegrationTier;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HexFormat;
-import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.AfterEach;
@@ -39,7 +38,7 @@ class UnwatchedGroupsIntegrationTest {
   private static CgroupSupport support;
 
   @TempDir Path dir;
-  private final List<Process> started = new ArrayList<>();
+  private final GroupedProcesses processes = new GroupedProcesses();
   private WorkerCgroups cgroups;
   private WorkerConfinement confinement;
 
@@ -59,9 +58,7 @@ class UnwatchedGroupsIntegrationTest {
 
   @AfterEach
   void removeEverything() throws Exception {
-    for (Process process : started) {
-      process.destroyForcibly().waitFor();
-    }
+    processes.close();
     for (WorkerId id : cgroups.list()) {
       WorkerCgroup group = cgroups.find(id).orElseThrow();
       group.processes().forEach(pid -> ProcessSignals.signal(pid, ProcessSignals.SIGKILL));
@@ -102,18 +99,9 @@ class UnwatchedGroupsIntegrationTest {
     assertThat(cgroups.list()).isEmpty();
   }
 
-  /** A shell that moves itself into the group, then runs the script (as launch does). */
+  /** A shell script run in the group, as launch runs a worker, once it is there. */
   private Process startIn(WorkerCgroup group, String script) throws Exception {
-    StringBuilder enter = new StringBuilder();
-    for (Path directory : group.directories()) {
-      enter
-          .append("echo $$ > '")
-          .append(directory.resolve("cgroup.procs"))
-          .append("' || exit 125\n");
-    }
-    Process process =
-        new ProcessBuilder("/bin/sh", "-c", enter + script).redirectErrorStream(true).start();
-    started.add(process);
+    Process process = processes.startIn(group, "/bin/sh", "-c", script);
     await().atMost(Duration.ofSeconds(10)).until(() -> group.processes().contains(process.pid()));
     return process;
   }
