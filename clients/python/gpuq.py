@@ -28,9 +28,12 @@ Copy this file next to your notebook or put clients/python on PYTHONPATH.
 import datetime
 import hashlib
 import itertools
+import http.client
 import json
+import math
 import numbers
 import os
+import re
 import shlex
 import sys
 import time
@@ -38,7 +41,8 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-__all__ = ["Client", "GpuqError", "SWEEP_TERMINAL_STATES", "TERMINAL_STATES", "report"]
+__all__ = ["AnswerError", "Client", "GpuqError", "SWEEP_TERMINAL_STATES", "TERMINAL_STATES",
+           "printable", "report"]
 __version__ = "0.1.0"
 
 TERMINAL_STATES = frozenset({"SUCCEEDED", "FAILED", "CANCELLED", "PRUNED"})
@@ -54,10 +58,54 @@ _LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1", "ip6-localhost"})
 
 MAX_METRIC_NAME_LENGTH = 128
 
+# An answer is read only within these bounds (docs/cli.md, "Answers gpuq never gives"): gpuq's
+# own answers are a few levels deep and its numbers fit a Java long or double, so anything past
+# them is not gpuq's, and past them Python's parser and printer would fail with a traceback.
+MAX_ANSWER_DEPTH = 100
+MAX_NUMBER_DIGITS = 100
+# Pages followed in one listing: 10,000 pages of 1,000 jobs is far beyond any queue; a server
+# whose cursors never end is stopped here.
+MAX_PAGES = 10000
+
+# What must never reach a terminal as it is: C0 controls (ESC starts every escape sequence) and
+# DEL, C1 controls (U+009B is an 8-bit CSI), the line and paragraph separators, the bidirectional
+# marks, embeddings, overrides and isolates (they reorder what a reader sees, as "Trojan Source"
+# showed), and lone surrogates (not text at all).
+_UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e"
+                     r"\u2066-\u2069\ud800-\udfff]")
+
 _DEFAULT = object()
 
 # Python-style names accepted by submit(), and the API field each one stands for.
 _FIELD_NAMES = {"working_dir": "workingDir"}
+
+
+def printable(text, keep=""):
+    """The text with every control character escaped visibly: ESC reads \\x1b, U+202E \\u202e.
+
+    The one escaping function of the client and the command: what a server (or a job) wrote is
+    shown, never obeyed by the terminal. keep: characters left as they are, such as "\\n" where
+    the text is lines. A backslash is left alone, so a literal `\\x1b` reads the same; the API's
+    JSON tells them apart.
+    """
+    text = str(text)
+    if not _UNSAFE.search(text):
+        return text
+    return _UNSAFE.sub(lambda m: m.group() if m.group() in keep else _escape(m.group()), text)
+
+
+def _escape(char):
+    code = ord(char)
+    return "\\x%02x" % code if code <= 0xff else "\\u%04x" % code
+
+
+def printable_json(text):
+    """JSON text with the same characters escaped as JSON escapes (\\u001b, \\u202e): still the
+    same JSON to any parser, and harmless on a terminal. json.dumps escapes C0 controls itself, but
+    with ensure_ascii=False (names stay readable) it leaves DEL, C1 and the bidirectional marks.
+    A newline is left alone: json.dumps writes one only between values, for its indent."""
+    return _UNSAFE.sub(lambda m: m.group() if m.group() == "\n" else "\\u%04x" % ord(m.group()),
+                       text)
 
 
 class GpuqError(Exception):
@@ -79,7 +127,17 @@ class GpuqError(Exception):
         for error in self.errors:
             if isinstance(error, dict):
                 message += "\n  %s: %s" % (error.get("field"), error.get("message"))
-        super().__init__(message)
+        # str(error) is what a traceback prints: safe for a terminal, whatever the server said.
+        super().__init__(printable(message, keep="\n"))
+
+
+class AnswerError(GpuqError):
+    """An answer gpuq would never give, so not used: not JSON, cut short, nested too deep, a number
+    out of range, a field of the wrong type, a paging cursor that does not advance, or a redirect
+    to another origin (never followed: the token is not sent there). status: the answer's."""
+
+    def __init__(self, status, detail):
+        super().__init__(status, "Unusable answer", detail)
 
 
 class Client:
@@ -92,8 +150,12 @@ class Client:
     token_source says where the token came from; a 401 says where the client looked.
     """
 
-    def __init__(self, url=None, token=None, token_file=None, timeout=30.0):
+    def __init__(self, url=None, token=None, token_file=None, timeout=30.0, max_pages=MAX_PAGES):
         self.url = (url or os.environ.get("GPUQ_URL") or DEFAULT_URL).rstrip("/")
+        self.max_pages = max_pages
+        # The last request sent, for an error about its answer: "GET /api/v1/jobs?limit=500".
+        self.last_request = None
+        self._opener = urllib.request.build_opener(_SameOriginRedirects())
         if token is not None:
             self.token, self.token_source, self._looked = token, "the token argument", []
         else:
@@ -117,12 +179,12 @@ class Client:
         retry, labels, resources, working_dir/workingDir); timeout may be a timedelta or seconds.
         """
         body = self._job_body(command, gpus, gpu_memory, gpu_fraction, fields, cpus, memory)
-        return self._json("POST", "/api/v1/jobs", body=body,
-                          headers=_idempotency(idempotency_key))
+        return self._job(self._json("POST", "/api/v1/jobs", body=body,
+                                    headers=_idempotency(idempotency_key)))
 
     def get(self, job_id):
         """The job with this id."""
-        return self._json("GET", "/api/v1/jobs/" + _quote(job_id))
+        return self._job(self._json("GET", "/api/v1/jobs/" + _quote(job_id)))
 
     def list(self, state=None, labels=None, page_size=None):
         """Iterates over the jobs the token may see, newest first, fetching page after page.
@@ -141,7 +203,7 @@ class Client:
 
     def cancel(self, job_id):
         """Cancels a queued or running job (its whole process tree) and returns it."""
-        return self._json("POST", "/api/v1/jobs/%s/cancel" % _quote(job_id))
+        return self._job(self._json("POST", "/api/v1/jobs/%s/cancel" % _quote(job_id)))
 
     def wait(self, job_id, progress=True, poll=1.0, timeout=None, file=None):
         """Waits until the job has finished and returns it.
@@ -267,7 +329,7 @@ class Client:
         path = "/api/v1/sweeps/" + _quote(sweep_id)
         if scope:
             path += "?" + urllib.parse.urlencode([("scope", scope)])
-        return self._json("GET", path)
+        return self._job(self._json("GET", path))
 
     def sweeps(self, page_size=None):
         """Iterates over the sweeps the token may see, newest first, fetching page after page."""
@@ -361,15 +423,7 @@ class Client:
         Follows the answer's pages (each at most 10,000 points and about 2 MiB) to the last.
         """
         path = "/api/v1/jobs/%s/metrics" % _quote(job_id)
-        series = []
-        cursor = None
-        while True:
-            page = self._json("GET", path + ("?" + urllib.parse.urlencode([("cursor", cursor)])
-                                             if cursor else ""))
-            series.extend(page["series"])
-            cursor = page.get("nextCursor")
-            if not cursor:
-                return series
+        return list(self._pages(path, [], "series"))
 
     # ---- plumbing ----------------------------------------------------------------------------
 
@@ -410,22 +464,56 @@ class Client:
             body["timeout"] = _iso_duration(body["timeout"])
         return body
 
-    def _pages(self, path, query):
-        """Yields the items of every page of a list answer, following nextCursor."""
+    def _pages(self, path, query, key="items"):
+        """Yields the items of every page of a list answer, following nextCursor.
+
+        A cursor given twice (the same again, or a cycle) or more than max_pages pages end the
+        listing with an AnswerError: a server that never ends its pages is not followed forever.
+        """
         cursor = None
-        while True:
+        seen = set()
+        for pages in itertools.count(1):
             page_query = query + ([("cursor", cursor)] if cursor else [])
             page = self._json("GET", path + ("?" + urllib.parse.urlencode(page_query)
                                              if page_query else ""))
-            for item in page.get("items", []):
+            items = page.get(key, []) if isinstance(page, dict) else None
+            if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
+                raise AnswerError(200, "the answer to %s is not a page of %s (a JSON object with "
+                                       "a list of objects)" % (self.last_request, key))
+            for item in items:
                 yield item
             cursor = page.get("nextCursor")
             if not cursor:
                 return
+            if not isinstance(cursor, str):
+                raise AnswerError(200, "the answer to %s has a nextCursor that is not a string"
+                                  % self.last_request)
+            if cursor in seen:
+                raise AnswerError(200, "gpuq gave the cursor %s again after %d pages of %s: the "
+                                       "listing does not advance, stopped"
+                                  % (_preview(cursor), pages, path))
+            if pages >= self.max_pages:
+                raise AnswerError(200, "%s goes on past %d pages: stopped (a listing that never "
+                                       "ends)" % (path, self.max_pages))
+            seen.add(cursor)
+
+    def _job(self, answer):
+        """A job or sweep as answered: an object with a string id and state, or an AnswerError."""
+        if not (isinstance(answer, dict) and isinstance(answer.get("id"), str)
+                and isinstance(answer.get("state"), str)):
+            raise AnswerError(200, "the answer to %s is not a job or sweep (an object with a "
+                                   "string id and state)" % self.last_request)
+        return answer
 
     def _json(self, method, path, body=None, headers=None):
         with self._open(method, path, body=body, headers=headers) as response:
-            return json.loads(response.read().decode("utf-8"))
+            try:
+                raw = response.read()
+            except http.client.IncompleteRead as e:
+                raise AnswerError(response.status, "the answer to %s was cut short: %d bytes, "
+                                  "then the connection closed" % (self.last_request,
+                                                                  len(e.partial))) from None
+            return _parse_answer(raw, response.status, self.last_request)
 
     def _open(self, method, path, body=None, headers=None, timeout=_DEFAULT):
         data = None
@@ -438,8 +526,9 @@ class Client:
         all_headers.update(headers or {})
         request = urllib.request.Request(self.url + path, data=data, method=method,
                                          headers=all_headers)
+        self.last_request = "%s %s" % (method, path)
         try:
-            return urllib.request.urlopen(
+            return self._opener.open(
                 request, timeout=self.timeout if timeout is _DEFAULT else timeout)
         except urllib.error.HTTPError as e:
             error = _problem(e)
@@ -451,16 +540,144 @@ class Client:
                             % (self.url, e.reason)) from e
 
 
+class _SameOriginRedirects(urllib.request.HTTPRedirectHandler):
+    """Follows a redirect within gpuq's origin (scheme, host and port) only.
+
+    urllib would follow any redirect with every header of the request, the token included: a 302
+    to another host got the bearer token. A redirect to another origin, https to http among them,
+    is an AnswerError naming where it pointed, and nothing is sent there.
+    """
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        if _origin(newurl) != _origin(req.full_url):
+            fp.close()
+            raise AnswerError(code, "gpuq at %s answered %s %s with a redirect to another origin, "
+                                    "%s: not followed, so that the token is not sent there (if "
+                                    "gpuq is there, use that URL)"
+                              % (_origin_text(req.full_url), req.get_method(),
+                                 urllib.parse.urlsplit(req.full_url).path,
+                                 _origin_text(newurl)))
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+    def http_error_302(self, req, fp, code, msg, headers):
+        try:
+            return super().http_error_302(req, fp, code, msg, headers)
+        except ValueError:
+            # A Location that is no URL (urllib's urljoin and urlsplit refuse it).
+            fp.close()
+            raise AnswerError(code, "gpuq at %s answered %s %s with a redirect to no URL: %s"
+                              % (_origin_text(req.full_url), req.get_method(),
+                                 urllib.parse.urlsplit(req.full_url).path,
+                                 _preview(headers.get("Location") or headers.get("URI") or "")
+                                 )) from None
+
+    http_error_301 = http_error_303 = http_error_307 = http_error_308 = http_error_302
+
+
+def _origin(url):
+    """(scheme, host, port) as browsers compare origins; None when the URL has no valid port."""
+    parts = urllib.parse.urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    return scheme, (parts.hostname or "").lower(), port or {"http": 80, "https": 443}.get(scheme)
+
+
+def _origin_text(url):
+    parts = urllib.parse.urlsplit(url)
+    return "%s://%s" % (parts.scheme, parts.netloc.rpartition("@")[2])
+
+
+def _parse_answer(raw, status, request):
+    """The answer's JSON, or an AnswerError saying in one line why it is not gpuq's."""
+    def bad(why):
+        return AnswerError(status, "the answer to %s is %s" % (request, why))
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise bad("not UTF-8 text") from None
+    try:
+        value = json.loads(text, parse_int=_answer_int, parse_float=_answer_float,
+                           parse_constant=_answer_constant)
+    except _OutOfRange as e:
+        raise bad("not gpuq's JSON: %s" % e) from None
+    except RecursionError:
+        raise bad("not gpuq's JSON: nested too deep") from None
+    except ValueError as e:
+        raise bad("not gpuq's JSON (%s)%s" % (
+            e, ", it starts %s" % _preview(text.strip()) if text.strip() else
+            ": an empty body")) from None
+    if _deeper_than(value, MAX_ANSWER_DEPTH):
+        raise bad("not gpuq's JSON: nested more than %d levels deep" % MAX_ANSWER_DEPTH)
+    return value
+
+
+class _OutOfRange(ValueError):
+    pass
+
+
+def _answer_int(text):
+    if len(text.lstrip("-")) > MAX_NUMBER_DIGITS:
+        raise _OutOfRange("a number of %d digits" % len(text.lstrip("-")))
+    return int(text)
+
+
+def _answer_float(text):
+    value = float(text)
+    if not math.isfinite(value):
+        raise _OutOfRange("a number out of range, %s" % _preview(text))
+    return value
+
+
+def _answer_constant(name):
+    raise _OutOfRange("%s is not a number JSON has" % name)
+
+
+def _deeper_than(value, limit):
+    stack = [(value, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            children = value.values()
+        elif isinstance(value, list):
+            children = value
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
+
+def _preview(text, length=40):
+    """The start of a text for an error message, as a repr so that its ends show."""
+    return repr(text if len(text) <= length else text[:length] + "...")
+
+
 def _problem(e):
     raw = e.read().decode("utf-8", errors="replace")
     try:
-        problem = json.loads(raw)
-    except ValueError:
+        problem = _parse_answer(raw.encode("utf-8"), e.code, None)
+    except AnswerError:
         problem = None
     if not isinstance(problem, dict):
-        return GpuqError(e.code, e.reason, raw.strip() or e.reason, body=raw)
-    return GpuqError(e.code, problem.get("title"), problem.get("detail"), problem.get("errors"),
-                     body=problem)
+        # Not a problem: a proxy's page, say. Its start is enough to tell whose it is.
+        text = raw.strip()
+        if len(text) > 1000:
+            text = text[:1000] + "..."
+        return GpuqError(e.code, e.reason, text or e.reason, body=raw)
+    # A problem of another shape still reads as one line each: text, and a list of fields.
+    errors = problem.get("errors")
+    errors = [error for error in errors if isinstance(error, dict)] if isinstance(
+        errors, list) else []
+    return GpuqError(e.code, _text(problem.get("title")) or e.reason,
+                     _text(problem.get("detail")), errors, body=problem)
+
+
+def _text(value):
+    return value if value is None or isinstance(value, str) else json.dumps(value)
 
 
 def _find_token(token_file, url):
@@ -683,7 +900,7 @@ class _ProgressLine:
         hours, minutes = divmod(minutes, 60)
         clock = ("%d:%02d:%02d" % (hours, minutes, seconds) if hours
                  else "%d:%02d" % (minutes, seconds))
-        line = "%s  %s" % (text, clock)
+        line = "%s  %s" % (printable(text), clock)
         # Pads over what a longer previous line left behind.
         self.out.write("\r" + line.ljust(self.width))
         self.width = len(line)

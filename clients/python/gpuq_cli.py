@@ -7,8 +7,14 @@
 Installed beside gpuq.py (`pip install ./clients/python`) as the console script `gpuq`, and run by
 `python -m gpuq`. Standard library only. Every command is described in docs/cli.md.
 
-Exit codes: 0 done, 2 wrong usage, 3 an error answer of gpuq, 4 gpuq cannot be reached; `run` and
-`wait` exit with the job's own code (1 when it failed otherwise, 130 after Ctrl-C).
+Exit codes: 0 done, 2 wrong usage, 3 an error answer of gpuq, 4 gpuq cannot be reached, 5 an answer
+gpuq would never give (garbled, cut short, a cursor that does not advance, a redirect to another
+origin); `run` and `wait` exit with the job's own code (1 when it failed otherwise, 130 after
+Ctrl-C).
+
+Everything the command prints goes through write(), which shows control characters escaped
+(gpuq.printable): a hostile server, or a job's name, cannot drive the terminal. Only the log of
+`logs` and `run` is printed as it is, as cat would, unless --safe.
 """
 
 import argparse
@@ -25,11 +31,12 @@ import textwrap
 import time
 
 import gpuq
-from gpuq import Client, GpuqError, TERMINAL_STATES
+from gpuq import AnswerError, Client, GpuqError, TERMINAL_STATES
 
 EXIT_USAGE = 2
 EXIT_API = 3
 EXIT_UNREACHABLE = 4
+EXIT_ANSWER = 5
 EXIT_FAILED_WITHOUT_CODE = 1
 EXIT_INTERRUPTED = 130
 
@@ -132,7 +139,9 @@ def render_table(headers, rows, width=DEFAULT_WIDTH, sep=" ", spill=False, flexi
     but the first, down to its header's width. Never wraps. spill: a first cell longer than its
     column (a queue's collapsed sweep line) takes the second column's room before it is cut.
     """
-    cells = [[str(c) for c in row] for row in rows]
+    # A cell is one line: its newlines and tabs are escaped too, and so are counted as wide as
+    # they show.
+    cells = [[gpuq.printable(c) for c in row] for row in rows]
     first = [len(h) for h in headers[:1]] + [len(row[0]) for row in cells
                                              if not spill or len(row[0]) <= 26]
     widths = [max(first) if headers else 0] + [
@@ -186,8 +195,10 @@ def bar(used, reserved, total, width=20):
     """`[####--......]`: # used, - reserved beyond what is used, . free."""
     if not total:
         return "[" + " " * width + "]"
-    used_cells = min(width, int(round(width * used / total)))
-    reserved_cells = min(width, int(round(width * max(used, reserved) / total))) - used_cells
+    # Held to 0..width whatever the figures: a negative or huge one is not a bar of a billion.
+    used_cells = max(0, min(width, int(round(width * used / total))))
+    reserved_cells = max(0, min(width, int(round(width * max(used, reserved) / total)))
+                         - used_cells)
     return "[" + "#" * used_cells + "-" * reserved_cells + "." * (
         width - used_cells - reserved_cells) + "]"
 
@@ -470,7 +481,8 @@ def field_lines(label, value, width):
     """`Label       value`, wrapped under the value's first column; nothing for no value."""
     if value in (None, "", [], {}):
         return []
-    return textwrap.wrap("%-11s %s" % (label, value), width, subsequent_indent=" " * 12,
+    return textwrap.wrap("%-11s %s" % (label, gpuq.printable(value)), width,
+                         subsequent_indent=" " * 12,
                          break_on_hyphens=False, break_long_words=False)
 
 
@@ -816,12 +828,26 @@ def connect(args):
 
 # ---- commands ---------------------------------------------------------------------------------
 
+def write(stream, text, raw=False):
+    """The one place where text reaches the terminal: control characters (ESC, C1, bidirectional
+    overrides, ...) are shown escaped (\\x1b, \\u202e); newlines are kept, since the text is lines
+    (a table cell or a field of `show` escapes its own). raw: as it is, for a job's log."""
+    stream.write(text if raw else gpuq.printable(text, keep="\n"))
+
+
 def out(text=""):
-    sys.stdout.write(text + "\n")
+    write(sys.stdout, text + "\n")
 
 
 def print_json(data):
-    out(json.dumps(data, indent=2, ensure_ascii=False))
+    # The API's JSON unchanged to a parser, with what would drive a terminal as JSON escapes.
+    out(gpuq.printable_json(json.dumps(data, indent=2, ensure_ascii=False)))
+
+
+def print_log(text, safe):
+    """A job's log as it is, like cat (colours, progress bars); --safe: escaped, newlines and tabs
+    kept."""
+    write(sys.stdout, gpuq.printable(text, keep="\n\t") if safe else text, raw=True)
 
 
 def now_utc():
@@ -941,7 +967,7 @@ def cmd_run(client, args):
     err("job %s submitted; Ctrl-C cancels it" % job["id"])
     try:
         for line in client.logs(job["id"], follow=True):
-            out(line)
+            print_log(line + "\n", args.safe)
             sys.stdout.flush()
         return job_exit(wait_finished(client, job["id"]))
     except KeyboardInterrupt:
@@ -972,7 +998,7 @@ def list_jobs(client, states, labels, limit):
         query.append(("limit", str(min(PAGE, limit or PAGE))))
         count = 0
         for job in client._pages("/api/v1/jobs", query):
-            found.append(job)
+            found.append(client._job(job))
             count += 1
             if limit and count >= limit:
                 break
@@ -1008,7 +1034,9 @@ def cmd_queue(client, args):
             if sweep_id and job.get("state") == "QUEUED" and sweep_id not in sweeps:
                 try:
                     sweeps[sweep_id] = client.get_sweep(sweep_id)
-                except GpuqError:
+                except GpuqError as e:
+                    if not answered(e):
+                        raise
                     sweeps[sweep_id] = None
     out(format_queue(jobs, now_utc(), sweeps, args.expand, columns, terminal_width()))
     return 0
@@ -1027,12 +1055,12 @@ def cmd_logs(client, args):
     if args.follow:
         try:
             for line in client.logs(args.id, tail=args.tail, follow=True):
-                out(line)
+                print_log(line + "\n", args.safe)
                 sys.stdout.flush()
         except KeyboardInterrupt:
             return EXIT_INTERRUPTED
         return 0
-    sys.stdout.write(client.logs(args.id, tail=args.tail))
+    print_log(client.logs(args.id, tail=args.tail), args.safe)
     return 0
 
 
@@ -1049,7 +1077,7 @@ def cmd_cancel(client, args):
             job = client.cancel(job_id)
             out("%s %s" % (job["id"], job["state"]))
         except GpuqError as e:
-            if e.status is None:
+            if not answered(e):
                 raise
             report_error(e, prefix=job_id)
             status = EXIT_API
@@ -1094,7 +1122,7 @@ def cmd_gpus(client, args):
                 try:
                     jobs[job_id] = client.get(job_id)
                 except GpuqError as e:
-                    if e.status is None:
+                    if not answered(e):
                         raise
                     jobs[job_id] = None  # another user's job, or gone
     out(format_gpus(gpus, jobs, terminal_width()))
@@ -1278,8 +1306,8 @@ def _json_option(p):
 def build_parser():
     parser = argparse.ArgumentParser(
         prog="gpuq", description="Submit and watch jobs and sweeps of a gpuq GPU scheduler.",
-        epilog="Exit codes: 0 done, 2 wrong usage, 3 API error, 4 cannot connect; run and wait: "
-               "the job's own code. See docs/cli.md.")
+        epilog="Exit codes: 0 done, 2 wrong usage, 3 API error, 4 cannot connect, 5 an answer "
+               "gpuq never gives; run and wait: the job's own code. See docs/cli.md.")
     parser.add_argument("--version", action="version", version="gpuq " + gpuq.__version__)
     parser.add_argument("--url", help="gpuq's URL (default: $GPUQ_URL, then the config file, "
                                       "then %s)" % gpuq.DEFAULT_URL)
@@ -1297,6 +1325,8 @@ def build_parser():
     p = commands.add_parser("run", help="submit, stream the log, exit with the job's code")
     _job_options(p)
     p.add_argument("--detach", action="store_true", help="print the id and return at once")
+    p.add_argument("--safe", action="store_true",
+                   help="show control characters in the log escaped (\\x1b), not as they are")
     p.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD ARGS...")
     p.set_defaults(func=cmd_run)
 
@@ -1325,6 +1355,8 @@ def build_parser():
     p = commands.add_parser("logs", help="a job's output")
     p.add_argument("-f", "--follow", action="store_true", help="until the job ends")
     p.add_argument("-n", "--tail", type=int, metavar="N", help="the last N lines")
+    p.add_argument("--safe", action="store_true",
+                   help="show control characters escaped (\\x1b), not as they are (like cat -v)")
     p.add_argument("id", metavar="ID")
     p.set_defaults(func=cmd_logs)
 
@@ -1452,12 +1484,21 @@ complete -F _gpuq gpuq""" % (" ".join(top_names + top_options), "\n".join(cases)
 # ---- errors and main --------------------------------------------------------------------------
 
 def err(text):
-    sys.stderr.write("gpuq: %s\n" % text)
+    write(sys.stderr, "gpuq: %s\n" % text)
     sys.stderr.flush()
+
+
+def answered(e):
+    """Whether gpuq gave this error answer itself (a 404 for one id of several, ...), rather than
+    being unreachable or giving an answer it never gives: those end the command."""
+    return e.status is not None and not isinstance(e, AnswerError)
 
 
 def report_error(e, prefix=None):
     head = "%s: " % prefix if prefix else ""
+    if isinstance(e, AnswerError):
+        err(head + e.detail)
+        return EXIT_ANSWER
     if e.status is None:
         err(head + (e.detail or "cannot connect"))
         return EXIT_UNREACHABLE
@@ -1512,6 +1553,7 @@ def main(argv=None):
     args = parser.parse_args(_url_first(sys.argv[1:] if argv is None else list(argv)))
     if args.cmd == "completion":
         return cmd_completion(parser, args)
+    client = None
     try:
         client = connect(args)
         return args.func(client, args)
@@ -1527,10 +1569,6 @@ def main(argv=None):
         # The connection broke mid-answer, as when gpuq stops while a log is followed.
         err("lost the connection to gpuq: %s" % (e.__class__.__name__,))
         return EXIT_UNREACHABLE
-    except json.JSONDecodeError as e:
-        # Something other than gpuq answered at the URL (a proxy's page, another server).
-        err("the answer is not gpuq's JSON: %s" % e)
-        return EXIT_API
     except BrokenPipeError:
         # `gpuq queue | head`: the reader left. Nothing more to say, nor to flush at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -1542,6 +1580,17 @@ def main(argv=None):
         # A file named on the command line (sweep create FILE) that cannot be read.
         err(str(e))
         return EXIT_USAGE
+    except (TypeError, KeyError, AttributeError, ValueError, IndexError, OverflowError,
+            RecursionError, MemoryError) as e:
+        # gpuq's client checks the shape of each answer it uses (AnswerError above); a field
+        # deeper in it of the wrong type (a state that is a number, a time that is no time) ends
+        # here, in one line, rather than in a traceback. GPUQ_DEBUG=1 shows the traceback.
+        if os.environ.get("GPUQ_DEBUG"):
+            raise
+        last = client.last_request if client else None
+        err("cannot use gpuq's answer%s: a field is not what gpuq gives (%s: %s)"
+            % (" to " + last if last else "", e.__class__.__name__, e))
+        return EXIT_ANSWER
 
 
 def console():
