@@ -20,7 +20,9 @@ In a training script run by gpuq, report metrics (no network, no token; a no-op 
     import gpuq
     gpuq.report(step=100, val_loss=0.31, val_acc=0.88)
 
-Jobs are plain dicts, exactly as the API returns them (see API.md). Errors raise GpuqError.
+Jobs are plain dicts, exactly as the API returns them (see API.md). Errors raise GpuqError (its
+subclass AnswerError for an answer gpuq never gives); redirects are followed within gpuq's origin
+only, so the token never goes elsewhere. printable(text) escapes what would drive a terminal.
 Copy this file next to your notebook or put clients/python on PYTHONPATH.
 `pip install ./clients/python` installs it with the `gpuq` command (gpuq_cli.py, docs/cli.md).
 """
