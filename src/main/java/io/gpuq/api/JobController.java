@@ -225,7 +225,7 @@ public class JobController {
     Map<String, String> reasons = queuedReasons.of(jobs);
     Map<String, Boolean> own = new HashMap<>();
     return jobs.stream()
-        .map(job -> JobView.of(job, forCaller(caller, reasons.get(job.id()), own)))
+        .map(job -> JobView.listed(job, forCaller(caller, reasons.get(job.id()), own)))
         .toList();
   }
 

@@ -12,12 +12,16 @@ import io.gpuq.job.SweepTrial;
 import io.gpuq.reported.ReportedMetrics;
 import io.swagger.v3.oas.annotations.media.Schema;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 
-/** A job as the API shows it (see API.md, "The job"). The environment is never shown back. */
+/**
+ * A job as the API shows it (see API.md, "The job"). The environment is never shown back; a listing
+ * shows each job within bounds ({@link #listed}).
+ */
 @Schema(name = "Job")
 public record JobView(
     String id,
@@ -73,7 +77,14 @@ public record JobView(
     @Schema(
             description =
                 "what the run reported through GPUQ_METRICS_FILE; null when it reported nothing")
-        MetricsView metrics) {
+        MetricsView metrics,
+    @Schema(
+            description =
+                "new (issue 34): in a listing, the fields cut to its bounds (command,"
+                    + " workingDir, labels, nodeSelector, attempts); absent when none was, and"
+                    + " in the job's own answer, which has them whole")
+        @JsonInclude(JsonInclude.Include.NON_NULL)
+        List<String> truncated) {
 
   /**
    * The latest value of each metric and their step; for a sweep's trial, the best value of the
@@ -154,7 +165,21 @@ public record JobView(
   }
 
   public static JobView of(Job job, String queuedReason) {
+    return view(job, queuedReason, false);
+  }
+
+  /**
+   * The job as a listing shows it: bounded ({@link ListedJob}), with the fields it cut named in
+   * {@code truncated}.
+   */
+  public static JobView listed(Job job, String queuedReason) {
+    return view(job, queuedReason, true);
+  }
+
+  private static JobView view(Job job, String queuedReason, boolean listed) {
     Optional<SweepTrial> trial = job.sweepTrial();
+    List<String> truncated = new ArrayList<>();
+    List<AttemptView> attempts = job.attempts().stream().map(AttemptView::of).toList();
     return new JobView(
         job.id(),
         job.name(),
@@ -165,8 +190,8 @@ public record JobView(
         job.failureMessage(),
         job.exitCode(),
         job.attempt(),
-        job.command(),
-        job.workingDir(),
+        listed ? ListedJob.command(job.command(), truncated) : job.command(),
+        listed ? ListedJob.workingDir(job.workingDir(), truncated) : job.workingDir(),
         job.framework().wireName(),
         new ResourcesView(
             job.gpus(),
@@ -183,17 +208,20 @@ public record JobView(
         job.priority(),
         job.timeout() == null ? null : job.timeout().toString(),
         new RetryView(job.maxAttempts(), job.oomGrowth()),
-        new TreeMap<>(job.labels()),
-        new TreeMap<>(job.nodeSelector()),
+        listed ? ListedJob.labels("labels", job.labels(), truncated) : new TreeMap<>(job.labels()),
+        listed
+            ? ListedJob.labels("nodeSelector", job.nodeSelector(), truncated)
+            : new TreeMap<>(job.nodeSelector()),
         job.placement(),
         job.peakGpuMemoryBytes(),
         job.createdAt(),
         job.startedAt(),
         job.finishedAt(),
-        job.attempts().stream().map(AttemptView::of).toList(),
+        listed ? ListedJob.attempts(attempts, truncated) : attempts,
         trial.map(SweepTrial::sweepId).orElse(null),
         trial.map(SweepTrial::number).orElse(null),
         trial.map(SweepTrial::parametersJson).orElse(null),
-        job.reportedMetrics().map(MetricsView::of).orElse(null));
+        job.reportedMetrics().map(MetricsView::of).orElse(null),
+        truncated.isEmpty() ? null : List.copyOf(truncated));
   }
 }

@@ -12,7 +12,8 @@ import org.springframework.http.HttpStatus;
 /**
  * Tomcat's own error answers as RFC 9457 problems instead of its HTML page: those for requests it
  * refuses before any application code runs, such as an encoded '/' or NUL in the path ({@code
- * /api/v1/jobs/%2f}) or a malformed request line.
+ * /api/v1/jobs/%2f}) or a malformed request line. Each carries the web page's security headers
+ * ({@link UiHeaders}).
  */
 public class ProblemErrorReportValve extends ErrorReportValve {
 
@@ -37,6 +38,9 @@ public class ProblemErrorReportValve extends ErrorReportValve {
                 + " (for example an encoded '/' or NUL in the path)"
             : title;
     try {
+      // Whatever the path: one Tomcat refused may not parse, and one under /ui/ must carry the
+      // page's headers (issue 34). They cost a problem elsewhere nothing.
+      UiHeaders.setOn(response);
       response.setContentType("application/problem+json");
       response.setCharacterEncoding("UTF-8");
       Writer writer = response.getReporter();

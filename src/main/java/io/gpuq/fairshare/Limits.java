@@ -1,5 +1,6 @@
 package io.gpuq.fairshare;
 
+import io.gpuq.placement.MemoryDemand;
 import io.gpuq.text.MemorySize;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -94,6 +95,37 @@ public record Limits(
     }
     if (more.gpuMemoryBytes() > 0
         && held.gpuMemoryBytes() + more.gpuMemoryBytes() > maxGpuMemoryBytes) {
+      return Optional.of(new Reached("max-gpu-memory", maxGpuMemoryBytes));
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * The running limit that a job of {@code gpus} GPUs of {@code memory} each would pass on its own,
+   * with nothing else of its owner's running: one that could never start under these limits, and
+   * that admission refuses rather than queues for ever (issue 34). Only what the job is sure to
+   * hold counts: a whole-GPU or fraction job's GPU memory, and the GPUs that bytes ask for, depend
+   * on the GPU it gets, and are held to their limits when it is placed.
+   */
+  public Optional<Reached> neverAllows(int gpus, MemoryDemand memory) {
+    if (maxRunningJobs < 1) {
+      return Optional.of(new Reached("max-running-jobs", maxRunningJobs));
+    }
+    if (gpus == 0) {
+      return Optional.empty();
+    }
+    double held =
+        memory instanceof MemoryDemand.WholeGpu
+            ? gpus
+            : memory instanceof MemoryDemand.Fraction f ? gpus * f.fraction() : 0;
+    // The slack of reachedBy: what a pass would let start, admission lets queue. A limit of none
+    // refuses every GPU job, whatever its GPU.
+    if (held > maxGpus + 1e-9 || maxGpus == 0) {
+      return Optional.of(new Reached("max-gpus", maxGpus));
+    }
+    // bytes × gpus > max, without overflow.
+    if (maxGpuMemoryBytes == 0
+        || (memory instanceof MemoryDemand.Bytes b && b.bytes() > maxGpuMemoryBytes / gpus)) {
       return Optional.of(new Reached("max-gpu-memory", maxGpuMemoryBytes));
     }
     return Optional.empty();

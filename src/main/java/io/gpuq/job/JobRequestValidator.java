@@ -22,8 +22,8 @@ import java.util.stream.Collectors;
  * <p>Every size is bounded, and a value over its bound is refused before it is parsed, so that a
  * bad request costs time linear in its size. No string may hold NUL or a lone surrogate (not
  * Unicode: the job list would stop being valid JSON); names, working directories and labels may
- * hold no control character at all, while arguments and variables may hold tabs and newlines (a
- * {@code sh -c} script).
+ * hold no control character at all (bidirectional controls included), while arguments and variables
+ * may hold tabs and newlines (a {@code sh -c} script).
  */
 public final class JobRequestValidator {
 
@@ -387,7 +387,12 @@ public final class JobRequestValidator {
 
   /** Text shown in lists and logs: no control characters, and valid Unicode. */
   private static void printable(String field, String text, FieldErrors errors) {
-    if (UserText.hasControlCharacter(text)) {
+    if (UserText.hasBidiControl(text)) {
+      errors.add(
+          field,
+          "must not contain bidirectional controls (U+202A-202E, U+2066-2069, U+200E, U+200F,"
+              + " U+061C), which reorder the text shown after them");
+    } else if (UserText.hasControlCharacter(text)) {
       errors.add(field, "must not contain control characters (such as NUL, tab or newline)");
     } else if (UserText.hasLoneSurrogate(text)) {
       errors.add(field, "must be valid Unicode (it holds a lone surrogate)");

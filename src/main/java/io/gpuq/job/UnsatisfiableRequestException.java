@@ -1,6 +1,9 @@
 package io.gpuq.job;
 
-/** A valid request that this node can never satisfy (more GPUs or memory than exist). */
+/**
+ * A valid request that can never be satisfied: more GPUs or memory than exist, or more than its
+ * owner's running limits let them hold.
+ */
 public class UnsatisfiableRequestException extends RuntimeException {
   private final String field;
 

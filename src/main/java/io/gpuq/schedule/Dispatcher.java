@@ -150,14 +150,26 @@ public class Dispatcher {
               cpuHead,
               gpuHead,
               host.freeCpus(),
-              host.freeMemoryBytes()));
+              host.freeMemoryBytes(),
+              Map.of()));
       return new DispatchResult(0, 0, null);
     }
     List<GpuCapacity> capacities = capacities();
     FairShareOrder order = fairShareOrder(queue, capacities);
     PlacementPlan plan = placer.plan(capacities, freeCpu, host, order, now);
     plan.waits().forEach((id, wait) -> waiting.put(id, reasonFor(id, wait, plan, order)));
-    order.limited().forEach((id, limit) -> waiting.put(id, limit.reason()));
+    Map<String, String> ownersAtLimit = new HashMap<>();
+    order
+        .limited()
+        .forEach(
+            (id, limit) -> {
+              waiting.put(id, limit.reason());
+              // A running-jobs limit holds back every job of its owner, read by this pass or not.
+              String owner = order.ownerOf(id);
+              if (limit.key().equals("max-running-jobs") && owner != null) {
+                ownersAtLimit.put(owner, limit.reason());
+              }
+            });
     long cpuPlaced = plan.starts().stream().filter(PlacementDecision::isCpuOnly).count();
     reasons.record(
         new LastPass.Pass(
@@ -169,7 +181,8 @@ public class Dispatcher {
             cpuHead,
             gpuHead,
             plan.freeCpus(),
-            plan.freeMemoryBytes()));
+            plan.freeMemoryBytes(),
+            ownersAtLimit));
     Map<String, JobPlacement> placements = new LinkedHashMap<>();
     for (PlacementDecision decision : plan.starts()) {
       placements.put(decision.jobId(), placementOf(decision));

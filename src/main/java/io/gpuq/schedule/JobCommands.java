@@ -43,7 +43,7 @@ public final class JobCommands {
    */
   public <A> Submitted<A> submit(
       Caller caller, JobRequest request, String idempotencyKey, Function<Job, A> answer) {
-    JobSpec spec = checks.check(request);
+    JobSpec spec = checks.check(caller.name(), request);
     Submission submission = jobs.submit(caller, spec, idempotencyKey);
     A answered = answer.apply(submission.job());
     if (submission.created()) {

@@ -28,6 +28,8 @@ public final class LastPass {
    *     none did
    * @param freeCpus the node's cores left free by the pass's starts
    * @param freeMemoryBytes the node's host memory left free by the pass's starts
+   * @param ownersAtLimit the owners at their {@code max-running-jobs} in the pass, with that
+   *     limit's reason: each of their queued jobs waits for it, those the pass did not read too
    */
   public record Pass(
       Instant at,
@@ -38,16 +40,27 @@ public final class LastPass {
       Head cpuHead,
       Head gpuHead,
       long freeCpus,
-      long freeMemoryBytes) {
+      long freeMemoryBytes,
+      Map<String, String> ownersAtLimit) {
     public Pass {
       byJob = Map.copyOf(byJob);
       fullSweeps = Map.copyOf(fullSweeps);
+      ownersAtLimit = Map.copyOf(ownersAtLimit);
     }
 
     /** The same findings, confirmed at {@code now} by a pass that read nothing new. */
     Pass seenAgain(Instant now, int freeCpuSlots, long freeCpus, long freeMemoryBytes) {
       return new Pass(
-          now, node, freeCpuSlots, byJob, fullSweeps, cpuHead, gpuHead, freeCpus, freeMemoryBytes);
+          now,
+          node,
+          freeCpuSlots,
+          byJob,
+          fullSweeps,
+          cpuHead,
+          gpuHead,
+          freeCpus,
+          freeMemoryBytes,
+          ownersAtLimit);
     }
 
     /** How far the pass read the queue of this job's kind; null when it did not read it. */

@@ -1,6 +1,7 @@
 package io.gpuq.schedule;
 
 import io.gpuq.cgroup.NodeCapacity;
+import io.gpuq.fairshare.Limits;
 import io.gpuq.job.JobSpec;
 import io.gpuq.job.SubmitAdmission;
 import io.gpuq.job.UnsatisfiableRequestException;
@@ -9,6 +10,7 @@ import io.gpuq.node.NodeGpu;
 import io.gpuq.placement.Feasibility;
 import io.gpuq.placement.GpuCapacity;
 import io.gpuq.placement.HostCapacity;
+import io.gpuq.placement.MemoryDemand;
 import io.gpuq.placement.PlacementRequest;
 import io.gpuq.placement.Placer;
 import io.gpuq.text.MemorySize;
@@ -18,13 +20,16 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
- * Refuses at submit what could not start anywhere: on no live node its selector picks, not even if
- * that node were empty. A node's GPUs count, and so do the cores and host memory it gives its jobs
- * (as the nodes table has them; a node that reports none is not held to them).
+ * Refuses at submit what could not start anywhere: under its owner's running limits, with nothing
+ * else of theirs running, or on no live node its selector picks, not even if that node were empty.
+ * A node's GPUs count, and so do the cores and host memory it gives its jobs (as the nodes table
+ * has them; a node that reports none is not held to them).
  */
 public final class PlacementAdmission implements SubmitAdmission {
 
@@ -32,20 +37,92 @@ public final class PlacementAdmission implements SubmitAdmission {
   private final Supplier<List<GpuCapacity>> localGpus;
   private final Clock clock;
   private final LiveNodes nodes;
+  private final Function<String, Limits> limitsOf;
+
+  /** With no owner's running limits. */
+  public PlacementAdmission(
+      Placer placer, Supplier<List<GpuCapacity>> localGpus, Clock clock, LiveNodes nodes) {
+    this(placer, localGpus, clock, nodes, owner -> Limits.DEFAULT);
+  }
 
   /**
    * @param localGpus this node's GPUs (only their total memory counts: the node is taken as empty)
+   * @param limitsOf each owner's running limits
    */
   public PlacementAdmission(
-      Placer placer, Supplier<List<GpuCapacity>> localGpus, Clock clock, LiveNodes nodes) {
+      Placer placer,
+      Supplier<List<GpuCapacity>> localGpus,
+      Clock clock,
+      LiveNodes nodes,
+      Function<String, Limits> limitsOf) {
     this.placer = placer;
     this.localGpus = localGpus;
     this.clock = clock;
     this.nodes = nodes;
+    this.limitsOf = limitsOf;
+  }
+
+  /**
+   * Accepts a job that its owner's running limits let start with nothing else of theirs running,
+   * and that some live node selected by it could run if that node were empty.
+   */
+  @Override
+  public void check(String owner, JobSpec spec) {
+    Optional<Limits.Reached> never = limitsOf.apply(owner).neverAllows(spec.gpus(), spec.memory());
+    if (never.isPresent()) {
+      throw new UnsatisfiableRequestException(
+          limitField(spec, never.get()), limitReason(spec, never.get()));
+    }
+    check(spec);
+  }
+
+  /** The field a limit blames: what the job asks that passes it. */
+  private static String limitField(JobSpec spec, Limits.Reached limit) {
+    return switch (limit.key()) {
+      case "max-gpus" ->
+          spec.memory() instanceof MemoryDemand.Fraction
+              ? "resources.gpuFraction"
+              : "resources.gpus";
+      case "max-gpu-memory" ->
+          spec.memory() instanceof MemoryDemand.Bytes ? "resources.gpuMemory" : "resources.gpus";
+      default -> "resources";
+    };
+  }
+
+  /**
+   * {@code asks for 2 GPUs, more than your limit of 1 GPU (max-gpus) lets you hold at once: it
+   * could never start}.
+   */
+  private static String limitReason(JobSpec spec, Limits.Reached limit) {
+    String limited = limit.reason().substring("at ".length());
+    String asks;
+    switch (limit.key()) {
+      case "max-gpus" ->
+          asks =
+              spec.memory() instanceof MemoryDemand.Fraction f
+                  ? number(spec.gpus() * f.fraction()) + " of a GPU"
+                  : spec.gpus() + (spec.gpus() == 1 ? " GPU" : " GPUs");
+      case "max-gpu-memory" ->
+          asks =
+              spec.memory() instanceof MemoryDemand.Bytes b
+                  ? MemorySize.format(b.bytes() * spec.gpus()) + " of GPU memory"
+                  : "GPU memory";
+      default -> {
+        return limited + " lets no job of yours start: it could never start";
+      }
+    }
+    return "asks for "
+        + asks
+        + ", more than "
+        + limited
+        + " lets you hold at once: it could never start";
+  }
+
+  private static String number(double value) {
+    return value == Math.rint(value) ? Long.toString((long) value) : Double.toString(value);
   }
 
   /** Accepts a job that some live node selected by it could run if that node were empty. */
-  @Override
   public void check(JobSpec spec) {
     Set<String> selected = selectedNodes(spec);
     if (selected.isEmpty()) {

@@ -256,6 +256,12 @@ public final class QueuedReasons {
     if (sweepLimit != null) {
       return sweepFull(sweepLimit);
     }
+    // Ahead of what the pass read: its owner's running-jobs limit holds it back wherever it is in
+    // the queue, and says more than "behind the first N" (issue 34).
+    String atLimit = pass.ownersAtLimit().get(job.owner());
+    if (atLimit != null) {
+      return atLimit;
+    }
     if (job.gpus() == 0 && pass.freeCpuSlots() == 0) {
       return noCpuSlot(pass.node());
     }

@@ -158,8 +158,9 @@ public class SweepService {
       JobSpec spec = trialSpec(definition, id, trial);
       if (first == null) {
         // Trials differ only in command, working directory, variables and labels: what admission
-        // looks at (resources, node selector) is the template's, the same for each.
-        admission.check(spec);
+        // looks at (resources, node selector, the owner's limits) is the template's, the same for
+        // each.
+        admission.check(caller.name(), spec);
         first = spec;
       }
       trials.add(trialJob(caller, id, trial, spec, now));
@@ -361,7 +362,7 @@ public class SweepService {
               checkSize(
                   template(sweep), number + 1, (number + 1L) * utf8Bytes(trial.parametersJson()));
               JobSpec spec = trialSpec(definition, sweepId, trial);
-              admission.check(spec);
+              admission.check(caller.name(), spec);
               return trialJob(caller, sweepId, trial, spec, now);
             },
             maxQueuedOf.applyAsLong(sweep.owner()));

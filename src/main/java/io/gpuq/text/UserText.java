@@ -62,13 +62,41 @@ public final class UserText {
     return false;
   }
 
-  /** Whether {@code text} holds a control character: C0 (NUL, tab, newline...), DEL or C1. */
+  /**
+   * Whether {@code text} holds a control character: C0 (NUL, tab, newline...), DEL or C1, or a
+   * bidirectional control ({@link #isBidiControl}).
+   */
   public static boolean hasControlCharacter(String text) {
     for (int i = 0; i < text.length(); i++) {
-      if (Character.isISOControl(text.charAt(i))) {
+      char c = text.charAt(i);
+      if (Character.isISOControl(c) || isBidiControl(c)) {
         return true;
       }
     }
     return false;
+  }
+
+  /** Whether {@code text} holds a bidirectional control ({@link #isBidiControl}). */
+  public static boolean hasBidiControl(String text) {
+    for (int i = 0; i < text.length(); i++) {
+      if (isBidiControl(text.charAt(i))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The bidirectional controls: embeddings and overrides (U+202A-202E), isolates (U+2066-2069) and
+   * the marks (U+200E, U+200F, U+061C). Invisible, they reorder what follows them on a terminal or
+   * a page: a name holding U+202E shows another job's name, or a command read backwards (the
+   * "Trojan Source" trick), as ESC could recolour a terminal.
+   */
+  public static boolean isBidiControl(char c) {
+    return (c >= '\u202A' && c <= '\u202E')
+        || (c >= '\u2066' && c <= '\u2069')
+        || c == '\u200E'
+        || c == '\u200F'
+        || c == '\u061C';
   }
 }

@@ -111,11 +111,12 @@ public class ApiConfiguration {
   }
 
   /**
-   * First of all: before the token filter authorises a path that Spring MVC would read otherwise.
+   * Before the token filter authorises a path that Spring MVC would read otherwise; after only the
+   * web page's headers (UiConfiguration), which its 404s under /ui/ carry.
    */
   @Bean
   FilterRegistrationBean<DotSegmentFilter> dotSegmentFilter() {
-    return ServletFilters.registered(new DotSegmentFilter(), Ordered.HIGHEST_PRECEDENCE, "/*");
+    return ServletFilters.registered(new DotSegmentFilter(), Ordered.HIGHEST_PRECEDENCE + 1, "/*");
   }
 
   @Bean

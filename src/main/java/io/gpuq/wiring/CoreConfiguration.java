@@ -282,8 +282,14 @@ public class CoreConfiguration {
 
   @Bean
   PlacementAdmission placementAdmission(
-      Placer placer, Scheduler scheduler, Clock clock, NodeRegistry nodes) {
-    return new PlacementAdmission(placer, scheduler.dispatcher()::capacities, clock, nodes);
+      Placer placer, Scheduler scheduler, Clock clock, NodeRegistry nodes, TokenRegistry tokens) {
+    Map<String, OwnerTerms> terms = tokens.ownerTerms();
+    return new PlacementAdmission(
+        placer,
+        scheduler.dispatcher()::capacities,
+        clock,
+        nodes,
+        owner -> terms.getOrDefault(owner, OwnerTerms.DEFAULT).limits());
   }
 
   private static java.util.concurrent.ThreadFactory daemon(String name) {

@@ -3,6 +3,7 @@ package io.gpuq.wiring;
 import io.gpuq.api.JobListingCache;
 import io.gpuq.api.UiHeaders;
 import io.gpuq.config.GpuqProperties;
+import jakarta.servlet.DispatcherType;
 import java.time.Clock;
 import java.time.Duration;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
@@ -62,9 +63,13 @@ public class UiConfiguration {
 
   @Bean
   FilterRegistrationBean<UiHeaders> uiHeaders(GpuqProperties properties) {
-    // Before the token filter, so that its 401s carry them too.
+    // First of all (the dot-segment filter comes after it), so that every filter's answer under
+    // /ui/ carries them: the token filter's 401s, the dot-segment filter's 404s.
     FilterRegistrationBean<UiHeaders> registration =
-        ServletFilters.registered(new UiHeaders(), Ordered.HIGHEST_PRECEDENCE + 5, "/*");
+        ServletFilters.registered(new UiHeaders(), Ordered.HIGHEST_PRECEDENCE, "/*");
+    // And on the error dispatch: a request Tomcat refused before any filter ran (TRACE, 405) is
+    // answered there, at /error, for the path it was sent to.
+    registration.setDispatcherTypes(DispatcherType.REQUEST, DispatcherType.ERROR);
     registration.setEnabled(properties.ui().enabled());
     return registration;
   }

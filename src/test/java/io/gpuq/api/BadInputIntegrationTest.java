@@ -144,6 +144,38 @@ class BadInputIntegrationTest extends IntegrationTest {
             "resources.gpuMemory"));
   }
 
+  /**
+   * Issue 34: shown on a terminal or the page, each reorders the text after it, as ESC recolours.
+   */
+  static Stream<Arguments> bidirectionalControls() {
+    String controls = "\u202A\u202B\u202C\u202D\u202E\u2066\u2067\u2068\u2069\u200E\u200F\u061C";
+    Stream.Builder<Arguments> cases = Stream.builder();
+    for (char c : controls.toCharArray()) {
+      String seen = String.format("U+%04X", (int) c);
+      String text = "train" + c + "gnp.exe";
+      cases.add(Arguments.of(seen + " in name", aJob().name(text).json(), "name"));
+      cases.add(
+          Arguments.of(seen + " in a label", aJob().label("team", text).json(), "labels.team"));
+      cases.add(
+          Arguments.of(
+              seen + " in a node selector",
+              aJob().field("nodeSelector", java.util.Map.of("pool", text)).json(),
+              "nodeSelector.pool"));
+      cases.add(
+          Arguments.of(
+              seen + " in workingDir", aJob().workingDir("/tmp/" + text).json(), "workingDir"));
+    }
+    cases.add(Arguments.of("ESC in name", aJob().name("a\u001b[31mb").json(), "name"));
+    return cases.build();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("bidirectionalControls")
+  @DisplayName("a bidirectional control in a name, label, selector or directory is 400 as ESC is")
+  void a_bidirectional_control_is_refused_as_escape_is(String why, String body, String field) {
+    an_invalid_submission_is_400_naming_the_field(why, body, field);
+  }
+
   @ParameterizedTest(name = "{0}")
   @MethodSource("bodiesThatWereOnceAccepted")
   void a_body_of_the_wrong_type_or_form_is_400_naming_the_field(

@@ -68,6 +68,59 @@ class WebUiHttpTest extends IntegrationTest {
     assertThat(response.headers().firstValue("Set-Cookie")).isEmpty();
   }
 
+  /**
+   * Issue 34: these answers lacked the headers, some refused by Tomcat before any filter ran (an
+   * encoded '/' or NUL), some by a filter ahead of the headers' (a dot segment), some whose path
+   * Tomcat normalised out of /ui/. Sent byte for byte: an HTTP client would re-encode them.
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(
+      strings = {
+        "GET /ui/%2e%2e/api/v1/jobs",
+        "GET /ui/%2E%2E/%2e%2E/actuator/prometheus",
+        "GET /ui/../api/v1/jobs",
+        "GET /ui/..;/api/v1/jobs",
+        "GET /ui/./index.html",
+        "GET /ui/%2e/index.html",
+        "GET /ui/.%2e/api/v1/jobs",
+        "GET /ui/%00",
+        "GET /ui/app.js%00.html",
+        "GET /ui/%2f",
+        "GET /ui/%2F..%2F..%2Fetc%2Fpasswd",
+        "GET /ui/%5c..%5capi",
+        "GET /ui/%ff%fe",
+        "GET /ui/%",
+        "GET /ui/%zz",
+        "GET /ui/%252e%252e/api/v1/jobs",
+        "GET /ui%00",
+        "GET /ui%2f",
+        "GET /ui;a=b/",
+        "GET /ui/index.html;a=b",
+        "GET /ui/{}",
+        "GET /ui/?a=|<>",
+        "GET //ui//no-such-file.js",
+        "GET /%75i/",
+        "POST /ui/",
+        "DELETE /ui/index.html",
+        "PUT /ui/app.js",
+        "OPTIONS /ui/",
+        "TRACE /ui/",
+      })
+  @DisplayName("every answer under /ui/, an error for a hostile path included, carries the headers")
+  void every_answer_under_ui_carries_the_headers_whatever_the_path(String request)
+      throws IOException {
+    String answer = rawRequest(request);
+
+    String head = answer.substring(0, Math.max(0, answer.indexOf("\r\n\r\n")));
+    assertThat(head).as(request).startsWith("HTTP/1.1 ");
+    assertThat(head)
+        .as(request)
+        .containsIgnoringCase("\r\nContent-Security-Policy: " + UiHeaders.CONTENT_SECURITY_POLICY)
+        .containsIgnoringCase("\r\nX-Content-Type-Options: nosniff")
+        .containsIgnoringCase("\r\nReferrer-Policy: no-referrer")
+        .containsIgnoringCase("\r\nX-Frame-Options: DENY");
+  }
+
   @Test
   @DisplayName("/ and /ui redirect to /ui/, which is the page")
   void the_root_redirects_to_the_page() {
@@ -206,10 +259,19 @@ class WebUiHttpTest extends IntegrationTest {
   }
 
   private String rawGet(String path) throws IOException {
+    return rawRequest("GET " + path);
+  }
+
+  /** {@code request} is a method and a path, sent as they are, without a token. */
+  private String rawRequest(String request) throws IOException {
     try (Socket socket = new Socket("127.0.0.1", port)) {
       OutputStream out = socket.getOutputStream();
       out.write(
-          ("GET " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+          (request
+                  + " HTTP/1.1\r\n"
+                  + "Host: localhost\r\n"
+                  + "Content-Length: 0\r\n"
+                  + "Connection: close\r\n\r\n")
               .getBytes(StandardCharsets.US_ASCII));
       out.flush();
       InputStream in = socket.getInputStream();

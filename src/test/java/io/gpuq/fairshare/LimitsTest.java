@@ -208,4 +208,39 @@ class LimitsTest {
     assertThat(limits.limitsRunning()).isFalse();
     assertThat(Limits.of(8L, 2.5, "40GiB", 50L)).isEqualTo(new Limits(8, 2.5, 40 * GIB, 50));
   }
+
+  @Test
+  void a_job_that_alone_passes_a_limit_could_never_start_under_it() {
+    MemoryDemand whole = new MemoryDemand.WholeGpu();
+    assertThat(maxGpus(1).neverAllows(2, whole)).map(Limits.Reached::key).hasValue("max-gpus");
+    assertThat(maxGpus(1).neverAllows(1, whole)).isEmpty();
+    assertThat(maxGpus(1).neverAllows(3, new MemoryDemand.Fraction(0.5)))
+        .map(Limits.Reached::key)
+        .hasValue("max-gpus");
+    // Ten tenths are one GPU, as a pass adds them.
+    assertThat(maxGpus(1).neverAllows(10, new MemoryDemand.Fraction(0.1))).isEmpty();
+    assertThat(maxGpuMemory(4 * GIB).neverAllows(2, new MemoryDemand.Bytes(3 * GIB)))
+        .map(Limits.Reached::key)
+        .hasValue("max-gpu-memory");
+    assertThat(maxGpuMemory(4 * GIB).neverAllows(2, new MemoryDemand.Bytes(2 * GIB))).isEmpty();
+    assertThat(maxGpuMemory(4 * GIB).neverAllows(64, new MemoryDemand.Bytes(Long.MAX_VALUE / 2)))
+        .isPresent();
+    assertThat(maxRunningJobs(0).neverAllows(0, whole))
+        .map(Limits.Reached::key)
+        .hasValue("max-running-jobs");
+    assertThat(maxRunningJobs(1).neverAllows(0, whole)).isEmpty();
+  }
+
+  @Test
+  void what_depends_on_the_gpu_a_job_gets_is_left_to_the_pass() {
+    // A whole GPU's memory, and the share of a GPU that bytes ask for, are known once placed.
+    assertThat(maxGpuMemory(GIB).neverAllows(1, new MemoryDemand.WholeGpu())).isEmpty();
+    assertThat(maxGpuMemory(GIB).neverAllows(1, new MemoryDemand.Fraction(0.5))).isEmpty();
+    assertThat(maxGpus(0.5).neverAllows(4, new MemoryDemand.Bytes(GIB))).isEmpty();
+    assertThat(UNLIMITED.neverAllows(64, new MemoryDemand.WholeGpu())).isEmpty();
+    // Except a limit of none: no GPU job holds nothing.
+    assertThat(maxGpus(0).neverAllows(1, new MemoryDemand.Bytes(1))).isPresent();
+    assertThat(maxGpuMemory(0).neverAllows(1, new MemoryDemand.WholeGpu())).isPresent();
+    assertThat(maxGpus(0).neverAllows(0, new MemoryDemand.WholeGpu())).isEmpty();
+  }
 }

@@ -144,6 +144,25 @@ class JobRequestValidatorTest {
   }
 
   @Test
+  @DisplayName(
+      "names, labels, selectors and directories hold no bidirectional control; arguments may")
+  void names_and_labels_hold_no_bidirectional_controls() {
+    assertThat(errorsOf(aRequest().name("a\u202Eb"))).containsExactly("name");
+    assertThat(errorsOf(aRequest().label("team", "\u2066x\u2069"))).containsExactly("labels.team");
+    assertThat(errorsOf(aRequest().nodeSelector("gpu", "h\u200F")))
+        .containsExactly("nodeSelector.gpu");
+    assertThat(errorsOf(aRequest().workingDir("/tmp/\u061C"))).containsExactly("workingDir");
+    InvalidJobRequestException refused =
+        catchThrowableOfType(
+            InvalidJobRequestException.class,
+            () -> validator.validate(aRequest().name("a\u202Eb").build()));
+    assertThat(refused.errors().get(0).message()).contains("bidirectional", "U+202A-202E");
+    // A script may hold them (in a string it prints, say): it runs, it is not shown in a list.
+    assertThat(validator.validate(aRequest().command("echo", "\u202E").build()).command())
+        .containsExactly("echo", "\u202E");
+  }
+
+  @Test
   void arguments_and_variables_may_span_lines_but_hold_no_nul_or_lone_surrogate() {
     JobSpec script =
         validator.validate(

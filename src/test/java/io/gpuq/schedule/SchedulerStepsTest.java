@@ -5,6 +5,8 @@ import static io.gpuq.job.JobBuilder.aRunningJob;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.gpuq.fairshare.Limits;
+import io.gpuq.fairshare.OwnerTerms;
 import io.gpuq.job.FailureReason;
 import io.gpuq.job.InMemoryJobStore;
 import io.gpuq.job.Job;
@@ -190,7 +192,8 @@ class SchedulerStepsTest {
 
   @Test
   @DisplayName(
-      "a job beyond the pass's lookahead is told what the pass read, not counted in the store again")
+      "a job beyond the pass's lookahead is told what the pass read, not counted in the store"
+          + " again")
   void a_job_beyond_the_lookahead_is_told_what_the_last_pass_read() {
     // Eight jobs of lookahead, twelve jobs for another pool: the pass reads eight and starts none.
     List<Job> queued = new ArrayList<>();
@@ -221,6 +224,53 @@ class SchedulerStepsTest {
     assertThat(scheduler.queuedReasons().of(List.of(state(queued.get(11)), state(queued.get(0)))))
         .containsEntry(queued.get(11).id(), behindTheHead)
         .containsEntry(queued.get(0).id(), null);
+  }
+
+  @Test
+  @DisplayName(
+      "jobs held back by their owner's max-running-jobs say the limit, those beyond the pass's read"
+          + " too")
+  void jobs_beyond_the_read_of_an_owner_at_max_running_jobs_say_the_limit() {
+    FairShareInputs alone = FairShareInputs.ALONE;
+    scheduler.loop().stop();
+    scheduler =
+        new SchedulerBuilder(
+                jobs,
+                local.workers(),
+                new JobFiles(dataDir),
+                new Placer(new PlacementPolicy(Headroom.NONE, Duration.ZERO, Duration.ZERO, 8)),
+                clock,
+                "node-1")
+            .cpuSlots(2)
+            .safetyNet(Duration.ofMinutes(10))
+            .fairShare(
+                new FairShareInputs(
+                    java.util.Map.of(
+                        "alice",
+                        new OwnerTerms(
+                            1, new Limits(1, Double.POSITIVE_INFINITY, Limits.UNLIMITED, 100))),
+                    alone.otherNodes(),
+                    alone.ledger(),
+                    alone.halfLife(),
+                    alone.accountEvery()))
+            .build();
+    List<Job> queued = new ArrayList<>();
+    for (int n = 0; n < 12; n++) {
+      queued.add(aQueuedJob().ownedBy("alice").spec(s -> s.command("/bin/sleep", "60")).in(store));
+    }
+    Job bobs = aQueuedJob().ownedBy("bob").spec(s -> s.command("/bin/sleep", "60")).in(store);
+
+    scheduler.dispatcher().dispatch(false);
+
+    // Two free slots: the pass read alice's first two and bob's, started one of hers and his.
+    assertThat(state(queued.get(0)).state()).isEqualTo(JobState.RUNNING);
+    assertThat(state(bobs).state()).isEqualTo(JobState.RUNNING);
+    String atLimit = "at your limit of 1 running job (max-running-jobs)";
+    assertThat(scheduler.queuedReasons().of(state(queued.get(1)))).isEqualTo(atLimit);
+    // Not "behind the first 3 queued jobs": the limit holds them back wherever they are.
+    for (Job behind : queued.subList(2, 12)) {
+      assertThat(scheduler.queuedReasons().of(state(behind))).isEqualTo(atLimit);
+    }
   }
 
   @Test

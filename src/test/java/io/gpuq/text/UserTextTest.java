@@ -2,6 +2,7 @@ package io.gpuq.text;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -41,5 +42,26 @@ class UserTextTest {
     assertThat(UserText.hasControlCharacter("a\u007fb")).isTrue();
     assertThat(UserText.hasControlCharacter("a\u0085b")).isTrue();
     assertThat(UserText.hasControlCharacter("zoë 🚀")).isFalse();
+  }
+
+  @Test
+  @DisplayName(
+      "bidirectional controls (U+202A-202E, U+2066-2069, U+200E, U+200F, U+061C) count as control"
+          + " characters; the letters around them do not")
+  void bidirectional_controls_are_control_characters() {
+    String controls = "\u202A\u202B\u202C\u202D\u202E\u2066\u2067\u2068\u2069\u200E\u200F\u061C";
+    for (char c : controls.toCharArray()) {
+      String text = "job" + c + "gpj";
+      assertThat(UserText.hasBidiControl(text)).as("U+%04X", (int) c).isTrue();
+      assertThat(UserText.hasControlCharacter(text)).as("U+%04X", (int) c).isTrue();
+    }
+    // Neighbours of the ranges, and right-to-left letters themselves, are text.
+    for (String text :
+        List.of(
+            "\u2029", "\u202F", "\u2065", "\u206A", "\u200D", "\u2010", "\u061B", "שלום",
+            "مرحبا")) {
+      assertThat(UserText.hasBidiControl(text)).as(text).isFalse();
+      assertThat(UserText.hasControlCharacter(text)).as(text).isFalse();
+    }
   }
 }
