@@ -1,6 +1,7 @@
 package io.gpuq.cgroup;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -55,7 +56,7 @@ public final class OomScoreAdj {
 
   static Optional<String> protect(Path file) {
     try {
-      if (Integer.parseInt(Files.readString(file, StandardCharsets.US_ASCII).strip()) <= GPUQ) {
+      if (read(file) <= GPUQ) {
         return Optional.empty();
       }
       Files.write(
@@ -71,13 +72,16 @@ public final class OomScoreAdj {
   /** A process's score, or empty when it is gone. */
   public static Optional<Integer> of(long pid) {
     try {
-      return Optional.of(
-          Integer.parseInt(
-              Files.readString(
-                      Path.of("/proc/" + pid + "/oom_score_adj"), StandardCharsets.US_ASCII)
-                  .strip()));
+      return Optional.of(read(Path.of("/proc/" + pid + "/oom_score_adj")));
     } catch (IOException | RuntimeException e) {
       return Optional.empty();
+    }
+  }
+
+  /** In one read, as /proc's small files are best read (see ProcessLimit.pidMax). */
+  private static int read(Path file) throws IOException {
+    try (InputStream in = Files.newInputStream(file)) {
+      return Integer.parseInt(new String(in.readNBytes(64), StandardCharsets.US_ASCII).strip());
     }
   }
 }

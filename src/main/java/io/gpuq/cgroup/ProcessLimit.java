@@ -1,6 +1,8 @@
 package io.gpuq.cgroup;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -49,11 +51,15 @@ public record ProcessLimit(int perWorker, Optional<String> lowered) {
     return new ProcessLimit(configured, Optional.empty());
   }
 
-  /** The kernel's {@code pid_max}; empty where it cannot be read. */
+  /**
+   * The kernel's {@code pid_max}; empty where it cannot be read. In one read: a sysctl file read
+   * from an offset other than 0 ends there, and {@code Files.readString} first reads one byte alone
+   * (it read "3" of 32768).
+   */
   public static OptionalInt pidMax(HostPaths paths) {
-    try {
+    try (InputStream in = Files.newInputStream(paths.proc().resolve("sys/kernel/pid_max"))) {
       return OptionalInt.of(
-          Integer.parseInt(Files.readString(paths.proc().resolve("sys/kernel/pid_max")).strip()));
+          Integer.parseInt(new String(in.readNBytes(64), StandardCharsets.US_ASCII).strip()));
     } catch (IOException | RuntimeException e) {
       return OptionalInt.empty();
     }
