@@ -83,7 +83,13 @@ class EndedWorkerGroupsIntegrationTest {
     worker.destroyForcibly();
     worker.waitFor();
 
+    long before = System.nanoTime();
     WorkerGroupEnd end = confinement.end("many", 1);
+    System.out.printf(
+        "%d processes left behind: end() took %.1f s, group %s%n",
+        sleepers + 1,
+        (System.nanoTime() - before) / 1e9,
+        confinement.leftoverGroups().isEmpty() ? "removed" : "left for the duty");
 
     // Removed by the end itself, or by the duty's next runs: never left until a restart.
     await()
