@@ -14,6 +14,8 @@ import io.gpuq.cgroup.WorkerId;
 import io.gpuq.job.HostResources;
 import io.gpuq.support.IntegrationTier;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.concurrent.ThreadLocalRandom;
@@ -102,5 +104,48 @@ class EndedWorkerGroupsIntegrationTest {
             });
     assertThat(end.processLimit()).isEqualTo(4096L);
     assertThat(end.hitProcessLimit()).isFalse();
+  }
+
+  /**
+   * A process SIGKILL cannot take yet (frozen, here by a v1 freezer group of the test's own) kept
+   * its group past the end's wait: before, it stayed until gpuq restarted; now it is retried.
+   */
+  @Test
+  void whose_processes_cannot_go_yet_is_removed_once_they_can() throws Exception {
+    Path freezer = Path.of("/sys/fs/cgroup/freezer");
+    assumeTrue(
+        Files.exists(freezer.resolve("cgroup.procs")), "no v1 freezer hierarchy is mounted here");
+    Path frozen = freezer.resolve("gpuq-test-frozen-" + System.nanoTime());
+    Files.createDirectory(frozen);
+    WorkerId id = new WorkerId("frozen", 1);
+    try {
+      confinement.prepare("frozen", 1, HostResources.ONE_CORE);
+      WorkerCgroup group = cgroups.find(id).orElseThrow();
+      Process worker = processes.startIn(group, "sleep", "600");
+      await().atMost(Duration.ofSeconds(30)).until(() -> group.processes().contains(worker.pid()));
+      Files.writeString(frozen.resolve("cgroup.procs"), Long.toString(worker.pid()));
+      Files.writeString(frozen.resolve("freezer.state"), "FROZEN");
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> Files.readString(frozen.resolve("freezer.state")).strip().equals("FROZEN"));
+
+      confinement.end("frozen", 1);
+
+      assertThat(confinement.leftoverGroups()).containsExactly(id);
+      assertThat(cgroups.list()).containsExactly(id);
+      Files.writeString(frozen.resolve("freezer.state"), "THAWED");
+      await()
+          .atMost(Duration.ofMinutes(1))
+          .untilAsserted(
+              () -> {
+                confinement.removeLeftovers();
+                assertThat(cgroups.list()).isEmpty();
+                assertThat(confinement.leftoverGroups()).isEmpty();
+              });
+    } finally {
+      Files.writeString(frozen.resolve("freezer.state"), "THAWED");
+      processes.close();
+      await().atMost(Duration.ofSeconds(30)).until(() -> Files.deleteIfExists(frozen) || true);
+    }
   }
 }
