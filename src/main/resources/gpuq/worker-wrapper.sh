@@ -1,7 +1,7 @@
 #!/bin/sh
 # gpuq worker wrapper: runs one attempt of a job and writes its exit code to a file, so that the
 # outcome reaches disk even when gpuq is not running.
-#   usage: worker-wrapper.sh EXIT_FILE [--cgroup CGROUP_PROCS]... PROGRAM [ARG...]
+#   usage: worker-wrapper.sh EXIT_FILE [--oom-score-adj N] [--cgroup CGROUP_PROCS]... PROGRAM [ARG...]
 # PROGRAM is an absolute path resolved by gpuq, and the arguments are passed as they are: no shell
 # ever interprets the user's command. When the job runs as another account, PROGRAM is setpriv,
 # which drops to that account before the user's program runs: this wrapper stays gpuq's, so the job
@@ -17,6 +17,13 @@ trap ':' TERM INT HUP
 # file already has, which needs no free space on a full disk (tmpfs, ext4, xfs).
 exec 3<>"$1"
 shift
+# The job's oom_score_adj: high, so that the kernel's OOM killer takes a job, never gpuq. Written
+# in the job's own process below, not here: this shell, which records the exit code, keeps gpuq's.
+oom_score_adj=
+if [ "$1" = --oom-score-adj ]; then
+  oom_score_adj=$2
+  shift 2
+fi
 # The worker enters its cgroup (one cgroup.procs file per hierarchy) before anything else runs,
 # while it is still gpuq's account: everything started from here on is born inside, and the job,
 # once it runs as its own account, cannot move out. A worker that cannot enter never runs the job:
@@ -31,7 +38,15 @@ while [ "$1" = --cgroup ]; do
 done
 # gpuq keeps its own files private (umask 077); the job's files get the usual default.
 umask 022
-"$@" 3>&-
+# A subshell that execs the program: the same one process as a plain "$@". Raising a score needs no
+# privilege; written while still gpuq's account (root: also the floor the job cannot go below). A
+# /proc that refuses it costs the job nothing else.
+(
+  if [ -n "$oom_score_adj" ]; then
+    { echo "$oom_score_adj" >/proc/self/oom_score_adj; } 2>/dev/null
+  fi
+  exec "$@"
+) 3>&-
 code=$?
 # One short write, with shell built-ins only: an external program would cost a process per job.
 # Should it fail all the same (a copy-on-write file system with no space left), the file is

@@ -11,7 +11,12 @@ public enum Controller {
   /** v1's CPU accounting (v2 accounts CPU in every group, in cpu.stat); read only. */
   CPUACCT,
   /** The CPU quota gpuq itself may run under (cfs_quota, cpu.max); read only. */
-  CPU;
+  CPU,
+  /**
+   * Caps how many tasks (processes and threads) a worker may have, and counts the forks refused at
+   * that cap; written where mounted (v1) or available (v2), as gpuq runs without it elsewhere.
+   */
+  PIDS;
 
   /** The kernel's name: the constant's, in lower case. */
   public String kernelName() {

@@ -63,10 +63,14 @@ public final class WorkerCgroup {
    * node, and a job cannot push its neighbours' pages out.
    */
   public void limitMemory(long bytes) throws IOException {
+    writeMemoryLimit(version, path(Controller.MEMORY), bytes);
+  }
+
+  /** Writes a memory (and memory plus swap) cap into the group {@code dir}; see limitMemory. */
+  static void writeMemoryLimit(CgroupVersion version, Path dir, long bytes) throws IOException {
     if (bytes <= 0) {
       throw new IllegalArgumentException("memory limit " + bytes + " is not positive");
     }
-    Path dir = path(Controller.MEMORY);
     if (version == CgroupVersion.V1) {
       Path memsw = dir.resolve("memory.memsw.limit_in_bytes");
       Path memory = dir.resolve("memory.limit_in_bytes");
@@ -89,6 +93,27 @@ public final class WorkerCgroup {
         CgroupFiles.write(swap, "0");
       }
     }
+  }
+
+  /**
+   * Its cap on tasks (processes and threads), pids.max; empty when there is none or no pids
+   * controller.
+   */
+  public OptionalLong processLimit() throws IOException {
+    Path dir = dirs.get(Controller.PIDS);
+    return dir == null
+        ? OptionalLong.empty()
+        : CgroupFiles.limit(CgroupFiles.read(dir.resolve("pids.max")));
+  }
+
+  /**
+   * How many forks (and new threads) the kernel refused for the process limit: the {@code max}
+   * counter of pids.events (v1: forks refused in this group; v2: times its limit was hit); 0
+   * without a pids controller.
+   */
+  public long forkRefusals() throws IOException {
+    Path dir = dirs.get(Controller.PIDS);
+    return dir == null ? 0 : CgroupFiles.keyed(dir.resolve("pids.events"), "max").orElse(0);
   }
 
   /** Its memory cap; empty when there is none. */

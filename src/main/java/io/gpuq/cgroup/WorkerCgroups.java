@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
 
@@ -20,9 +21,9 @@ import java.util.regex.Pattern;
  * in each hierarchy it uses, and one group per worker below that, named by {@link WorkerId}.
  *
  * <p>v1 has a hierarchy per controller, so a worker's group is one directory in each of the cpuset,
- * memory and (where mounted) cpuacct hierarchies; controllers mounted together share one. v2 has
- * one directory, with cpuset and memory enabled for the groups below by {@code
- * cgroup.subtree_control}.
+ * memory and (where mounted) cpuacct and pids hierarchies; controllers mounted together share one.
+ * v2 has one directory, with cpuset and memory (and pids where available) enabled for the groups
+ * below by {@code cgroup.subtree_control}.
  *
  * <p>Groups are created by gpuq's account and keep the kernel's default ownership and modes (root,
  * 0755 directories, 0644 files where gpuq is root): a job running as another account can neither
@@ -44,10 +45,13 @@ public final class WorkerCgroups {
   // Per controller, the directory of the parent group in its hierarchy; several controllers share
   // one on v2 and where v1 mounts them together.
   private final Map<Controller, Path> parents;
+  // The pids.max each new worker's group gets; 0 for none.
+  private final int processLimit;
 
-  private WorkerCgroups(CgroupVersion version, Map<Controller, Path> parents) {
+  private WorkerCgroups(CgroupVersion version, Map<Controller, Path> parents, int processLimit) {
     this.version = version;
     this.parents = Map.copyOf(parents);
+    this.processLimit = processLimit;
   }
 
   /**
@@ -68,7 +72,7 @@ public final class WorkerCgroups {
     Map<Controller, Path> parents = new EnumMap<>(Controller.class);
     if (support.version() == CgroupVersion.V1) {
       for (Controller controller :
-          List.of(Controller.CPUSET, Controller.MEMORY, Controller.CPUACCT)) {
+          List.of(Controller.CPUSET, Controller.MEMORY, Controller.CPUACCT, Controller.PIDS)) {
         Optional<Hierarchy> hierarchy = support.hierarchy(controller);
         if (hierarchy.isEmpty()) {
           continue;
@@ -87,16 +91,23 @@ public final class WorkerCgroups {
     } else {
       Path own = support.hierarchy(Controller.MEMORY).orElseThrow().ownGroup();
       Path base = v2Base(support.hierarchy(Controller.MEMORY).get(), own);
-      enableV2Controllers(base, true);
+      // pids where the kernel offers it to gpuq's group: workers then get a process limit.
+      boolean pids = support.hierarchy(Controller.PIDS).isPresent();
+      List<String> enable =
+          pids ? List.of("cpuset", "memory", "pids") : List.of("cpuset", "memory");
+      enableV2Controllers(base, enable, true);
       Path parent = base.resolve(parentName);
       makeDirectory(parent);
-      enableV2Controllers(parent, false);
+      enableV2Controllers(parent, enable, false);
       for (Controller controller :
           List.of(Controller.CPUSET, Controller.MEMORY, Controller.CPUACCT)) {
         parents.put(controller, parent);
       }
+      if (pids) {
+        parents.put(Controller.PIDS, parent);
+      }
     }
-    return new WorkerCgroups(support.version(), parents);
+    return new WorkerCgroups(support.version(), parents, 0);
   }
 
   /** gpuq's own v2 cgroup, or the one above it when gpuq has already moved to its leaf. */
@@ -110,18 +121,21 @@ public final class WorkerCgroups {
   }
 
   /**
-   * Writes {@code +cpuset +memory} into a v2 group's subtree_control. A group other than the root
-   * that holds processes refuses (EBUSY, "no internal processes"): when {@code moveSelf}, gpuq then
-   * moves itself into a leaf below it and tries once more.
+   * Writes {@code +cpuset +memory} (and the other {@code controllers}) into a v2 group's
+   * subtree_control. A group other than the root that holds processes refuses (EBUSY, "no internal
+   * processes"): when {@code moveSelf}, gpuq then moves itself into a leaf below it and tries once
+   * more.
    */
-  private static void enableV2Controllers(Path group, boolean moveSelf) throws IOException {
+  private static void enableV2Controllers(Path group, List<String> controllers, boolean moveSelf)
+      throws IOException {
     Path control = group.resolve("cgroup.subtree_control");
-    String enabled = CgroupFiles.read(control);
-    if (enabled.contains("cpuset") && enabled.contains("memory")) {
+    List<String> enabled = List.of(CgroupFiles.read(control).split("\\s+"));
+    if (enabled.containsAll(controllers)) {
       return;
     }
+    String enable = "+" + String.join(" +", controllers);
     try {
-      CgroupFiles.write(control, "+cpuset +memory");
+      CgroupFiles.write(control, enable);
     } catch (IOException busy) {
       if (!moveSelf || CgroupFiles.read(group.resolve("cgroup.procs")).isEmpty()) {
         throw busy;
@@ -130,7 +144,7 @@ public final class WorkerCgroups {
       makeDirectory(leaf);
       CgroupFiles.write(leaf.resolve("cgroup.procs"), Long.toString(ProcessHandle.current().pid()));
       try {
-        CgroupFiles.write(control, "+cpuset +memory");
+        CgroupFiles.write(control, enable);
       } catch (IOException stillBusy) {
         throw new IOException(
             group
@@ -168,14 +182,66 @@ public final class WorkerCgroups {
     return version;
   }
 
+  /**
+   * The same groups, each worker's created from now on with a pids.max of {@code perWorker} tasks
+   * (processes and threads), where the pids controller is there; 0 for no limit.
+   */
+  public WorkerCgroups withProcessLimit(int perWorker) {
+    if (perWorker < 0) {
+      throw new IllegalArgumentException("a process limit of " + perWorker);
+    }
+    return new WorkerCgroups(version, parents, perWorker);
+  }
+
+  /** Whether workers' groups get a process limit: one is set and the pids controller is there. */
+  public boolean limitsProcesses() {
+    return processLimit > 0 && parents.containsKey(Controller.PIDS);
+  }
+
+  /**
+   * Caps the parent group's memory, which every worker's group is charged to, at {@code bytes}
+   * (memory and swap alike, as {@link WorkerCgroup#limitMemory}): the workers together, capped or
+   * not, can never take more, so what gpuq and the system keep (the node's reservation) stays
+   * theirs. A v1 hierarchy that does not charge children to their parent ({@code
+   * memory.use_hierarchy} 0, kernels before 5.x) is made to, while the parent has no children yet.
+   *
+   * @throws IOException when the kernel refuses (on v1, a cap below what the workers use now)
+   */
+  public void capMemory(long bytes) throws IOException {
+    Path parent = parents.get(Controller.MEMORY);
+    if (version == CgroupVersion.V1) {
+      Path hierarchical = parent.resolve("memory.use_hierarchy");
+      if (Files.exists(hierarchical) && CgroupFiles.read(hierarchical).equals("0")) {
+        try {
+          CgroupFiles.write(hierarchical, "1");
+        } catch (IOException e) {
+          throw new IOException(
+              parent
+                  + " does not charge its children's memory to itself (memory.use_hierarchy 0),"
+                  + " so a cap on it would not hold the workers: "
+                  + e.getMessage(),
+              e);
+        }
+      }
+    }
+    WorkerCgroup.writeMemoryLimit(version, parent, bytes);
+  }
+
+  /** The parent group's memory cap (memory.limit_in_bytes, memory.max); empty when none. */
+  public OptionalLong memoryCap() throws IOException {
+    String file = version == CgroupVersion.V1 ? "memory.limit_in_bytes" : "memory.max";
+    return CgroupFiles.limit(CgroupFiles.read(parents.get(Controller.MEMORY).resolve(file)));
+  }
+
   /** The parent group's directory in the hierarchy of {@code controller}. */
   public Optional<Path> parent(Controller controller) {
     return Optional.ofNullable(parents.get(controller));
   }
 
   /**
-   * Creates the group of one worker, with all of its parent's CPUs and no memory limit, ready to
-   * take a process: {@link WorkerCgroup#bindCpus} and {@link WorkerCgroup#limitMemory} narrow it.
+   * Creates the group of one worker, with all of its parent's CPUs, no memory limit and the process
+   * limit of {@link #withProcessLimit}, ready to take a process: {@link WorkerCgroup#bindCpus} and
+   * {@link WorkerCgroup#limitMemory} narrow it.
    *
    * @throws FileAlreadyExistsException when it exists already (a leftover to adopt or remove)
    */
@@ -192,6 +258,11 @@ public final class WorkerCgroups {
         Path parent = parents.get(Controller.CPUSET);
         CgroupFiles.write(cpuset.resolve("cpuset.mems"), effective(parent, "cpuset.mems"));
         CgroupFiles.write(cpuset.resolve("cpuset.cpus"), effective(parent, "cpuset.cpus"));
+      }
+      if (limitsProcesses()) {
+        // Before any process enters: a fork bomb is held from its first fork.
+        CgroupFiles.write(
+            dirs.get(Controller.PIDS).resolve("pids.max"), Integer.toString(processLimit));
       }
     } catch (IOException | RuntimeException e) {
       for (Path dir : made) {

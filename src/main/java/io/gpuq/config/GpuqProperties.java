@@ -97,6 +97,8 @@ public record GpuqProperties(
    *     unset, {@code nobody} where gpuq can switch accounts, else gpuq's own
    * @param allowSharedAccount whether the jobs of several owners may run as one account, where each
    *     can read and stop the others' jobs
+   * @param maxProcesses the tasks (processes and threads) each worker's cgroup may hold at once,
+   *     its pids.max; at most the kernel's pid_max (docs/configuration.md)
    */
   public record Worker(
       @DefaultValue("10s") Duration killGrace,
@@ -104,7 +106,8 @@ public record GpuqProperties(
       @DefaultValue("PER_NODE") JaxCompilationCache jaxCompilationCache,
       @DefaultValue("true") boolean jaxPreallocate,
       String runAs,
-      @DefaultValue("false") boolean allowSharedAccount) {}
+      @DefaultValue("false") boolean allowSharedAccount,
+      @DefaultValue("4096") int maxProcesses) {}
 
   /**
    * This node's cores and host memory. What it keeps back from its jobs for gpuq and the system:

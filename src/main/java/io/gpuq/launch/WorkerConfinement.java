@@ -17,9 +17,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,6 +36,9 @@ public final class WorkerConfinement implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(WorkerConfinement.class);
   private static final long EMPTY_WAIT_MILLIS = 5_000;
   private static final long POLL_MILLIS = 20;
+  // However fast its processes go, an end waits no longer for its group: the rest is retried.
+  private static final long LONGEST_REMOVAL_MILLIS = 60_000;
+  static final Duration LEFTOVER_RETRY = Duration.ofSeconds(10);
 
   /** How workers are kept to their cores and memory. */
   public enum Mode {
@@ -72,6 +77,7 @@ public final class WorkerConfinement implements AutoCloseable {
   private final Optional<WorkerCgroups> cgroups;
   private final CoreAllocator cores;
   private final String fallbackReason;
+  private final Map<WorkerId, WorkerCgroup> leftovers = new ConcurrentHashMap<>();
 
   private WorkerConfinement(
       Mode mode, WorkerCgroups cgroups, CoreAllocator cores, String fallbackReason) {
@@ -122,6 +128,11 @@ public final class WorkerConfinement implements AutoCloseable {
   /** The cgroup version, in the CGROUPS mode. */
   public Optional<CgroupVersion> cgroupVersion() {
     return cgroups.map(WorkerCgroups::version);
+  }
+
+  /** The workers' cgroups, in the CGROUPS mode. */
+  public Optional<WorkerCgroups> cgroups() {
+    return cgroups;
   }
 
   /** The parent group of the workers' groups, per hierarchy; empty without cgroups. */
@@ -274,14 +285,18 @@ public final class WorkerConfinement implements AutoCloseable {
     WorkerCgroup group = found.get();
     long oomKills = 0;
     Long limit = null;
+    long forkRefusals = 0;
+    Long processLimit = null;
     try {
       oomKills = group.oomKills();
       limit = group.memoryLimit().isPresent() ? group.memoryLimit().getAsLong() : null;
+      forkRefusals = group.forkRefusals();
+      processLimit = group.processLimit().isPresent() ? group.processLimit().getAsLong() : null;
     } catch (IOException | RuntimeException e) {
       log.warn("cannot read how {} ended: {}", group, e.toString());
     }
     killAndRemove(group);
-    return new WorkerGroupEnd(oomKills, limit, false);
+    return new WorkerGroupEnd(oomKills, limit, false, forkRefusals, processLimit);
   }
 
   /**
@@ -366,30 +381,98 @@ public final class WorkerConfinement implements AutoCloseable {
     processesOf(group).forEach(pid -> ProcessSignals.signal(pid, signal));
   }
 
-  /** SIGKILL to whatever is left in it (double-forked children too), then rmdir once empty. */
+  /**
+   * SIGKILL to whatever is left in it (double-forked children too), then rmdir once empty.
+   * Thousands of processes take a while to exit (3,500 took 14 s on a busy 2-core host): the wait
+   * goes on while their number falls, and a group still not removed at the end is tried again later
+   * ({@link #removeLeftovers}), never forgotten until a restart.
+   */
   private void killAndRemove(WorkerCgroup group) {
-    long deadline = System.nanoTime() + EMPTY_WAIT_MILLIS * 1_000_000;
+    long started = System.nanoTime();
+    long deadline = started + EMPTY_WAIT_MILLIS * 1_000_000;
+    int fewest = Integer.MAX_VALUE;
+    boolean killing = false;
     try {
       while (true) {
         List<Long> left = group.processes();
-        if (left.isEmpty() && group.remove()) {
+        if (left.isEmpty() && removed(group)) {
+          leftovers.remove(group.id());
           return;
         }
+        if (left.size() < fewest) {
+          fewest = left.size();
+          deadline =
+              Math.min(
+                  System.nanoTime() + EMPTY_WAIT_MILLIS * 1_000_000,
+                  started + LONGEST_REMOVAL_MILLIS * 1_000_000);
+        }
         if (System.nanoTime() - deadline > 0) {
-          log.warn("{} still holds processes {}: left in place", group, left);
+          log.warn(
+              "{} still holds {} process(es) {}: it is tried again every {}",
+              group,
+              left.size(),
+              left.size() > 20 ? left.subList(0, 20) + "..." : left,
+              LEFTOVER_RETRY);
+          leftovers.put(group.id(), group);
           return;
         }
         if (!left.isEmpty()) {
-          log.info("killing processes {} left behind in {}", left, group);
+          if (!killing) {
+            killing = true;
+            log.info(
+                "killing {} process(es) left behind in {}: {}",
+                left.size(),
+                group,
+                left.size() > 20 ? left.subList(0, 20) + "..." : left);
+          }
           left.forEach(pid -> ProcessSignals.signal(pid, ProcessSignals.SIGKILL));
         }
         Thread.sleep(POLL_MILLIS);
       }
     } catch (IOException e) {
-      log.warn("cannot remove {}: {}", group, e.toString());
+      log.warn("cannot remove {}: {}; tried again every {}", group, e.toString(), LEFTOVER_RETRY);
+      leftovers.put(group.id(), group);
     } catch (InterruptedException e) {
+      leftovers.put(group.id(), group);
       Thread.currentThread().interrupt();
     }
+  }
+
+  /**
+   * rmdir, which the kernel may still refuse a moment after the last process left the group (EBUSY
+   * while it finishes with them): false then, to be tried again.
+   */
+  private static boolean removed(WorkerCgroup group) {
+    try {
+      return group.remove();
+    } catch (IOException e) {
+      log.debug("{} not removed yet: {}", group, e.toString());
+      return false;
+    }
+  }
+
+  /**
+   * Tries once more, without waiting, the groups that {@link #end} could not remove: SIGKILL to
+   * what is left, rmdir once empty. A periodic duty calls it ({@link LeftoverGroupsDuty}).
+   *
+   * @return how many groups are still left
+   */
+  int removeLeftovers() {
+    for (WorkerCgroup group : List.copyOf(leftovers.values())) {
+      List<Long> left = processesOf(group);
+      if (left.isEmpty() && removed(group)) {
+        leftovers.remove(group.id(), group);
+        log.info("removed {}, which still held processes when its worker ended", group);
+      } else {
+        left.forEach(pid -> ProcessSignals.signal(pid, ProcessSignals.SIGKILL));
+      }
+    }
+    return leftovers.size();
+  }
+
+  /** The groups of ended workers not removed yet, which {@link #removeLeftovers} tries again. */
+  public Set<WorkerId> leftoverGroups() {
+    return Set.copyOf(leftovers.keySet());
   }
 
   private static void removeQuietly(WorkerCgroup group) {

@@ -1,6 +1,7 @@
 package io.gpuq.launch;
 
 import io.gpuq.cgroup.Affinity;
+import io.gpuq.cgroup.OomScoreAdj;
 import io.gpuq.fs.DataDirectory;
 import io.gpuq.fs.SafeFiles;
 import io.gpuq.isolation.Account;
@@ -54,6 +55,9 @@ public final class WorkerLauncher {
   private static final Path ROOT = Path.of("/");
   private static final String SYSTEM_PATH = "/usr/bin:/bin:/usr/sbin:/sbin";
   private static final int SMALL_FILE_BYTES = 256;
+
+  /** Precedes, in the wrapper's arguments, the oom_score_adj its job gets (OomScoreAdj). */
+  static final String OOM_SCORE_ARGUMENT = "--oom-score-adj";
 
   /** Precedes, in the wrapper's arguments, each cgroup.procs file it enters. */
   static final String CGROUP_ARGUMENT = "--cgroup";
@@ -178,6 +182,8 @@ public final class WorkerLauncher {
     argv.add("/bin/sh");
     argv.add(wrapper.toString());
     argv.add(exitFile.toString());
+    argv.add(OOM_SCORE_ARGUMENT);
+    argv.add(Integer.toString(OomScoreAdj.forWorker(request.host().memoryBytes() != null)));
     for (Path procs : confined.cgroupProcs()) {
       argv.add(CGROUP_ARGUMENT);
       argv.add(procs.toString());

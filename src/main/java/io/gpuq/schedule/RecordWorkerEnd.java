@@ -61,6 +61,9 @@ public final class RecordWorkerEnd {
     if (exit.stopReason() != null) {
       noteStop(exit);
     }
+    if (exit.group().hitProcessLimit()) {
+      noteProcessLimit(exit);
+    }
     listener.beforeEndRecorded(exit.jobId());
     recordEnd(exit, outcome, placement, FIRST_RECORD_RETRY);
   }
@@ -122,8 +125,46 @@ public final class RecordWorkerEnd {
     }
   }
 
-  /** Only a failure needs its log read (to recognise an out-of-memory death). */
+  /**
+   * Says in the job's log that the kernel refused it forks at its process limit: a job that fails
+   * for it shows some "Resource temporarily unavailable" of its own, one that succeeds nothing.
+   */
+  private void noteProcessLimit(WorkerExit exit) {
+    Path log = exits.files().log(exit.jobId());
+    try {
+      SafeFiles.appendLine(log, "=== gpuq: " + processLimitWords(exit.group()) + " ===");
+    } catch (IOException | RuntimeException e) {
+      RecordWorkerEnd.log.warn(
+          "could not note in {} that job {} met its process limit: {}", log, exit.jobId(), e);
+    }
+  }
+
+  /** "it reached its limit of 50 processes and threads (gpuq.worker.max-processes): ..." */
+  static String processLimitWords(WorkerGroupEnd group) {
+    return "it reached its limit of "
+        + group.processLimit()
+        + " processes and threads (gpuq.worker.max-processes): the kernel refused it "
+        + group.forkRefusals()
+        + (group.forkRefusals() == 1 ? " fork" : " forks");
+  }
+
+  /**
+   * How the attempt ended; a failure also says when the job met its process limit, which is likely
+   * why it failed.
+   */
   private AttemptOutcome classify(WorkerExit exit, JobPlacement placement) {
+    AttemptOutcome outcome = judge(exit, placement);
+    if (outcome.isSuccess() || !exit.group().hitProcessLimit()) {
+      return outcome;
+    }
+    String said =
+        outcome.message() == null || outcome.message().isBlank() ? "" : outcome.message() + "; ";
+    return new AttemptOutcome(
+        outcome.failureReason(), said + processLimitWords(exit.group()), outcome.exitCode());
+  }
+
+  /** Only a failure needs its log read (to recognise an out-of-memory death). */
+  private AttemptOutcome judge(WorkerExit exit, JobPlacement placement) {
     ExitClassifier classifier = exits.classifier();
     WorkerGroupEnd group = exit.group();
     if (group.notEntered()) {
@@ -133,20 +174,28 @@ public final class RecordWorkerEnd {
           null);
     }
     boolean succeeded = exit.exitCode() != null && exit.exitCode() == 0;
-    // The kernel's own count, whatever the exit code says (a shell may turn SIGKILL into 1); only
-    // for a group with a cap: the count also has the host-wide OOM killer's kills, which are not
-    // the job's cap.
-    if (exit.stopReason() == null
-        && group.oomKills() > 0
-        && group.memoryLimitBytes() != null
-        && !succeeded) {
+    // The kernel's own count, whatever the exit code says (a shell may turn SIGKILL into 1).
+    if (exit.stopReason() == null && group.oomKills() > 0 && !succeeded) {
+      if (group.memoryLimitBytes() != null) {
+        return new AttemptOutcome(
+            FailureReason.HOST_OUT_OF_MEMORY,
+            "killed by the kernel at its host memory cap of "
+                + MemorySize.format(group.memoryLimitBytes())
+                + " (resources.memory; "
+                + group.oomKills()
+                + " process(es) killed)",
+            exit.exitCode());
+      }
+      // No cap of its own: the kernel killed it for want of the memory the node's jobs share
+      // (their parent group's cap, the node's allocatable memory) or of the host's, and picked it
+      // before gpuq for its worker's high oom_score_adj.
       return new AttemptOutcome(
           FailureReason.HOST_OUT_OF_MEMORY,
-          "killed by the kernel at its host memory cap of "
-              + MemorySize.format(group.memoryLimitBytes())
-              + " (resources.memory; "
+          "killed by the kernel for want of host memory ("
               + group.oomKills()
-              + " process(es) killed)",
+              + " process(es) killed): it set no resources.memory, so it shared the memory this"
+              + " node gives all its jobs with them and had none of its own; set"
+              + " resources.memory to be given and capped at an amount",
           exit.exitCode());
     }
     if (exit.exitCode() == null

@@ -8,6 +8,8 @@ import io.gpuq.fs.StorageGuard;
 import io.gpuq.gpu.GpuPollDuty;
 import io.gpuq.gpu.GpuPoller;
 import io.gpuq.job.JobService;
+import io.gpuq.launch.LeftoverGroupsDuty;
+import io.gpuq.launch.WorkerConfinement;
 import io.gpuq.meters.GpuPollMetrics;
 import io.gpuq.meters.JobHostMetrics;
 import io.gpuq.meters.OwnerGauges;
@@ -62,6 +64,7 @@ public class CompositionConfiguration {
       SweepStore sweeps,
       FinishedJobs finishedJobs,
       BackupDuty backup,
+      WorkerConfinement confinement,
       GpuqProperties properties,
       Clock clock) {
     Duration heartbeat = properties.cluster().heartbeatInterval();
@@ -97,7 +100,9 @@ public class CompositionConfiguration {
                 retention.interval(),
                 clock),
             // gpuq.backup.interval; off on PostgreSQL
-            backup));
+            backup,
+            // every 10 s: the cgroups an ended worker's processes kept too long
+            new LeftoverGroupsDuty(confinement)));
   }
 
   /** The composition's first step, the node's first heartbeat, before the web server starts. */

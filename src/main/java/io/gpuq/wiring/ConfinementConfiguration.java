@@ -4,6 +4,9 @@ import io.gpuq.cgroup.Affinity;
 import io.gpuq.cgroup.CgroupSupport;
 import io.gpuq.cgroup.CoreAllocator;
 import io.gpuq.cgroup.CpuList;
+import io.gpuq.cgroup.HostPaths;
+import io.gpuq.cgroup.OomScoreAdj;
+import io.gpuq.cgroup.ProcessLimit;
 import io.gpuq.cgroup.WorkerCgroups;
 import io.gpuq.config.GpuqProperties;
 import io.gpuq.config.GpuqProperties.Node.Cgroups;
@@ -11,6 +14,7 @@ import io.gpuq.isolation.Isolation;
 import io.gpuq.launch.WorkerConfinement;
 import io.gpuq.node.LocalCapacity;
 import io.gpuq.startup.StartRefusedException;
+import io.gpuq.text.MemorySize;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -41,22 +45,68 @@ public class ConfinementConfiguration {
 
   @Bean(destroyMethod = "close")
   WorkerConfinement workerConfinement(GpuqProperties properties, LocalCapacity capacity) {
+    protectGpuq();
+    ProcessLimit processes;
+    try {
+      processes =
+          ProcessLimit.decide(
+              properties.worker().maxProcesses(), ProcessLimit.pidMax(HostPaths.system()));
+    } catch (IllegalArgumentException e) {
+      throw new StartRefusedException(
+          e.getMessage(), "set gpuq.worker.max-processes to " + ProcessLimit.MIN + " or more");
+    }
+    processes.lowered().ifPresent(log::warn);
     return decide(
         properties.node().cgroups(),
         CgroupSupport::detect,
         parentName(properties.dataDir()),
         new CoreAllocator(
-            CoreAllocator.usable(Affinity.ofThisProcess(), capacity.reserved().cpus())));
+            CoreAllocator.usable(Affinity.ofThisProcess(), capacity.reserved().cpus())),
+        capacity.allocatable().memoryBytes(),
+        processes.perWorker());
+  }
+
+  /**
+   * gpuq's own oom_score_adj, lowered where it may (root with CAP_SYS_RESOURCE): its workers' is
+   * raised in any case, so the kernel takes them first either way.
+   */
+  private static void protectGpuq() {
+    OomScoreAdj.protectThisProcess()
+        .ifPresent(
+            why ->
+                log.info(
+                    "gpuq cannot lower its own oom_score_adj ({}; it needs root with"
+                        + " CAP_SYS_RESOURCE): it stays at {}, and its workers' scores of {} (no"
+                        + " resources.memory) and {} still have the kernel's OOM killer take"
+                        + " them first",
+                    why,
+                    OomScoreAdj.of(ProcessHandle.current().pid()).orElse(0),
+                    OomScoreAdj.UNCAPPED_WORKER,
+                    OomScoreAdj.CAPPED_WORKER));
+  }
+
+  /** As the other, with no cap on the workers' parent group and no process limit (tests). */
+  static WorkerConfinement decide(
+      Cgroups mode, Supplier<CgroupSupport> detect, String parentName, CoreAllocator cores) {
+    return decide(mode, detect, parentName, cores, 0, 0);
   }
 
   /**
    * The confinement {@code mode} asks for, as far as this host allows; detection runs only when
    * cgroups are wanted.
    *
+   * @param allocatableMemory the workers' parent group's memory cap: the node's memory after its
+   *     reservation (0: none)
+   * @param processLimit each worker group's pids.max (0: none)
    * @throws StartRefusedException when cgroups are required and gpuq cannot make them
    */
   static WorkerConfinement decide(
-      Cgroups mode, Supplier<CgroupSupport> detect, String parentName, CoreAllocator cores) {
+      Cgroups mode,
+      Supplier<CgroupSupport> detect,
+      String parentName,
+      CoreAllocator cores,
+      long allocatableMemory,
+      int processLimit) {
     if (mode == Cgroups.OFF) {
       WorkerConfinement confinement =
           WorkerConfinement.byAffinity(cores, "turned off (gpuq.node.cgroups=off)");
@@ -67,7 +117,9 @@ public class ConfinementConfiguration {
     String reason;
     if (support.usable()) {
       try {
-        WorkerCgroups cgroups = WorkerCgroups.open(support, parentName);
+        WorkerCgroups cgroups =
+            WorkerCgroups.open(support, parentName).withProcessLimit(processLimit);
+        limitTogether(cgroups, allocatableMemory, processLimit);
         WorkerConfinement confinement = WorkerConfinement.inCgroups(cgroups, cores);
         log.info(
             "workers run in cgroups of their own ({}; below {}), bound to cores {} and capped at"
@@ -94,6 +146,32 @@ public class ConfinementConfiguration {
     return confinement;
   }
 
+  /**
+   * Caps the workers' parent group at the node's allocatable memory, so that the jobs together,
+   * those without resources.memory included, never take what is kept for gpuq and the system; says
+   * when workers get no process limit.
+   */
+  private static void limitTogether(
+      WorkerCgroups cgroups, long allocatableMemory, int processLimit) {
+    if (allocatableMemory > 0) {
+      try {
+        cgroups.capMemory(allocatableMemory);
+      } catch (IOException | RuntimeException e) {
+        log.warn(
+            "cannot cap the workers' parent cgroup at the memory this node gives its jobs ({}):"
+                + " {}. Jobs without resources.memory may together take the memory kept for gpuq;"
+                + " their workers' high oom_score_adj still has the kernel take them first",
+            MemorySize.format(allocatableMemory),
+            e.getMessage());
+      }
+    }
+    if (processLimit > 0 && !cgroups.limitsProcesses()) {
+      log.warn(
+          "the pids controller is not available to gpuq's cgroup: workers get no process limit"
+              + " (gpuq.worker.max-processes), and one job may take every PID of the host");
+    }
+  }
+
   private static void warnFallback(WorkerConfinement confinement) {
     log.warn(
         "WORKERS ARE NOT IN CGROUPS: {}. Each worker is born bound to its cores by"
@@ -104,6 +182,21 @@ public class ConfinementConfiguration {
             + " docs/operations.md, \"Cores and host memory\".",
         confinement.fallbackReason().orElse("unknown reason"),
         confinement.usableCores().map(CpuList::toString).orElse("none"));
+  }
+
+  private static String memoryTogether(WorkerCgroups cgroups) {
+    try {
+      return cgroups.memoryCap().stream()
+          .mapToObj(
+              cap ->
+                  "capped at "
+                      + MemorySize.format(cap)
+                      + " (the node's memory after its reservation), in their parent group")
+          .findFirst()
+          .orElse("not capped: their parent group has no memory cap");
+    } catch (IOException e) {
+      return "unknown: " + e.getMessage();
+    }
   }
 
   /**
@@ -158,6 +251,29 @@ public class ConfinementConfiguration {
               : "not capped, only accounted: no job ends HOST_OUT_OF_MEMORY");
       confinement.usableCores().ifPresent(cores -> details.put("usableCores", cores.toString()));
       details.put("freeCores", confinement.freeCores());
+      confinement
+          .cgroups()
+          .ifPresent(
+              cgroups -> {
+                details.put("memoryTogether", memoryTogether(cgroups));
+                details.put(
+                    "processes",
+                    cgroups.limitsProcesses()
+                        ? "at most "
+                            + properties.worker().maxProcesses()
+                            + " tasks (processes and threads) per worker, pids.max"
+                            + " (gpuq.worker.max-processes)"
+                        : "not limited: no pids controller");
+              });
+      details.put(
+          "oomScoreAdj",
+          Map.of(
+              "gpuq",
+              OomScoreAdj.of(ProcessHandle.current().pid()).orElse(0),
+              "workersWithoutMemory",
+              OomScoreAdj.UNCAPPED_WORKER,
+              "workersWithMemory",
+              OomScoreAdj.CAPPED_WORKER));
       if (inCgroups && asGpuq != null) {
         // They own what gpuq owns, the groups' files included (docs/design/worker-cgroups.md).
         details.put(

@@ -34,7 +34,7 @@ class WorkerCgroupsV2LayoutTest {
     assertThat(Files.readString(service.resolve("gpuq/cgroup.subtree_control")))
         .isEqualTo("+cpuset +memory");
     for (Controller controller : Controller.values()) {
-      if (controller != Controller.CPU) {
+      if (controller != Controller.CPU && controller != Controller.PIDS) {
         assertThat(cgroups.parent(controller)).hasValue(service.resolve("gpuq"));
       }
     }
@@ -45,6 +45,27 @@ class WorkerCgroupsV2LayoutTest {
     assertThat(cgroups.list()).containsExactly(new WorkerId("j-7", 2));
     assertThat(group.remove()).isTrue();
     assertThat(cgroups.list()).isEmpty();
+  }
+
+  @Test
+  void enablesPidsTooWhereTheKernelOffersIt() throws Exception {
+    HostFixture host =
+        new HostFixture(dir).v2("/system.slice/gpuq.service", "cpuset cpu memory pids");
+    host.file("sys/fs/cgroup/system.slice/gpuq.service/cgroup.subtree_control", "\n");
+    host.file("sys/fs/cgroup/system.slice/gpuq.service/cgroup.procs", "");
+    Path service = host.cgroup("system.slice/gpuq.service");
+    Files.createDirectories(service.resolve("gpuq"));
+    Files.writeString(service.resolve("gpuq/cgroup.subtree_control"), "\n");
+
+    WorkerCgroups cgroups = WorkerCgroups.open(CgroupSupport.detect(host.paths(), 0), "gpuq");
+
+    assertThat(Files.readString(service.resolve("cgroup.subtree_control")))
+        .isEqualTo("+cpuset +memory +pids");
+    assertThat(Files.readString(service.resolve("gpuq/cgroup.subtree_control")))
+        .isEqualTo("+cpuset +memory +pids");
+    assertThat(cgroups.parent(Controller.PIDS)).hasValue(service.resolve("gpuq"));
+    assertThat(cgroups.withProcessLimit(64).limitsProcesses()).isTrue();
+    assertThat(cgroups.limitsProcesses()).isFalse();
   }
 
   @Test

@@ -38,6 +38,12 @@ class WorkersInCgroupsTest extends IntegrationTest {
     assertThat(details.get("mode").asString()).isEqualTo("cgroups");
     assertThat(details.get("memory").asString()).contains("capped");
     assertThat(CgroupFixture.parents(admin)).isNotEmpty();
+    // New in issue 34: the jobs together capped, each held to a number of processes, workers
+    // taken by the OOM killer before gpuq.
+    assertThat(details.get("memoryTogether").asString()).startsWith("capped at");
+    assertThat(details.get("processes").asString()).contains("at most 4096 tasks");
+    assertThat(details.at("/oomScoreAdj/workersWithoutMemory").asInt()).isEqualTo(1000);
+    assertThat(details.at("/oomScoreAdj/gpuq").asInt()).isLessThanOrEqualTo(0);
     // The tests' jobs run as the tests' own account, which is gpuq's.
     assertThat(details.path("notEnforcedFor").asString())
         .as("%s", details)

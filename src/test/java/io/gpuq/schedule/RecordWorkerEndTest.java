@@ -187,9 +187,13 @@ class RecordWorkerEndTest {
     assertThat(failed.exitCode()).isEqualTo(1);
   }
 
-  /** The count has the host-wide OOM killer's kills too: without a cap, they are not the job's. */
+  /**
+   * Without a cap of its own, the kernel killed it for want of the memory all jobs share (their
+   * parent group's cap) or the host's, and picked it before gpuq for its high oom_score_adj.
+   */
   @Test
-  void an_oom_kill_in_a_group_without_a_cap_is_not_HOST_OUT_OF_MEMORY() throws Exception {
+  void an_oom_kill_in_a_group_without_a_cap_is_HOST_OUT_OF_MEMORY_for_want_of_shared_memory()
+      throws Exception {
     Job job = running(aRunningJob().on("node-1"));
     WorkerExit exit =
         new WorkerExit(job.id(), 1, 42, 137, null, null, null, new WorkerGroupEnd(1, null, false));
@@ -197,7 +201,42 @@ class RecordWorkerEndTest {
     recordEnd.ended(exit, PLACEMENT);
 
     await().atMost(Duration.ofSeconds(30)).until(() -> stored(job).state().isTerminal());
-    assertThat(stored(job).failureReason()).isNotEqualTo(FailureReason.HOST_OUT_OF_MEMORY);
+    Job failed = stored(job);
+    assertThat(failed.failureReason()).isEqualTo(FailureReason.HOST_OUT_OF_MEMORY);
+    assertThat(failed.failureMessage())
+        .startsWith("killed by the kernel for want of host memory (1 process(es) killed)")
+        .contains("set no resources.memory");
+  }
+
+  @Test
+  void a_failed_job_that_met_its_process_limit_says_so_after_its_failure() throws Exception {
+    Job job = running(aRunningJob().on("node-1"));
+    WorkerExit exit =
+        new WorkerExit(
+            job.id(), 1, 42, 2, null, null, null, new WorkerGroupEnd(0, null, false, 71, 50L));
+
+    recordEnd.ended(exit, PLACEMENT);
+
+    await().atMost(Duration.ofSeconds(30)).until(() -> stored(job).state().isTerminal());
+    Job failed = stored(job);
+    assertThat(failed.failureReason()).isEqualTo(FailureReason.EXIT_CODE);
+    assertThat(failed.failureMessage())
+        .endsWith(
+            "; it reached its limit of 50 processes and threads (gpuq.worker.max-processes): the"
+                + " kernel refused it 71 forks");
+  }
+
+  @Test
+  void a_job_that_met_its_process_limit_and_succeeded_succeeds() throws Exception {
+    Job job = running(aRunningJob().on("node-1"));
+    WorkerExit exit =
+        new WorkerExit(
+            job.id(), 1, 42, 0, null, null, null, new WorkerGroupEnd(0, null, false, 1, 50L));
+
+    recordEnd.ended(exit, PLACEMENT);
+
+    await().atMost(Duration.ofSeconds(30)).until(() -> stored(job).state().isTerminal());
+    assertThat(stored(job).state()).isEqualTo(JobState.SUCCEEDED);
   }
 
   @Test
