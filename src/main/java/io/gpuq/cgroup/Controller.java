@@ -11,7 +11,13 @@ public enum Controller {
   /** v1's CPU accounting (v2 accounts CPU in every group, in cpu.stat); read only. */
   CPUACCT,
   /** The CPU quota gpuq itself may run under (cfs_quota, cpu.max); read only. */
-  CPU;
+  CPU,
+  /**
+   * v1's freezer: stops every process of a worker at once, so that one round of SIGKILL reaches
+   * them all, however fast they fork (v2 has cgroup.kill and cgroup.freeze in every group);
+   * written, where it is mounted.
+   */
+  FREEZER;
 
   /** The kernel's name: the constant's, in lower case. */
   public String kernelName() {

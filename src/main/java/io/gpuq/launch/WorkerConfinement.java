@@ -32,8 +32,12 @@ import org.slf4j.LoggerFactory;
 public final class WorkerConfinement implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(WorkerConfinement.class);
-  private static final long EMPTY_WAIT_MILLIS = 5_000;
+  // A group that SIGKILL, sent at once, leaves non-empty this long holds a process in
+  // uninterruptible sleep: its place stays taken meanwhile, then gpuq gives up on it (issue 34: it
+  // gave up after 5 s, on a job whose forks outran its kills, and freed the place under it).
+  private static final long EMPTY_WAIT_MILLIS = 120_000;
   private static final long POLL_MILLIS = 20;
+  private static final Duration FREEZE_WAIT = Duration.ofSeconds(1);
 
   /** How workers are kept to their cores and memory. */
   public enum Mode {
@@ -250,6 +254,36 @@ public final class WorkerConfinement implements AutoCloseable {
   }
 
   /**
+   * Kills every process of a worker's group at once (issue 34): v2's {@code cgroup.kill};
+   * elsewhere the group is frozen, each of its processes sent SIGKILL, and thawed, so that none
+   * forks between the list and the kill. Nothing without a group (the affinity mode: its stopper
+   * kills the process group and session, until they are empty).
+   */
+  void killAll(String jobId, int attempt) {
+    group(jobId, attempt).ifPresent(WorkerConfinement::killAtOnce);
+  }
+
+  private static void killAtOnce(WorkerCgroup group) {
+    try {
+      if (group.killAtOnce()) {
+        return;
+      }
+      try {
+        // Not frozen in time (a process in uninterruptible sleep): what is listed is killed all
+        // the same, and whoever waits for the group to empty calls again.
+        group.freeze(FREEZE_WAIT);
+        group.processes().forEach(pid -> ProcessSignals.signal(pid, ProcessSignals.SIGKILL));
+      } finally {
+        group.thaw();
+      }
+    } catch (IOException e) {
+      log.warn("cannot kill what runs in {}: {}", group, e.toString());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
    * A worker has ended (or was found ended after a restart): reads what its group says, kills what
    * is left in it, removes it and gives its cores back.
    */
@@ -366,9 +400,13 @@ public final class WorkerConfinement implements AutoCloseable {
     processesOf(group).forEach(pid -> ProcessSignals.signal(pid, signal));
   }
 
-  /** SIGKILL to whatever is left in it (double-forked children too), then rmdir once empty. */
+  /**
+   * Kills whatever is left in it (double-forked children too) all at once, again until it is
+   * empty, then removes it: its worker's place is freed only after this.
+   */
   private void killAndRemove(WorkerCgroup group) {
     long deadline = System.nanoTime() + EMPTY_WAIT_MILLIS * 1_000_000;
+    boolean logged = false;
     try {
       while (true) {
         List<Long> left = group.processes();
@@ -376,12 +414,23 @@ public final class WorkerConfinement implements AutoCloseable {
           return;
         }
         if (System.nanoTime() - deadline > 0) {
-          log.warn("{} still holds processes {}: left in place", group, left);
+          log.warn(
+              "{} still holds processes {} after {} s of SIGKILL: left in place",
+              group,
+              left.size() > 20 ? left.subList(0, 20) + "..." : left,
+              EMPTY_WAIT_MILLIS / 1000);
           return;
         }
         if (!left.isEmpty()) {
-          log.info("killing processes {} left behind in {}", left, group);
-          left.forEach(pid -> ProcessSignals.signal(pid, ProcessSignals.SIGKILL));
+          if (!logged) {
+            log.info(
+                "killing {} process(es) left behind in {}: {}",
+                left.size(),
+                group,
+                left.size() > 20 ? left.subList(0, 20) + "..." : left);
+            logged = true;
+          }
+          killAtOnce(group);
         }
         Thread.sleep(POLL_MILLIS);
       }

@@ -83,7 +83,7 @@ class CancelledWhileDownTest {
   }
 
   /**
-   * What {@code CANCEL} writes (the job and its open attempt end as {@code CANCELLED}), in gpuq's
+   * What {@code CANCEL_RUNNING} writes (the job and its open attempt end as {@code CANCELLED}), in gpuq's
    * H2 database, which no gpuq has open now: the transition's own SQL.
    */
   private static void cancelInTheDatabase(Path dataDir, String jobId) throws Exception {
@@ -91,7 +91,7 @@ class CancelledWhileDownTest {
       int[] rows =
           TransitionSql.move(
               db,
-              JobTransition.CANCEL,
+              JobTransition.CANCEL_RUNNING,
               jobId,
               JobTransition.Change.end(null, null, Job.CANCEL_MESSAGE, Instant.now()));
       assertThat(rows[0]).isEqualTo(1);
