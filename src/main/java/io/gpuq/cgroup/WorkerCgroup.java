@@ -226,8 +226,7 @@ public final class WorkerCgroup {
     if (version == CgroupVersion.V1) {
       return CgroupFiles.read(path(Controller.FREEZER).resolve("freezer.state")).equals("FROZEN");
     }
-    return CgroupFiles.keyed(path(Controller.MEMORY).resolve("cgroup.events"), "frozen")
-            .orElse(0)
+    return CgroupFiles.keyed(path(Controller.MEMORY).resolve("cgroup.events"), "frozen").orElse(0)
         == 1;
   }
 

@@ -288,8 +288,8 @@ public class Job {
 
   /**
    * The worker of a job already cancelled (or pruned) is gone, its last process too: the job and
-   * its attempt finish now (issue 34: not at the cancel, while its processes still ran and held
-   * its place), keeping its exit code. An end already written stays.
+   * its attempt finish now (issue 34: not at the cancel, while its processes still ran and held its
+   * place), keeping its exit code. An end already written stays.
    */
   public void recordStoppedEnd(Integer exitCode, Instant endedAt) {
     attemptNumbered(attempt)

@@ -27,10 +27,10 @@ import java.util.Set;
  *                   RUNNING --prune----> PRUNED (the same)
  * </pre>
  *
- * <p>A cancel or a prune is a stored fact the node running the worker acts on; the job is
- * CANCELLED (PRUNED) from then on, but it finishes, and its place is freed, only when its last
- * process is gone (issue 34): {@link Job#endAttempt} then writes {@code finishedAt} on the job and
- * its attempt, the moment its place was freed, as for any other end.
+ * <p>A cancel or a prune is a stored fact the node running the worker acts on; the job is CANCELLED
+ * (PRUNED) from then on, but it finishes, and its place is freed, only when its last process is
+ * gone (issue 34): {@link Job#endAttempt} then writes {@code finishedAt} on the job and its
+ * attempt, the moment its place was freed, as for any other end.
  */
 public enum JobTransition {
   START(

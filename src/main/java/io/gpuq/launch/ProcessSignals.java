@@ -12,8 +12,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Signals for process groups and sessions. The JDK can signal one process but not a group, and a worker's
- * children may have left its tree (re-parented to init) while staying in its group.
+ * Signals for process groups and sessions. The JDK can signal one process but not a group, and a
+ * worker's children may have left its tree (re-parented to init) while staying in its group.
  */
 public final class ProcessSignals {
 
@@ -48,8 +48,8 @@ public final class ProcessSignals {
 
   /**
    * Sends {@code signal} to every process of session {@code sid}, as {@code /proc} lists them now:
-   * a worker's children that left its process group (setpgid) stay in its session unless they
-   * make one of their own.
+   * a worker's children that left its process group (setpgid) stay in its session unless they make
+   * one of their own.
    *
    * @return how many processes of the session were found
    */

@@ -13,8 +13,8 @@ import org.slf4j.LoggerFactory;
  * Stops a worker's whole process tree: SIGTERM to its process group and to every descendant, then,
  * at the end of the grace period, SIGKILL to all of it at once, again until nothing is left. Both
  * the group and the tree are signalled because a child may leave either one (a new session, or a
- * re-parenting to init); at the deadline its session too, and its cgroup where it has one, which
- * no child can leave.
+ * re-parenting to init); at the deadline its session too, and its cgroup where it has one, which no
+ * child can leave.
  *
  * <p>Issue 34: a job that forked continuously and ignored SIGTERM outlived its 10 s grace period by
  * 9 to 32 s, 3,208 processes at last, while the stopper signalled one process at a time from scans
@@ -64,9 +64,9 @@ public final class ProcessTreeStopper {
   }
 
   /**
-   * Kills whatever is left of a group whose leader has exited, and of its session, until none of
-   * it is left (or two minutes have passed: a process in uninterruptible sleep dies only once its
-   * I/O returns). Without cgroups this is what frees a worker's place only once its processes have
+   * Kills whatever is left of a group whose leader has exited, and of its session, until none of it
+   * is left (or two minutes have passed: a process in uninterruptible sleep dies only once its I/O
+   * returns). Without cgroups this is what frees a worker's place only once its processes have
    * gone.
    */
   public void killLeftovers(long pgid) {

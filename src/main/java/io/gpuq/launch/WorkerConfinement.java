@@ -254,10 +254,10 @@ public final class WorkerConfinement implements AutoCloseable {
   }
 
   /**
-   * Kills every process of a worker's group at once (issue 34): v2's {@code cgroup.kill};
-   * elsewhere the group is frozen, each of its processes sent SIGKILL, and thawed, so that none
-   * forks between the list and the kill. Nothing without a group (the affinity mode: its stopper
-   * kills the process group and session, until they are empty).
+   * Kills every process of a worker's group at once (issue 34): v2's {@code cgroup.kill}; elsewhere
+   * the group is frozen, each of its processes sent SIGKILL, and thawed, so that none forks between
+   * the list and the kill. Nothing without a group (the affinity mode: its stopper kills the
+   * process group and session, until they are empty).
    */
   void killAll(String jobId, int attempt) {
     group(jobId, attempt).ifPresent(WorkerConfinement::killAtOnce);
@@ -401,8 +401,8 @@ public final class WorkerConfinement implements AutoCloseable {
   }
 
   /**
-   * Kills whatever is left in it (double-forked children too) all at once, again until it is
-   * empty, then removes it: its worker's place is freed only after this.
+   * Kills whatever is left in it (double-forked children too) all at once, again until it is empty,
+   * then removes it: its worker's place is freed only after this.
    */
   private void killAndRemove(WorkerCgroup group) {
     long deadline = System.nanoTime() + EMPTY_WAIT_MILLIS * 1_000_000;

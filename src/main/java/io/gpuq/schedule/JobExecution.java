@@ -217,8 +217,8 @@ public class JobExecution {
 
   /**
    * The worker of a stopped attempt that never finished (issue 34: its job finishes when its last
-   * process is gone) ended while gpuq was not watching: what is left in its group goes, and the
-   * job finishes when its wrapper wrote its exit, or now.
+   * process is gone) ended while gpuq was not watching: what is left in its group goes, and the job
+   * finishes when its wrapper wrote its exit, or now.
    */
   private void finishLeftBehind(StoppedAttempt attempt) {
     if (attempt.finishedAt() != null) {
@@ -232,8 +232,7 @@ public class JobExecution {
         attempt.state() == JobState.PRUNED ? StopReason.PRUNED : StopReason.CANCELLED;
     long pid = attempt.pid() == null ? -1 : attempt.pid();
     recordEnd.ended(
-        new WorkerExit(
-            attempt.jobId(), attempt.attempt(), pid, code, reason, null, endedAt, group),
+        new WorkerExit(attempt.jobId(), attempt.attempt(), pid, code, reason, null, endedAt, group),
         attempt.placement());
   }
 

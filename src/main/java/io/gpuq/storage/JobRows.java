@@ -251,11 +251,11 @@ public final class JobRows {
 
   /**
    * Cancels the queued and running jobs of {@code where} ({@link JobTransition#CANCEL}, {@link
-   * JobTransition#CANCEL_RUNNING}), as {@link
-   * JobStore#cancel} does one: a stored fact that the node running a worker acts on. One set-based
-   * update for them all, generated from the transition as the entity applies it; then the attempts
-   * it left open (of the jobs that were running, a few however many were queued) are ended one by
-   * one. Row by row, locked first, a 10,000-trial sweep's cancel took 27 s (issue 24).
+   * JobTransition#CANCEL_RUNNING}), as {@link JobStore#cancel} does one: a stored fact that the
+   * node running a worker acts on. One set-based update for them all, generated from the transition
+   * as the entity applies it; then the attempts it left open (of the jobs that were running, a few
+   * however many were queued) are ended one by one. Row by row, locked first, a 10,000-trial
+   * sweep's cancel took 27 s (issue 24).
    *
    * <p>A claim of one of the jobs either committed first (the update, waiting for it if need be,
    * finds the job running and cancels it, and its open attempt is found afterwards) or waits for

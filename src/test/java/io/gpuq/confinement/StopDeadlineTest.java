@@ -22,12 +22,11 @@ import org.junit.jupiter.api.condition.EnabledIf;
 import tools.jackson.databind.JsonNode;
 
 /**
- * Issue 34: a stop holds within its grace period. A job that forks continuously and ignores
- * SIGTERM outlived a 10 s grace period by up to 32 s, 3,208 processes at last, while it already
- * showed CANCELLED with its finishedAt at the cancel. Now its group is killed at once at the
- * deadline, the job finishes (finishedAt) only when its last process is gone, and until then its
- * place is not given to another job. The shared context's grace period is 2 s. Real cgroups (v1
- * here), as root.
+ * Issue 34: a stop holds within its grace period. A job that forks continuously and ignores SIGTERM
+ * outlived a 10 s grace period by up to 32 s, 3,208 processes at last, while it already showed
+ * CANCELLED with its finishedAt at the cancel. Now its group is killed at once at the deadline, the
+ * job finishes (finishedAt) only when its last process is gone, and until then its place is not
+ * given to another job. The shared context's grace period is 2 s. Real cgroups (v1 here), as root.
  */
 @EnabledIf(
     value = "io.gpuq.confinement.CgroupFixture#cgroupsV1Usable",
@@ -45,8 +44,9 @@ class StopDeadlineTest extends IntegrationTest {
       "trap '' TERM; while :; do sleep 600 & setsid sleep 600 & sleep 0.02; done";
 
   @Test
-  void a_cancelled_job_that_forks_and_ignores_sigterm_is_gone_before_it_finishes_or_its_place_is_given()
-      throws Exception {
+  void
+      a_cancelled_job_that_forks_and_ignores_sigterm_is_gone_before_it_finishes_or_its_place_is_given()
+          throws Exception {
     Watched bomb = startHoldingBothGpus(aJob().gpus(2).shell(FORKS_AND_IGNORES_SIGTERM));
     String next = alice.submit(aJob().gpus(2).shell("true").json());
 
@@ -67,8 +67,9 @@ class StopDeadlineTest extends IntegrationTest {
   }
 
   @Test
-  void a_timed_out_job_that_forks_and_ignores_sigterm_is_gone_before_it_fails_or_its_place_is_given()
-      throws Exception {
+  void
+      a_timed_out_job_that_forks_and_ignores_sigterm_is_gone_before_it_fails_or_its_place_is_given()
+          throws Exception {
     Watched bomb =
         startHoldingBothGpus(aJob().gpus(2).timeout("PT3S").shell(FORKS_AND_IGNORES_SIGTERM));
     String next = alice.submit(aJob().gpus(2).shell("true").json());

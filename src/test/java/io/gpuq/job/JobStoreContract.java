@@ -890,7 +890,8 @@ abstract class JobStoreContract {
     Job read = reload(job.id());
     assertThat(pruned).isTrue();
     assertThat(read.state()).isEqualTo(JobState.PRUNED);
-    assertThat(read.finishedAt()).isEqualTo(T0.plusSeconds(9));
+    // Issue 34: it finishes when its worker's last process is gone, not at the prune.
+    assertThat(read.finishedAt()).isNull();
     assertThat(read.failureReason()).isNull();
     assertThat(read.attempts())
         .singleElement()
@@ -899,7 +900,7 @@ abstract class JobStoreContract {
               assertThat(attempt.outcome()).isEqualTo(JobState.PRUNED);
               assertThat(attempt.failureReason()).isNull();
               assertThat(attempt.failureMessage()).isEqualTo(PRUNED_AT_40);
-              assertThat(attempt.finishedAt()).isEqualTo(T0.plusSeconds(9));
+              assertThat(attempt.finishedAt()).isNull();
             });
   }
 
@@ -920,15 +921,20 @@ abstract class JobStoreContract {
   }
 
   @Test
-  void the_exit_of_a_pruned_worker_is_kept_and_does_not_change_its_state() {
+  void the_exit_of_a_pruned_worker_is_kept_and_does_not_change_its_state_and_finishes_it() {
     Job job = aRunningJob().in(store());
     store().prune(job.id(), PRUNED_AT_40, T0.plusSeconds(9));
+    Instant lastProcessGone = T0.plusSeconds(11);
 
     JobState after =
         store()
             .endAttempt(
                 new AttemptEnd(
-                    job.id(), 1, new AttemptOutcome(FailureReason.EXIT_CODE, "x", 143), 0, T0))
+                    job.id(),
+                    1,
+                    new AttemptOutcome(FailureReason.EXIT_CODE, "x", 143),
+                    0,
+                    lastProcessGone))
             .join();
 
     Job read = reload(job.id());
@@ -936,7 +942,8 @@ abstract class JobStoreContract {
     assertThat(read.state()).isEqualTo(JobState.PRUNED);
     assertThat(read.exitCode()).isEqualTo(143);
     assertThat(read.attempts().get(0).outcome()).isEqualTo(JobState.PRUNED);
-    assertThat(read.finishedAt()).isEqualTo(T0.plusSeconds(9));
+    assertThat(read.finishedAt()).isEqualTo(lastProcessGone);
+    assertThat(read.attempts().get(0).finishedAt()).isEqualTo(lastProcessGone);
   }
 
   @Test
@@ -1454,6 +1461,22 @@ abstract class JobStoreContract {
     assertThat(store().lostAttemptsOn("node-2", T0)).isEmpty();
     assertThat(reload(withProcess.id()).state()).isEqualTo(JobState.FAILED);
     assertThat(reload(withProcess.id()).failureReason()).isEqualTo(FailureReason.LOST);
+  }
+
+  @Test
+  void a_dead_nodes_jobs_still_being_stopped_finish_when_it_is_reaped() {
+    Job stopping = aJobCancelledWhileRunning().on("node-1").in(store());
+    Job elsewhere = aJobCancelledWhileRunning().on("node-2").in(store());
+
+    assertThat(service().declareLostOn("node-1", "node node-1 stopped heartbeating")).isZero();
+
+    // Issue 34: its processes went with the node; it would otherwise never finish.
+    Job read = reload(stopping.id());
+    assertThat(read.state()).isEqualTo(JobState.CANCELLED);
+    assertThat(read.finishedAt()).isNotNull();
+    assertThat(read.attempts().get(0).finishedAt()).isEqualTo(read.finishedAt());
+    assertThat(read.attempts().get(0).outcome()).isEqualTo(JobState.CANCELLED);
+    assertThat(reload(elsewhere.id()).finishedAt()).isNull();
   }
 
   @Test

@@ -29,9 +29,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Issue 34: a stop's deadline kills a worker's whole group at once (v2's cgroup.kill; v1 freezes
- * it, kills each process, thaws), so that a job forking as fast as it can, deaf to SIGTERM, is
- * gone after one kill, not outrun by kills sent one by one from lists that its forks make stale.
- * Real cgroups, below a parent group of each test's own; needs root.
+ * it, kills each process, thaws), so that a job forking as fast as it can, deaf to SIGTERM, is gone
+ * after one kill, not outrun by kills sent one by one from lists that its forks make stale. Real
+ * cgroups, below a parent group of each test's own; needs root.
  */
 @IntegrationTier
 @DisplayName("Killing a worker's group at once")
@@ -67,7 +67,9 @@ class GroupKillIntegrationTest {
           .until(
               () -> {
                 group.thaw();
-                group.processes().forEach(pid -> ProcessSignals.signal(pid, ProcessSignals.SIGKILL));
+                group
+                    .processes()
+                    .forEach(pid -> ProcessSignals.signal(pid, ProcessSignals.SIGKILL));
                 return group.remove();
               });
     }

@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Without cgroups (the affinity fallback, issue 34) a stop reaches as far as the worker's session:
- * what left its process tree and its process group is killed, until none of it is left, before
- * its place counts as free.
+ * what left its process tree and its process group is killed, until none of it is left, before its
+ * place counts as free.
  */
 @DisplayName("Stopping a process tree without cgroups")
 class ProcessTreeStopperTest {

@@ -83,8 +83,8 @@ class CancelledWhileDownTest {
   }
 
   /**
-   * What {@code CANCEL_RUNNING} writes (the job and its open attempt end as {@code CANCELLED}), in gpuq's
-   * H2 database, which no gpuq has open now: the transition's own SQL.
+   * What {@code CANCEL_RUNNING} writes (the job and its open attempt end as {@code CANCELLED}), in
+   * gpuq's H2 database, which no gpuq has open now: the transition's own SQL.
    */
   private static void cancelInTheDatabase(Path dataDir, String jobId) throws Exception {
     try (Connection db = h2(dataDir)) {
