@@ -16,7 +16,13 @@ public enum Controller {
    * Caps how many tasks (processes and threads) a worker may have, and counts the forks refused at
    * that cap; written where mounted (v1) or available (v2), as gpuq runs without it elsewhere.
    */
-  PIDS;
+  PIDS,
+  /**
+   * v1's freezer: stops every process of a worker at once, so that one round of SIGKILL reaches
+   * them all, however fast they fork (v2 has cgroup.kill and cgroup.freeze in every group);
+   * written, where it is mounted.
+   */
+  FREEZER;
 
   /** The kernel's name: the constant's, in lower case. */
   public String kernelName() {

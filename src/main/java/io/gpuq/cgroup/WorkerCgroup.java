@@ -184,6 +184,78 @@ public final class WorkerCgroup {
   }
 
   /**
+   * Kills every process in it in one step, where the kernel can: v2's {@code cgroup.kill} (Linux
+   * 5.14 and later), which reaches a process forked while it runs too.
+   *
+   * @return false, doing nothing, where there is no such file (v1, or an older kernel): {@link
+   *     #freeze} first, then signal what {@link #processes} lists
+   */
+  public boolean killAtOnce() throws IOException {
+    if (version != CgroupVersion.V2) {
+      return false;
+    }
+    Path kill = path(Controller.MEMORY).resolve("cgroup.kill");
+    if (!Files.exists(kill)) {
+      return false;
+    }
+    CgroupFiles.write(kill, "1");
+    return true;
+  }
+
+  /**
+   * Freezes its processes (v1's freezer, v2's {@code cgroup.freeze}): none of them runs, nor forks,
+   * until {@link #thaw}, so that the list of them stays true while each is signalled. A SIGKILL
+   * sent to a frozen process takes effect when it thaws.
+   *
+   * @param within how long to wait for the kernel to say every process is frozen
+   * @return whether it froze within that time; false also where it has no freezer (v1 without the
+   *     freezer hierarchy), having written nothing
+   */
+  public boolean freeze(Duration within) throws IOException, InterruptedException {
+    Path state = freezerState();
+    if (state == null) {
+      return false;
+    }
+    CgroupFiles.write(state, version == CgroupVersion.V1 ? "FROZEN" : "1");
+    long deadline = System.nanoTime() + within.toNanos();
+    while (true) {
+      if (frozen()) {
+        return true;
+      }
+      if (System.nanoTime() - deadline > 0) {
+        return false;
+      }
+      Thread.sleep(1);
+    }
+  }
+
+  /** Lets its processes run again after {@link #freeze}; nothing where it has no freezer. */
+  public void thaw() throws IOException {
+    Path state = freezerState();
+    if (state != null && Files.exists(state)) {
+      CgroupFiles.write(state, version == CgroupVersion.V1 ? "THAWED" : "0");
+    }
+  }
+
+  /** The file that freezes it, or null where it has none. */
+  private Path freezerState() {
+    Path dir = dirs.get(version == CgroupVersion.V1 ? Controller.FREEZER : Controller.MEMORY);
+    if (dir == null) {
+      return null;
+    }
+    Path state = dir.resolve(version == CgroupVersion.V1 ? "freezer.state" : "cgroup.freeze");
+    return Files.exists(state) ? state : null;
+  }
+
+  private boolean frozen() throws IOException {
+    if (version == CgroupVersion.V1) {
+      return CgroupFiles.read(path(Controller.FREEZER).resolve("freezer.state")).equals("FROZEN");
+    }
+    return CgroupFiles.keyed(path(Controller.MEMORY).resolve("cgroup.events"), "frozen").orElse(0)
+        == 1;
+  }
+
+  /**
    * Removes it, once its processes have gone: one rmdir per hierarchy (one on v2). Gone already
    * counts as removed.
    *

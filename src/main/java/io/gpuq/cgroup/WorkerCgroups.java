@@ -88,6 +88,7 @@ public final class WorkerCgroups {
         }
         parents.put(controller, parent);
       }
+      freezerParent(support, parentName).ifPresent(dir -> parents.put(Controller.FREEZER, dir));
     } else {
       Path own = support.hierarchy(Controller.MEMORY).orElseThrow().ownGroup();
       Path base = v2Base(support.hierarchy(Controller.MEMORY).get(), own);
@@ -100,7 +101,7 @@ public final class WorkerCgroups {
       makeDirectory(parent);
       enableV2Controllers(parent, enable, false);
       for (Controller controller :
-          List.of(Controller.CPUSET, Controller.MEMORY, Controller.CPUACCT)) {
+          List.of(Controller.CPUSET, Controller.MEMORY, Controller.CPUACCT, Controller.FREEZER)) {
         parents.put(controller, parent);
       }
       if (pids) {
@@ -108,6 +109,25 @@ public final class WorkerCgroups {
       }
     }
     return new WorkerCgroups(support.version(), parents, 0);
+  }
+
+  /**
+   * v1: the parent group in the freezer hierarchy, where one is mounted and gpuq may write it
+   * (issue 34: a stop's deadline freezes the group, kills all of it, thaws). Without it, workers
+   * still run; a stop then kills what it finds until the group is empty.
+   */
+  private static Optional<Path> freezerParent(CgroupSupport support, String parentName) {
+    Optional<Hierarchy> hierarchy = support.hierarchy(Controller.FREEZER);
+    if (hierarchy.isEmpty() || hierarchy.get().readOnly()) {
+      return Optional.empty();
+    }
+    Path parent = hierarchy.get().ownGroup().resolve(parentName);
+    try {
+      makeDirectory(parent);
+      return Optional.of(parent);
+    } catch (IOException refused) {
+      return Optional.empty();
+    }
   }
 
   /** gpuq's own v2 cgroup, or the one above it when gpuq has already moved to its leaf. */

@@ -315,7 +315,7 @@ public final class InMemoryJobStore implements JobStore {
     for (Job job : jobs.values()) {
       if (StoppedAttempts.STATES.contains(job.state())
           && node.equals(job.node())
-          && !job.finishedAt().isBefore(endedSince)) {
+          && (job.finishedAt() == null || !job.finishedAt().isBefore(endedSince))) {
         job.attempts().stream()
             .filter(a -> a.attempt() == job.attempt() && node.equals(a.node()))
             .filter(a -> a.exitCode() == null)

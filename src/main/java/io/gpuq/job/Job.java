@@ -220,9 +220,14 @@ public class Job {
     }
   }
 
-  /** The user cancelled the job; a running worker is being stopped. */
+  /**
+   * The user cancelled the job. A queued one finishes now; a running one's worker is being stopped,
+   * and it finishes when its last process is gone ({@link #endAttempt}).
+   */
   public void cancel(Instant now) {
-    apply(JobTransition.CANCEL, Change.end(null, null, CANCEL_MESSAGE, now));
+    JobTransition cancel =
+        state == JobState.RUNNING ? JobTransition.CANCEL_RUNNING : JobTransition.CANCEL;
+    apply(cancel, Change.end(null, null, CANCEL_MESSAGE, now));
   }
 
   /**
@@ -250,7 +255,7 @@ public class Job {
     }
     AttemptOutcome outcome = end.outcome();
     switch (state) {
-      case CANCELLED, PRUNED -> recordExitAfterCancel(outcome.exitCode());
+      case CANCELLED, PRUNED -> recordStoppedEnd(outcome.exitCode(), end.endedAt());
       case RUNNING -> {
         if (outcome.isSuccess()) {
           succeed(outcome.exitCode(), end.endedAt());
@@ -282,12 +287,23 @@ public class Job {
   }
 
   /**
-   * A worker that was already cancelled (or pruned) has now exited; keep its exit code on the
-   * attempt.
+   * The worker of a job already cancelled (or pruned) is gone, its last process too: the job and
+   * its attempt finish now (issue 34: not at the cancel, while its processes still ran and held its
+   * place), keeping its exit code. An end already written stays.
    */
-  public void recordExitAfterCancel(Integer exitCode) {
-    attemptNumbered(attempt).ifPresent(a -> a.recordExitCode(exitCode));
+  public void recordStoppedEnd(Integer exitCode, Instant endedAt) {
+    attemptNumbered(attempt)
+        .ifPresent(
+            a -> {
+              a.recordExitCode(exitCode);
+              if (a.finishedAt() == null) {
+                a.set(JobTransition.AttemptField.FINISHED_AT, endedAt);
+              }
+            });
     this.exitCode = exitCode;
+    if (finishedAt == null) {
+      finishedAt = endedAt;
+    }
   }
 
   /** Records an attempt's worker process, whether or not the attempt is still open. */

@@ -266,6 +266,16 @@ public class JobService {
       }
       lost++;
     }
+    // Cancelled or pruned while they ran there, their workers' ends never recorded (issue 34: such
+    // a job finishes only when its last process is gone): their processes went with the node.
+    Instant now = clock.instant();
+    for (StoppedAttempt stopped : store.stoppedAttemptsOn(node, now)) {
+      if (stopped.finishedAt() == null) {
+        AttemptOutcome outcome = new AttemptOutcome(FailureReason.LOST, why, null);
+        JobStore.await(
+            store.endAttempt(new AttemptEnd(stopped.jobId(), stopped.attempt(), outcome, 0, now)));
+      }
+    }
     return lost;
   }
 

@@ -162,8 +162,10 @@ public interface JobStore extends AutoCloseable {
   }
 
   /**
-   * Cancels a queued or running job ({@link JobTransition#CANCEL}). That is a stored fact: the node
-   * running the job's worker learns it from here ({@link #standingOf}) and stops the worker.
+   * Cancels a queued or running job ({@link JobTransition#CANCEL}, {@link
+   * JobTransition#CANCEL_RUNNING}). That is a stored fact: the node running the job's worker learns
+   * it from here ({@link #standingOf}) and stops the worker; a running job finishes when the end of
+   * its worker is recorded ({@link #endAttempt}), once its last process is gone.
    *
    * @return the state the job left
    * @throws JobNotFoundException when there is no such job

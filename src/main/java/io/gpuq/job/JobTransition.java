@@ -22,9 +22,15 @@ import java.util.Set;
  * QUEUED --start--> RUNNING --succeed--> SUCCEEDED
  *                   RUNNING --fail-----> FAILED
  *                   RUNNING --requeueForRetry--> QUEUED (attempt + 1)
- * QUEUED|RUNNING --cancel--> CANCELLED
- *                   RUNNING --prune----> PRUNED
+ * QUEUED --cancel--> CANCELLED
+ *                   RUNNING --cancelRunning--> CANCELLED (finishedAt once its last process is gone)
+ *                   RUNNING --prune----> PRUNED (the same)
  * </pre>
+ *
+ * <p>A cancel or a prune is a stored fact the node running the worker acts on; the job is CANCELLED
+ * (PRUNED) from then on, but it finishes, and its place is freed, only when its last process is
+ * gone (issue 34): {@link Job#endAttempt} then writes {@code finishedAt} on the job and its
+ * attempt, the moment its place was freed, as for any other end.
  */
 public enum JobTransition {
   START(
@@ -66,11 +72,21 @@ public enum JobTransition {
           JobField.QUEUED_AT, Value.NOW,
           JobField.PEAK_GPU_MEMORY_BYTES, Value.NONE),
       new AttemptMove(AttemptEffect.ENDS, FAILED)),
+  /** A queued job cancelled: it has no process, so it finishes at once. */
   CANCEL(
-      EnumSet.of(QUEUED, RUNNING),
+      EnumSet.of(QUEUED),
       CANCELLED,
       jobWrites(JobField.FINISHED_AT, Value.NOW),
       new AttemptMove(AttemptEffect.ENDS_IF_OPEN, CANCELLED)),
+  /**
+   * A running job cancelled: CANCELLED at once, its attempt's outcome too, but neither finishes
+   * before its worker's last process is gone (issue 34; {@link #STOPPING}).
+   */
+  CANCEL_RUNNING(
+      EnumSet.of(RUNNING),
+      CANCELLED,
+      Map.of(),
+      new AttemptMove(AttemptEffect.ENDS_IF_OPEN, CANCELLED, true)),
   /**
    * The sweep's early-stopping rule stopped a running trial. Like a cancel, a stored fact the node
    * running its worker acts on; only a running trial has values a rule can judge. Why (the rule and
@@ -79,10 +95,8 @@ public enum JobTransition {
   PRUNE(
       EnumSet.of(RUNNING),
       PRUNED,
-      jobWrites(
-          JobField.FAILURE_MESSAGE, Value.MESSAGE,
-          JobField.FINISHED_AT, Value.NOW),
-      new AttemptMove(AttemptEffect.ENDS, PRUNED));
+      jobWrites(JobField.FAILURE_MESSAGE, Value.MESSAGE),
+      new AttemptMove(AttemptEffect.ENDS, PRUNED, true));
 
   /** The columns of a job that transitions write, besides its state. */
   public enum JobField {
@@ -166,8 +180,28 @@ public enum JobTransition {
           AttemptField.EXIT_CODE, Value.EXIT_CODE,
           AttemptField.FINISHED_AT, Value.NOW);
 
-  /** What a transition does to the job's current attempt, and the outcome it gives one it ends. */
-  private record AttemptMove(AttemptEffect effect, JobState outcome) {}
+  /**
+   * What stopping a running attempt writes on it: its outcome, as {@link #ENDING} does, but not its
+   * end, which comes when its worker's last process is gone.
+   */
+  public static final Map<AttemptField, Value> STOPPING =
+      attemptWrites(
+          AttemptField.OUTCOME, Value.ATTEMPT_OUTCOME,
+          AttemptField.FAILURE_REASON, Value.REASON,
+          AttemptField.FAILURE_MESSAGE, Value.MESSAGE,
+          AttemptField.EXIT_CODE, Value.EXIT_CODE);
+
+  /**
+   * What a transition does to the job's current attempt, and the outcome it gives one it ends.
+   *
+   * @param stops whether it stops a worker that still runs: the attempt ends without its end
+   *     ({@link #STOPPING})
+   */
+  private record AttemptMove(AttemptEffect effect, JobState outcome, boolean stops) {
+    AttemptMove(AttemptEffect effect, JobState outcome) {
+      this(effect, outcome, false);
+    }
+  }
 
   private final Set<JobState> from;
   private final JobState to;
@@ -206,7 +240,18 @@ public enum JobTransition {
 
   /** What it writes on the attempt it opens or ends. */
   public Map<AttemptField, Value> attemptWrites() {
-    return attempt.effect() == AttemptEffect.OPENS ? OPENING : ENDING;
+    if (attempt.effect() == AttemptEffect.OPENS) {
+      return OPENING;
+    }
+    return attempt.stops() ? STOPPING : ENDING;
+  }
+
+  /**
+   * Whether it stops a worker that runs on: the job's and the attempt's {@code finishedAt} wait for
+   * its last process ({@link Job#endAttempt}).
+   */
+  public boolean stopsWorker() {
+    return attempt.stops();
   }
 
   /** The outcome it gives the attempt it ends; null for {@link #START}. */

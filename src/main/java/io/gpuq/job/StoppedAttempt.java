@@ -10,6 +10,8 @@ import java.time.Instant;
  * @param state how its job ended: {@link JobState#CANCELLED} or {@link JobState#PRUNED}
  * @param pid its worker's process as the database knows it; null when gpuq died before writing it
  * @param pidStartTicks that process's kernel start time, null with {@code pid}
+ * @param finishedAt when its job finished; null while its worker is being stopped (issue 34: a job
+ *     finishes when its worker's last process is gone)
  */
 public record StoppedAttempt(
     String jobId,
@@ -18,4 +20,5 @@ public record StoppedAttempt(
     JobPlacement placement,
     Instant startedAt,
     Long pid,
-    Long pidStartTicks) {}
+    Long pidStartTicks,
+    Instant finishedAt) {}

@@ -18,6 +18,7 @@ public final class StoppedAttempts {
         attempt.placement(),
         attempt.startedAt(),
         attempt.pid(),
-        attempt.pidStartTicks());
+        attempt.pidStartTicks(),
+        job.finishedAt());
   }
 }

@@ -2,12 +2,18 @@ package io.gpuq.launch;
 
 import com.sun.jna.Library;
 import com.sun.jna.Native;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Signals for process groups. The JDK can signal one process but not a group, and a worker's
- * children may have left its tree (re-parented to init) while staying in its group.
+ * Signals for process groups and sessions. The JDK can signal one process but not a group, and a
+ * worker's children may have left its tree (re-parented to init) while staying in its group.
  */
 public final class ProcessSignals {
 
@@ -15,6 +21,7 @@ public final class ProcessSignals {
   public static final int SIGTERM = 15;
   private static final Logger log = LoggerFactory.getLogger(ProcessSignals.class);
   private static final LibC LIBC = loadLibC();
+  private static final Path PROC = Path.of("/proc");
 
   private ProcessSignals() {}
 
@@ -37,6 +44,67 @@ public final class ProcessSignals {
   /** Whether any process of group {@code pgid} is still alive. */
   public static boolean groupAlive(long pgid) {
     return signalGroup(pgid, 0);
+  }
+
+  /**
+   * Sends {@code signal} to every process of session {@code sid}, as {@code /proc} lists them now:
+   * a worker's children that left its process group (setpgid) stay in its session unless they make
+   * one of their own.
+   *
+   * @return how many processes of the session were found
+   */
+  public static int signalSession(long sid, int signal) {
+    if (LIBC == null || sid <= 1) {
+      // Nothing it finds could be signalled: a caller waiting for it to find none would wait on.
+      return 0;
+    }
+    int found = 0;
+    try (DirectoryStream<Path> entries = Files.newDirectoryStream(PROC)) {
+      for (Path entry : entries) {
+        String name = entry.getFileName().toString();
+        if (name.isEmpty() || !Character.isDigit(name.charAt(0))) {
+          continue;
+        }
+        long pid;
+        try {
+          pid = Long.parseLong(name);
+        } catch (NumberFormatException notAProcess) {
+          continue;
+        }
+        if (sessionOf(entry) == sid) {
+          found++;
+          signal(pid, signal);
+        }
+      }
+    } catch (IOException | UncheckedIOException e) {
+      log.warn("cannot list the processes of session {}: {}", sid, e.toString());
+    }
+    return found;
+  }
+
+  /** The session of a {@code /proc/PID} directory's process, or -1 when it is gone. */
+  private static long sessionOf(Path procDir) {
+    String stat;
+    try {
+      stat = Files.readString(procDir.resolve("stat"), StandardCharsets.US_ASCII);
+    } catch (IOException | UncheckedIOException gone) {
+      return -1;
+    }
+    // After the command's closing parenthesis: state, ppid, pgrp, session.
+    int end = stat.lastIndexOf(')');
+    if (end < 0) {
+      return -1;
+    }
+    String[] fields = stat.substring(end + 1).strip().split(" ", 5);
+    if (fields.length < 4 || fields[0].equals("Z") || fields[0].equals("X")) {
+      // A zombie no longer runs: only its parent's wait removes it.
+      return -1;
+    }
+    try {
+      return Long.parseLong(fields[3]);
+    } catch (NumberFormatException e) {
+      return -1;
+    }
   }
 
   private static LibC loadLibC() {

@@ -34,11 +34,15 @@ import org.slf4j.LoggerFactory;
 public final class WorkerConfinement implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(WorkerConfinement.class);
-  private static final long EMPTY_WAIT_MILLIS = 5_000;
+  // A group whose count of processes has not fallen for this long under SIGKILL sent at once holds
+  // a process in uninterruptible sleep (issue 34: it gave up after 5 s, on a job whose forks outran
+  // its kills one by one, and freed the place under it).
+  private static final long EMPTY_WAIT_MILLIS = 30_000;
   private static final long POLL_MILLIS = 20;
   // However fast its processes go, an end waits no longer for its group: the rest is retried.
-  private static final long LONGEST_REMOVAL_MILLIS = 60_000;
+  private static final long LONGEST_REMOVAL_MILLIS = 120_000;
   static final Duration LEFTOVER_RETRY = Duration.ofSeconds(10);
+  private static final Duration FREEZE_WAIT = Duration.ofSeconds(1);
 
   /** How workers are kept to their cores and memory. */
   public enum Mode {
@@ -261,6 +265,36 @@ public final class WorkerConfinement implements AutoCloseable {
   }
 
   /**
+   * Kills every process of a worker's group at once (issue 34): v2's {@code cgroup.kill}; elsewhere
+   * the group is frozen, each of its processes sent SIGKILL, and thawed, so that none forks between
+   * the list and the kill. Nothing without a group (the affinity mode: its stopper kills the
+   * process group and session, until they are empty).
+   */
+  void killAll(String jobId, int attempt) {
+    group(jobId, attempt).ifPresent(WorkerConfinement::killAtOnce);
+  }
+
+  private static void killAtOnce(WorkerCgroup group) {
+    try {
+      if (group.killAtOnce()) {
+        return;
+      }
+      try {
+        // Not frozen in time (a process in uninterruptible sleep): what is listed is killed all
+        // the same, and whoever waits for the group to empty calls again.
+        group.freeze(FREEZE_WAIT);
+        group.processes().forEach(pid -> ProcessSignals.signal(pid, ProcessSignals.SIGKILL));
+      } finally {
+        group.thaw();
+      }
+    } catch (IOException e) {
+      log.warn("cannot kill what runs in {}: {}", group, e.toString());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
    * A worker has ended (or was found ended after a restart): reads what its group says, kills what
    * is left in it, removes it and gives its cores back.
    */
@@ -425,7 +459,7 @@ public final class WorkerConfinement implements AutoCloseable {
                 group,
                 left.size() > 20 ? left.subList(0, 20) + "..." : left);
           }
-          left.forEach(pid -> ProcessSignals.signal(pid, ProcessSignals.SIGKILL));
+          killAtOnce(group);
         }
         Thread.sleep(POLL_MILLIS);
       }
@@ -464,7 +498,7 @@ public final class WorkerConfinement implements AutoCloseable {
         leftovers.remove(group.id(), group);
         log.info("removed {}, which still held processes when its worker ended", group);
       } else {
-        left.forEach(pid -> ProcessSignals.signal(pid, ProcessSignals.SIGKILL));
+        killAtOnce(group);
       }
     }
     return leftovers.size();

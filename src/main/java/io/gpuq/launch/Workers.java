@@ -20,8 +20,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The workers alive on this node. A worker holds its place (CPU slot, GPU budget) from launch until
- * its process has exited, even after the job was cancelled: the capacity it frees is real.
+ * The workers alive on this node. A worker holds its place (CPU slot, GPU budget, cores) from
+ * launch until its last process is gone, even after the job was cancelled: the capacity it frees is
+ * real. Its process exiting is not enough (issue 34): what it left in its cgroup, or in its process
+ * group and session without one, is killed, and waited for, first.
  */
 public final class Workers {
 
@@ -163,7 +165,7 @@ public final class Workers {
           worker.attempt(),
           earlier.attempt(),
           earlier.pid());
-      stopper.stop(earlier.pid());
+      stopper.stop(earlier.pid(), () -> confinement.killAll(earlier.jobId(), earlier.attempt()));
       confinement.signal(earlier.jobId(), earlier.attempt(), ProcessSignals.SIGTERM);
     }
     worker.exitCode().thenAcceptAsync(code -> exited(worker, code, onExit), exitExecutor);
@@ -233,7 +235,8 @@ public final class Workers {
         worker.pid(),
         reason,
         detail == null ? "" : " (" + detail + ")");
-    stopper.stop(worker.pid());
+    // At the deadline its whole group is killed at once, whatever it forked meanwhile.
+    stopper.stop(worker.pid(), () -> confinement.killAll(jobId, worker.attempt()));
     // What left its process tree (a double fork) is still in its group.
     confinement.signal(jobId, worker.attempt(), ProcessSignals.SIGTERM);
     return true;

@@ -192,12 +192,14 @@ public class JobExecution {
   public boolean stopLeftBehind(StoppedAttempt attempt) {
     if (workers.recordedExit(attempt.jobId(), attempt.attempt()).isPresent()) {
       // Its command ended (its wrapper writes this as it exits): nothing is left to stop.
+      finishLeftBehind(attempt);
       return false;
     }
     Optional<WorkerProcess> process =
         workers.processOf(
             attempt.jobId(), attempt.attempt(), attempt.pid(), attempt.pidStartTicks());
     if (process.isEmpty()) {
+      finishLeftBehind(attempt);
       return false;
     }
     JobPlacement placement = attempt.placement();
@@ -205,11 +207,33 @@ public class JobExecution {
     Optional<RunningWorker> adopted =
         adopt(process.get(), attempt.startedAt(), null, placement, null);
     if (adopted.isEmpty()) {
+      finishLeftBehind(attempt);
       return false;
     }
     StopReason reason =
         attempt.state() == JobState.PRUNED ? StopReason.PRUNED : StopReason.CANCELLED;
     return workers.stop(attempt.jobId(), reason);
+  }
+
+  /**
+   * The worker of a stopped attempt that never finished (issue 34: its job finishes when its last
+   * process is gone) ended while gpuq was not watching: what is left in its group goes, and the job
+   * finishes when its wrapper wrote its exit, or now.
+   */
+  private void finishLeftBehind(StoppedAttempt attempt) {
+    if (attempt.finishedAt() != null) {
+      return;
+    }
+    Optional<RecordedExit> recorded = workers.recordedExit(attempt.jobId(), attempt.attempt());
+    Integer code = recorded.map(RecordedExit::exitCode).orElse(null);
+    Instant endedAt = recorded.map(RecordedExit::writtenAt).orElse(null);
+    WorkerGroupEnd group = workers.endLeftBehind(attempt.jobId(), attempt.attempt());
+    StopReason reason =
+        attempt.state() == JobState.PRUNED ? StopReason.PRUNED : StopReason.CANCELLED;
+    long pid = attempt.pid() == null ? -1 : attempt.pid();
+    recordEnd.ended(
+        new WorkerExit(attempt.jobId(), attempt.attempt(), pid, code, reason, null, endedAt, group),
+        attempt.placement());
   }
 
   private void attachGpus(RunningWorker worker, JobPlacement placement) {

@@ -59,12 +59,16 @@ public interface JobRepository
   List<LostAttempt> findLostAttemptsOn(
       @Param("node") String node, @Param("since") Instant declaredSince);
 
-  /** From the index of jobs by end ({@code jobs_finished}): the attempts' rows are few. */
+  /**
+   * From the index of jobs by end ({@code jobs_finished}): the attempts' rows are few. A job whose
+   * worker is still being stopped has no end yet (issue 34).
+   */
   @Query(
       "select new io.gpuq.job.StoppedAttempt(j.id, a.attempt, j.state, a.placement, a.startedAt,"
-          + " a.pid, a.pidStartTicks)"
+          + " a.pid, a.pidStartTicks, j.finishedAt)"
           + " from JobAttempt a join a.job j"
-          + " where j.finishedAt >= :since and j.state in :states and j.node = :node"
+          + " where (j.finishedAt >= :since or j.finishedAt is null) and j.state in :states"
+          + " and j.node = :node"
           + " and a.attempt = j.attempt and a.node = :node and a.exitCode is null")
   List<StoppedAttempt> findStoppedAttemptsOn(
       @Param("node") String node,

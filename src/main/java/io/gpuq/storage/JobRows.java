@@ -86,7 +86,8 @@ public final class JobRows {
   private static final String LABEL_COLUMNS = "job_id, label_key, label_value";
   private static final int[] LABEL_TYPES = {Types.VARCHAR, Types.VARCHAR, Types.VARCHAR};
 
-  private static final JobTransition CANCEL = JobTransition.CANCEL;
+  private static final TransitionSql CANCEL_QUEUED_SQL = new TransitionSql(JobTransition.CANCEL);
+  private static final JobTransition CANCEL = JobTransition.CANCEL_RUNNING;
   private static final TransitionSql CANCEL_SQL = new TransitionSql(CANCEL);
   private static final String CANCEL_ATTEMPT = CANCEL_SQL.updateAttempt();
 
@@ -249,11 +250,12 @@ public final class JobRows {
   }
 
   /**
-   * Cancels the queued and running jobs of {@code where} ({@link JobTransition#CANCEL}), as {@link
-   * JobStore#cancel} does one: a stored fact that the node running a worker acts on. One set-based
-   * update for them all, generated from the transition as the entity applies it; then the attempts
-   * it left open (of the jobs that were running, a few however many were queued) are ended one by
-   * one. Row by row, locked first, a 10,000-trial sweep's cancel took 27 s (issue 24).
+   * Cancels the queued and running jobs of {@code where} ({@link JobTransition#CANCEL}, {@link
+   * JobTransition#CANCEL_RUNNING}), as {@link JobStore#cancel} does one: a stored fact that the
+   * node running a worker acts on. One set-based update for them all, generated from the transition
+   * as the entity applies it; then the attempts it left open (of the jobs that were running, a few
+   * however many were queued) are ended one by one. Row by row, locked first, a 10,000-trial
+   * sweep's cancel took 27 s (issue 24).
    *
    * <p>A claim of one of the jobs either committed first (the update, waiting for it if need be,
    * finds the job running and cancels it, and its open attempt is found afterwards) or waits for
@@ -267,10 +269,13 @@ public final class JobRows {
       Connection connection, String where, List<Object> arguments, Instant now)
       throws SQLException {
     Change change = Change.end(null, null, Job.CANCEL_MESSAGE, now);
-    try (PreparedStatement update =
-        connection.prepareStatement(CANCEL_SQL.updateJobsWhere(where))) {
-      CANCEL_SQL.bindJobsWhere(update, change, arguments);
-      update.executeUpdate();
+    // The running ones first, which finish only when their workers are gone (issue 34), then the
+    // queued ones, which finish now: each update takes only the jobs in its own source state.
+    for (TransitionSql cancel : List.of(CANCEL_SQL, CANCEL_QUEUED_SQL)) {
+      try (PreparedStatement update = connection.prepareStatement(cancel.updateJobsWhere(where))) {
+        cancel.bindJobsWhere(update, change, arguments);
+        update.executeUpdate();
+      }
     }
     List<String> running = new ArrayList<>();
     List<Integer> attempts = new ArrayList<>();

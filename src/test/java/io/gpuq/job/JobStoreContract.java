@@ -753,7 +753,8 @@ abstract class JobStoreContract {
     Job read = reload(job.id());
     assertThat(from).isEqualTo(JobState.RUNNING);
     assertThat(read.state()).isEqualTo(JobState.CANCELLED);
-    assertThat(read.finishedAt()).isEqualTo(T0.plusSeconds(9));
+    // Issue 34: it finishes when its worker's last process is gone, not at the cancel.
+    assertThat(read.finishedAt()).isNull();
     assertThat(read.failureReason()).isNull();
     assertThat(read.attempts())
         .singleElement()
@@ -762,8 +763,45 @@ abstract class JobStoreContract {
               assertThat(attempt.outcome()).isEqualTo(JobState.CANCELLED);
               assertThat(attempt.failureReason()).isNull();
               assertThat(attempt.failureMessage()).isEqualTo("cancelled by the user");
-              assertThat(attempt.finishedAt()).isEqualTo(T0.plusSeconds(9));
+              assertThat(attempt.finishedAt()).isNull();
             });
+  }
+
+  @Test
+  void a_cancelled_running_job_finishes_when_its_worker_is_gone_keeping_its_exit_code() {
+    Job job = aRunningJob().in(store());
+    store().cancel(job.id(), T0.plusSeconds(9));
+    Instant lastProcessGone = T0.plusSeconds(12);
+
+    JobState after =
+        store()
+            .endAttempt(
+                new AttemptEnd(
+                    job.id(), 1, new AttemptOutcome(null, "stopped", 137), 0, lastProcessGone))
+            .join();
+
+    Job read = reload(job.id());
+    assertThat(after).isEqualTo(JobState.CANCELLED);
+    assertThat(read.state()).isEqualTo(JobState.CANCELLED);
+    assertThat(read.finishedAt()).isEqualTo(lastProcessGone);
+    assertThat(read.exitCode()).isEqualTo(137);
+    assertThat(read.attempts())
+        .singleElement()
+        .satisfies(
+            attempt -> {
+              assertThat(attempt.outcome()).isEqualTo(JobState.CANCELLED);
+              assertThat(attempt.finishedAt()).isEqualTo(lastProcessGone);
+              assertThat(attempt.exitCode()).isEqualTo(137);
+            });
+  }
+
+  @Test
+  void a_cancelled_queued_job_finishes_at_the_cancel() {
+    Job job = aQueuedJob().in(store());
+
+    store().cancel(job.id(), T0.plusSeconds(9));
+
+    assertThat(reload(job.id()).finishedAt()).isEqualTo(T0.plusSeconds(9));
   }
 
   @Test
@@ -852,7 +890,8 @@ abstract class JobStoreContract {
     Job read = reload(job.id());
     assertThat(pruned).isTrue();
     assertThat(read.state()).isEqualTo(JobState.PRUNED);
-    assertThat(read.finishedAt()).isEqualTo(T0.plusSeconds(9));
+    // Issue 34: it finishes when its worker's last process is gone, not at the prune.
+    assertThat(read.finishedAt()).isNull();
     assertThat(read.failureReason()).isNull();
     assertThat(read.attempts())
         .singleElement()
@@ -861,7 +900,7 @@ abstract class JobStoreContract {
               assertThat(attempt.outcome()).isEqualTo(JobState.PRUNED);
               assertThat(attempt.failureReason()).isNull();
               assertThat(attempt.failureMessage()).isEqualTo(PRUNED_AT_40);
-              assertThat(attempt.finishedAt()).isEqualTo(T0.plusSeconds(9));
+              assertThat(attempt.finishedAt()).isNull();
             });
   }
 
@@ -882,15 +921,20 @@ abstract class JobStoreContract {
   }
 
   @Test
-  void the_exit_of_a_pruned_worker_is_kept_and_does_not_change_its_state() {
+  void the_exit_of_a_pruned_worker_is_kept_and_does_not_change_its_state_and_finishes_it() {
     Job job = aRunningJob().in(store());
     store().prune(job.id(), PRUNED_AT_40, T0.plusSeconds(9));
+    Instant lastProcessGone = T0.plusSeconds(11);
 
     JobState after =
         store()
             .endAttempt(
                 new AttemptEnd(
-                    job.id(), 1, new AttemptOutcome(FailureReason.EXIT_CODE, "x", 143), 0, T0))
+                    job.id(),
+                    1,
+                    new AttemptOutcome(FailureReason.EXIT_CODE, "x", 143),
+                    0,
+                    lastProcessGone))
             .join();
 
     Job read = reload(job.id());
@@ -898,7 +942,8 @@ abstract class JobStoreContract {
     assertThat(read.state()).isEqualTo(JobState.PRUNED);
     assertThat(read.exitCode()).isEqualTo(143);
     assertThat(read.attempts().get(0).outcome()).isEqualTo(JobState.PRUNED);
-    assertThat(read.finishedAt()).isEqualTo(T0.plusSeconds(9));
+    assertThat(read.finishedAt()).isEqualTo(lastProcessGone);
+    assertThat(read.attempts().get(0).finishedAt()).isEqualTo(lastProcessGone);
   }
 
   @Test
@@ -1419,6 +1464,22 @@ abstract class JobStoreContract {
   }
 
   @Test
+  void a_dead_nodes_jobs_still_being_stopped_finish_when_it_is_reaped() {
+    Job stopping = aJobCancelledWhileRunning().on("node-1").in(store());
+    Job elsewhere = aJobCancelledWhileRunning().on("node-2").in(store());
+
+    assertThat(service().declareLostOn("node-1", "node node-1 stopped heartbeating")).isZero();
+
+    // Issue 34: its processes went with the node; it would otherwise never finish.
+    Job read = reload(stopping.id());
+    assertThat(read.state()).isEqualTo(JobState.CANCELLED);
+    assertThat(read.finishedAt()).isNotNull();
+    assertThat(read.attempts().get(0).finishedAt()).isEqualTo(read.finishedAt());
+    assertThat(read.attempts().get(0).outcome()).isEqualTo(JobState.CANCELLED);
+    assertThat(reload(elsewhere.id()).finishedAt()).isNull();
+  }
+
+  @Test
   void a_node_finds_only_the_attempts_declared_lost_since_the_time_it_asks_from() {
     Job lately = aLostJob().on("node-1").in(store());
     aLostJob().on("node-1").at(T0.minus(Duration.ofDays(30))).in(store());
@@ -1447,8 +1508,20 @@ abstract class JobStoreContract {
     aRunningJob().on("node-1").in(store());
     aSucceededJob().on("node-1").in(store());
     aLostJob().on("node-1").in(store());
-    Job longAgo =
-        aJobCancelledWhileRunning().on("node-1").at(T0.minus(Duration.ofDays(30))).in(store());
+    Instant monthAgo = T0.minus(Duration.ofDays(30));
+    Job longAgo = aJobCancelledWhileRunning().on("node-1").at(monthAgo).in(store());
+    // Its worker's end was recorded, without an exit code, a month ago.
+    store()
+        .endAttempt(
+            new AttemptEnd(
+                longAgo.id(),
+                1,
+                new AttemptOutcome(null, "cancelled", null),
+                0,
+                monthAgo.plusSeconds(5)))
+        .join();
+    // Issue 34: cancelled as long ago, its worker's end never recorded, it never finished.
+    Job stillStopping = aJobCancelledWhileRunning().on("node-1").at(monthAgo).in(store());
 
     List<StoppedAttempt> found = store().stoppedAttemptsOn("node-1", T0);
 
@@ -1457,14 +1530,24 @@ abstract class JobStoreContract {
     assertThat(found)
         .containsExactlyInAnyOrder(
             new StoppedAttempt(
-                cancelled.id(), 1, JobState.CANCELLED, onNode1, started, 4242L, 987L),
-            new StoppedAttempt(pruned.id(), 1, JobState.PRUNED, onNode1, started, null, null),
+                cancelled.id(), 1, JobState.CANCELLED, onNode1, started, 4242L, 987L, null),
+            new StoppedAttempt(pruned.id(), 1, JobState.PRUNED, onNode1, started, null, null, null),
             new StoppedAttempt(
                 cancelledBeforeItsPidWasStored.id(),
                 1,
                 JobState.CANCELLED,
                 onNode1,
                 started,
+                null,
+                null,
+                null),
+            new StoppedAttempt(
+                stillStopping.id(),
+                1,
+                JobState.CANCELLED,
+                onNode1,
+                monthAgo.plusSeconds(1),
+                null,
                 null,
                 null));
     assertThat(found).extracting(StoppedAttempt::jobId).doesNotContain(exitSeen.id(), longAgo.id());

@@ -165,11 +165,15 @@ class JobTest {
     job.start(ON_GPU_0, T0);
 
     job.cancel(T0.plusSeconds(3));
-    job.recordExitAfterCancel(143);
+    assertThat(job.finishedAt()).isNull();
+    job.recordStoppedEnd(143, T0.plusSeconds(5));
 
     assertThat(job.state()).isEqualTo(JobState.CANCELLED);
     assertThat(job.exitCode()).isEqualTo(143);
     assertThat(job.attempts().get(0).outcome()).isEqualTo(JobState.CANCELLED);
+    // Issue 34: finished when its last process was gone, not at the cancel.
+    assertThat(job.finishedAt()).isEqualTo(T0.plusSeconds(5));
+    assertThat(job.attempts().get(0).finishedAt()).isEqualTo(T0.plusSeconds(5));
   }
 
   @Test

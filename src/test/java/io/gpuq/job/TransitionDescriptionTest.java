@@ -17,10 +17,25 @@ class TransitionDescriptionTest {
   @ParameterizedTest
   @EnumSource(
       value = JobTransition.class,
-      names = {"SUCCEED", "FAIL", "CANCEL", "PRUNE"})
+      names = {"SUCCEED", "FAIL", "CANCEL"})
   void every_move_into_a_final_state_records_when_the_job_finished(JobTransition transition) {
     assertThat(transition.target().isTerminal()).isTrue();
     assertThat(transition.jobWrites()).containsEntry(JobField.FINISHED_AT, Value.NOW);
+  }
+
+  @ParameterizedTest
+  @EnumSource(
+      value = JobTransition.class,
+      names = {"CANCEL_RUNNING", "PRUNE"})
+  void a_move_that_stops_a_running_worker_leaves_the_end_to_its_last_process(
+      JobTransition transition) {
+    assertThat(transition.target().isTerminal()).isTrue();
+    assertThat(transition.sources()).containsExactly(JobState.RUNNING);
+    assertThat(transition.stopsWorker()).isTrue();
+    assertThat(transition.jobWrites()).doesNotContainKey(JobField.FINISHED_AT);
+    assertThat(transition.attemptWrites())
+        .doesNotContainKey(JobTransition.AttemptField.FINISHED_AT)
+        .containsEntry(JobTransition.AttemptField.OUTCOME, Value.ATTEMPT_OUTCOME);
   }
 
   @Test

@@ -83,15 +83,15 @@ class CancelledWhileDownTest {
   }
 
   /**
-   * What {@code CANCEL} writes (the job and its open attempt end as {@code CANCELLED}), in gpuq's
-   * H2 database, which no gpuq has open now: the transition's own SQL.
+   * What {@code CANCEL_RUNNING} writes (the job and its open attempt end as {@code CANCELLED}), in
+   * gpuq's H2 database, which no gpuq has open now: the transition's own SQL.
    */
   private static void cancelInTheDatabase(Path dataDir, String jobId) throws Exception {
     try (Connection db = h2(dataDir)) {
       int[] rows =
           TransitionSql.move(
               db,
-              JobTransition.CANCEL,
+              JobTransition.CANCEL_RUNNING,
               jobId,
               JobTransition.Change.end(null, null, Job.CANCEL_MESSAGE, Instant.now()));
       assertThat(rows[0]).isEqualTo(1);

@@ -4,6 +4,8 @@ import static io.gpuq.job.JobBuilder.aRunningJob;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.gpuq.job.AttemptEnd;
+import io.gpuq.job.AttemptOutcome;
 import io.gpuq.job.InMemoryJobStore;
 import io.gpuq.job.Job;
 import io.gpuq.job.JobService;
@@ -19,6 +21,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -137,20 +140,46 @@ class WorkerRecoveryTest {
   }
 
   @Test
-  void a_worker_of_a_job_cancelled_longer_ago_than_recovery_looks_back_is_not_looked_for() {
+  void a_worker_of_a_job_finished_longer_ago_than_recovery_looks_back_is_not_looked_for() {
     Job job =
         aRunningJob()
             .on("node-1")
             .at(clock.instant().minus(WorkerRecovery.LEFT_BEHIND_WITHIN).minusSeconds(60))
             .in(store);
     RunningWorker worker = leftRunning(job, "sleep 300");
-    store.cancel(
-        job.id(), clock.instant().minus(WorkerRecovery.LEFT_BEHIND_WITHIN).minusSeconds(1));
+    Instant longAgo = clock.instant().minus(WorkerRecovery.LEFT_BEHIND_WITHIN).minusSeconds(1);
+    store.cancel(job.id(), longAgo);
+    // Finished then, its exit code unknown.
+    store
+        .endAttempt(new AttemptEnd(job.id(), 1, new AttemptOutcome(null, "gone", null), 0, longAgo))
+        .join();
 
     scheduler.recovery().start();
 
     assertThat(restarted.workers().live()).isEmpty();
     assertThat(ProcessHandle.of(worker.pid()).map(ProcessHandle::isAlive)).contains(true);
+  }
+
+  @Test
+  void a_job_cancelled_while_gpuq_was_down_whose_worker_ended_meanwhile_finishes_at_its_exit()
+      throws Exception {
+    Job job = aRunningJob().on("node-1").at(clock.instant()).in(store);
+    leftRunning(job, "exit 3");
+    earlier.exitOf(job.id()).get(30, java.util.concurrent.TimeUnit.SECONDS);
+    store.cancel(job.id(), clock.instant());
+    assertThat(store.find(job.id()).orElseThrow().finishedAt()).isNull();
+
+    scheduler.recovery().start();
+
+    // Issue 34: a cancelled job finishes when its worker is gone; here, when its exit was written.
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> store.find(job.id()).orElseThrow().finishedAt() != null);
+    Job after = store.find(job.id()).orElseThrow();
+    assertThat(after.state()).isEqualTo(JobState.CANCELLED);
+    assertThat(after.exitCode()).isEqualTo(3);
+    assertThat(after.finishedAt()).isBeforeOrEqualTo(clock.instant());
+    assertThat(after.attempts().get(0).finishedAt()).isEqualTo(after.finishedAt());
   }
 
   /** Launched by the earlier gpuq, which wrote its process file as it does, then died. */

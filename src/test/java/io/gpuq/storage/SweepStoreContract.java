@@ -464,8 +464,11 @@ abstract class SweepStoreContract {
     assertThat(jobs.find(succeeded).orElseThrow().state()).isEqualTo(JobState.SUCCEEDED);
     Job cancelledRunning = jobs.find(running).orElseThrow();
     assertThat(cancelledRunning.state()).isEqualTo(JobState.CANCELLED);
-    assertThat(cancelledRunning.finishedAt()).isEqualTo(LATER);
+    // Issue 34: it finishes when its worker's last process is gone, not at the cancel.
+    assertThat(cancelledRunning.finishedAt()).isNull();
     assertThat(cancelledRunning.attempts().get(0).outcome()).isEqualTo(JobState.CANCELLED);
+    assertThat(cancelledRunning.attempts().get(0).finishedAt()).isNull();
+    assertThat(jobs.find(queued).orElseThrow().finishedAt()).isEqualTo(LATER);
     assertThat(jobs.standingOf(running, 1, "node-1")).isEqualTo(AttemptStanding.CANCELLED);
     Sweep after = sweeps.find(sweep.id()).orElseThrow();
     assertThat(after.cancelledAt()).isEqualTo(LATER);
@@ -489,15 +492,16 @@ abstract class SweepStoreContract {
                     + " and finished_at is not null",
                 Long.class,
                 sweep.id()))
-        .isEqualTo(1_200L);
+        .as("the queued ones finished at the cancel; the running ones finish when stopped")
+        .isEqualTo(1_197L);
     assertThat(
             jdbc.queryForObject(
                 "select count(*) from job_attempts a join jobs j on j.id = a.job_id"
-                    + " where j.sweep_id = ? and a.outcome = 'CANCELLED' and a.finished_at is not"
+                    + " where j.sweep_id = ? and a.outcome = 'CANCELLED' and a.finished_at is"
                     + " null",
                 Long.class,
                 sweep.id()))
-        .as("only the running trials had an attempt, each ended")
+        .as("only the running trials had an attempt, each ended, to finish when stopped")
         .isEqualTo(3L);
     for (String id : running) {
       assertThat(jobs.standingOf(id, 1, "node-1")).isEqualTo(AttemptStanding.CANCELLED);
