@@ -117,9 +117,15 @@ public final class WorkerCgroup {
     }
   }
 
-  /** Its CPU bandwidth in thousandths of a core; empty when it has none (whole-core workers). */
+  /**
+   * Its CPU bandwidth in thousandths of a core; empty when it has none (whole-core workers, and
+   * groups an older gpuq made without a directory in the cpu hierarchy).
+   */
   public OptionalLong cpuLimit() throws IOException {
     Path dir = path(Controller.CPU);
+    if (!Files.isDirectory(dir)) {
+      return OptionalLong.empty();
+    }
     long period = cpuPeriodMicros(dir);
     String quota =
         version == CgroupVersion.V1
