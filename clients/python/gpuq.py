@@ -175,8 +175,9 @@ class Client:
 
         command: the argv list; a string is split like a shell would (shlex), but no shell runs it.
         idempotency_key: a repeated submit with the same key returns the first job, creates none.
-        gpus, gpu_memory ("6GiB" or bytes), gpu_fraction, cpus (whole cores), memory (host
-        memory set aside and its cap, "16GiB" or bytes): shortcuts for resources={...}.
+        gpus, gpu_memory ("6GiB" or bytes), gpu_fraction, cpus (cores: 2, or a fraction such as
+        0.25), memory (host memory set aside and its cap, "16GiB" or bytes): shortcuts for
+        resources={...}.
         fields: any other field of the request (name, env, framework, priority, timeout,
         retry, labels, resources, working_dir/workingDir); timeout may be a timedelta or seconds.
         """

@@ -20,6 +20,7 @@ Everything the command prints goes through write(), which shows control characte
 import argparse
 import configparser
 import datetime
+import decimal
 import getpass
 import http.client
 import json
@@ -499,7 +500,7 @@ def _resources_words(resources):
         else:
             words += ", whole"
     if resources.get("cpus") is not None:
-        words += "; %d core%s" % (resources["cpus"], "" if resources["cpus"] == 1 else "s")
+        words += "; " + fmt_cores(resources["cpus"])
     if resources.get("memory") is not None:
         words += ", %s of host memory" % fmt_size(resources["memory"])
     return words
@@ -731,14 +732,24 @@ def parse_size(text):
 
 
 def parse_cpus(text):
-    """Whole cores, 1 or more (gpuq says how many at most)."""
+    """Cores: a whole number, or a fraction such as 0.25 (gpuq judges the range and the decimals).
+
+    Sent as a JSON number: a whole number as an int (2, as before), a fraction as a float.
+    """
     try:
-        cpus = int(text)
-    except ValueError:
-        cpus = 0
-    if cpus < 1:
-        raise argparse.ArgumentTypeError("not a number of cores: %r (1 or more)" % text)
-    return cpus
+        cpus = decimal.Decimal(text.strip())
+    except (decimal.InvalidOperation, ValueError):
+        cpus = None
+    if cpus is None or not cpus.is_finite() or cpus <= 0:
+        raise argparse.ArgumentTypeError(
+            "not a number of cores: %r (such as 1, 4 or 0.25)" % text)
+    return int(cpus) if cpus == cpus.to_integral_value() else float(cpus)
+
+
+def fmt_cores(cpus):
+    """1 core, 4 cores, 0.25 core, 1.5 cores: as many as the job asked for, never rounded."""
+    number = ("%d" % cpus) if cpus == int(cpus) else ("%s" % cpus)
+    return number + (" core" if cpus <= 1 else " cores")
 
 
 def parse_pair(text, what):
@@ -1278,7 +1289,8 @@ def _job_options(p):
     memory.add_argument("--gpu-fraction", type=float, metavar="F",
                         help="budget per GPU as a fraction of it, such as 0.25")
     g.add_argument("--cpus", type=parse_cpus, metavar="N",
-                   help="whole cores (default: gpuq's, 1 unless configured)")
+                   help="cores, whole or a fraction such as 0.25 (default: gpuq's, 1 unless"
+                        " configured)")
     g.add_argument("--memory", type=parse_size, metavar="SIZE",
                    help="host memory set aside and its cap, such as 16GiB (default: none)")
     g.add_argument("--framework", choices=("jax", "pytorch", "tensorflow", "generic"))

@@ -352,6 +352,16 @@ class CommandTest(unittest.TestCase):
             self.assertIn("Cores       %s (bound by %s)\n" % (cores["cpus"], cores["boundBy"]),
                           text)
 
+    def test_a_fraction_of_a_core_reaches_gpuq_as_a_number_and_show_says_it(self):
+        job_id = self.submit("true", options=("--cpus", "0.25"))
+        job = self.finished(job_id)
+        self.assertEqual(job["state"], "SUCCEEDED", job)
+        self.assertEqual(job["resources"]["cpus"], 0.25)
+        self.assertIn("Resources   no GPU (CPU only); 0.25 core\n", self.ok("show", job_id).out)
+        job = self.gq.submit(["true"], gpus=0, cpus=0.5, labels={"test": self.run_id})
+        self.assertEqual(job["resources"]["cpus"], 0.5)
+        self.assertEqual(self.finished(job["id"])["state"], "SUCCEEDED")
+
     def test_cpus_and_memory_reach_every_trial_of_an_array_and_a_param_sweep(self):
         array = self.ok("submit", "--array", "0-1", "--gpus", "0", "--cpus", "2", "--memory",
                         "64MiB", "--label", self.label, "--", "true").out.strip()

@@ -9,6 +9,7 @@ file (io.gpuq.ship.PythonCliFormatTest); test_cli.py runs the command against a 
 
 import datetime
 import io
+import json
 import os
 import re
 import sys
@@ -435,11 +436,15 @@ class UnitsTest(unittest.TestCase):
                 ("at your limit of 40GiB of GPU memory (max-gpu-memory)", "Limit")):
             self.assertEqual(gpuq_cli.short_queued_reason(reason), word)
 
-    def test_cores_are_whole_and_host_memory_a_size_as_gpuq_reads_one(self):
+    def test_cores_are_a_number_and_host_memory_a_size_as_gpuq_reads_one(self):
         self.assertEqual(gpuq_cli.parse_cpus("4"), 4)
+        self.assertIsInstance(gpuq_cli.parse_cpus("4"), int)
+        self.assertIsInstance(gpuq_cli.parse_cpus("2.0"), int)
+        self.assertEqual(gpuq_cli.parse_cpus("0.25"), 0.25)
+        self.assertEqual(gpuq_cli.parse_cpus("1.5"), 1.5)
         for size in ("16GiB", "512MiB", "6G", "1.5GiB", "2048", "8gb", "4Ki"):
             self.assertEqual(gpuq_cli.parse_size(size), size)
-        for bad in ("0", "-2", "two", "1.5"):
+        for bad in ("0", "-2", "-0.25", "two", "nan", "inf", "0x1", ""):
             with self.assertRaises(Exception, msg=bad):
                 gpuq_cli.parse_cpus(bad)
         for bad in ("lots", "16 GiBs", "-1G", "0", "G"):
@@ -491,6 +496,16 @@ class CommandLineTest(unittest.TestCase):
         self.assertIn("--gpu-memory", script)
         self.assertIn("--cpus --memory", script)
         self.assertIn("create ls show trials best cancel close", script)
+
+    def test_a_fraction_of_a_core_goes_as_a_json_number_and_shows_as_asked(self):
+        parser = gpuq_cli.build_parser()
+        args = parser.parse_args(["submit", "--cpus", "0.25", "--", "true"])
+        self.assertEqual(json.dumps(gpuq_cli.job_body_options(args)["resources"]),
+                         '{"cpus": 0.25}')
+        self.assertEqual(gpuq_cli.fmt_cores(0.25), "0.25 core")
+        self.assertEqual(gpuq_cli.fmt_cores(1), "1 core")
+        self.assertEqual(gpuq_cli.fmt_cores(1.5), "1.5 cores")
+        self.assertEqual(gpuq_cli.fmt_cores(4), "4 cores")
 
     def test_job_options_put_cores_and_host_memory_in_resources(self):
         parser = gpuq_cli.build_parser()

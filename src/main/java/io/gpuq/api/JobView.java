@@ -114,7 +114,13 @@ public record JobView(
       int gpus,
       Long gpuMemory,
       Double gpuFraction,
-      @Schema(description = "cores") int cpus,
+      @Schema(
+              description =
+                  "cores: a whole number (cores of its own) or a fraction in thousandths such as"
+                      + " 0.25 (a share of a pool of cores)",
+              type = "number",
+              example = "0.25")
+          Number cpus,
       @Schema(description = "host memory in bytes, reserved and capped; absent for none")
           Long memory) {}
 
@@ -197,13 +203,13 @@ public record JobView(
             job.gpus(),
             job.requestedGpuMemoryBytes(),
             job.requestedGpuFraction(),
-            job.host().cpus(),
+            job.host().cpus().number(),
             job.requestedMemoryBytes()),
         new ResourcesView(
             job.gpus(),
             job.gpuMemoryBytes(),
             job.gpuFraction(),
-            job.host().cpus(),
+            job.host().cpus().number(),
             job.host().memoryBytes()),
         job.priority(),
         job.timeout() == null ? null : job.timeout().toString(),

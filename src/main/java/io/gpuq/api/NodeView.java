@@ -11,7 +11,7 @@ public record NodeView(
     String name,
     Map<String, String> labels,
     @Schema(description = "its last heartbeat") Instant heartbeatAt,
-    @Schema(description = "whole cores; used in CPU-seconds per second") Cores cpus,
+    @Schema(description = "cores; used in CPU-seconds per second") Cores cpus,
     @Schema(description = "host memory in bytes; used is resident memory") Memory memory) {
 
   /**
@@ -25,7 +25,9 @@ public record NodeView(
         node.labels(),
         node.heartbeatAt(),
         new Cores(
-            node.cpus().allocatable(), node.cpus().allocated(), admin ? node.cpus().used() : null),
+            node.cpus().allocatable(),
+            node.cpus().allocated().number(),
+            admin ? node.cpus().used() : null),
         new Memory(
             node.memory().allocatable(),
             node.memory().allocated(),
@@ -39,7 +41,11 @@ public record NodeView(
                   "cores the node gives its jobs: its CPUs less gpuq.node.reserved-cpus; null"
                       + " for a node that does not report it")
           Integer allocatable,
-      @Schema(description = "the sum of the cpus of the node's RUNNING jobs") long allocated,
+      @Schema(
+              description =
+                  "the sum of the cpus of the node's RUNNING jobs, fractions included (2.75)",
+              type = "number")
+          Number allocated,
       @Schema(
               description =
                   "cores its workers used at its last reading (another node's: as of its last"

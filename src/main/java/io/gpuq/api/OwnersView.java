@@ -48,7 +48,8 @@ public record OwnersView(
           long wholeGpus,
       @Schema(description = "the GPU memory budgets of the running jobs, on each of their GPUs")
           long gpuMemoryBytes,
-      @Schema(description = "the cpus of the running jobs, added up") long cpus,
+      @Schema(description = "the cpus of the running jobs, added up (0.25 for a quarter core)")
+          Number cpus,
       @Schema(description = "the host memory of the running jobs, added up") long memoryBytes,
       @Schema(
               description =
@@ -66,7 +67,7 @@ public record OwnersView(
           owner.gpus(),
           held.wholeGpus(),
           held.gpuMemoryBytes(),
-          held.cores(),
+          held.cores().number(),
           held.hostMemoryBytes(),
           owner.recent(),
           new Standing(
@@ -100,7 +101,7 @@ public record OwnersView(
       double gpus,
       long wholeGpus,
       long gpuMemoryBytes,
-      long cpus,
+      @Schema(type = "number") Number cpus,
       long memoryBytes,
       @Schema(description = "what every live node has: the denominators of the dominant shares")
           ClusterCapacity capacity) {
@@ -114,7 +115,7 @@ public record OwnersView(
           totals.gpus(),
           held.wholeGpus(),
           held.gpuMemoryBytes(),
-          held.cores(),
+          held.cores().number(),
           held.hostMemoryBytes(),
           new ClusterCapacity(
               capacity.gpus(),

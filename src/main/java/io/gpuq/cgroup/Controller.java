@@ -10,7 +10,10 @@ public enum Controller {
   MEMORY,
   /** v1's CPU accounting (v2 accounts CPU in every group, in cpu.stat); read only. */
   CPUACCT,
-  /** The CPU quota gpuq itself may run under (cfs_quota, cpu.max); read only. */
+  /**
+   * CPU bandwidth (cfs_quota, cpu.max): read for the quota gpuq itself may run under; written to
+   * hold a worker that asks for a fraction of a core to it.
+   */
   CPU,
   /**
    * Caps how many tasks (processes and threads) a worker may have, and counts the forks refused at

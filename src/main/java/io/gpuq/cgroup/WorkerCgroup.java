@@ -17,6 +17,11 @@ import java.util.TreeSet;
  */
 public final class WorkerCgroup {
 
+  /** The kernel refuses a CFS quota under 1 ms. */
+  static final long MIN_QUOTA_MICROS = 1000;
+
+  static final long DEFAULT_PERIOD_MICROS = 100_000;
+
   private final WorkerId id;
   private final CgroupVersion version;
   private final Map<Controller, Path> dirs;
@@ -114,6 +119,64 @@ public final class WorkerCgroup {
   public long forkRefusals() throws IOException {
     Path dir = dirs.get(Controller.PIDS);
     return dir == null ? 0 : CgroupFiles.keyed(dir.resolve("pids.events"), "max").orElse(0);
+  }
+
+  /**
+   * Holds it to {@code millicores} thousandths of a core by CPU bandwidth: a quota of CPU time per
+   * period of the kernel's scheduler (v1 {@code cpu.cfs_quota_us} of {@code cpu.cfs_period_us}; v2
+   * {@code cpu.max}), the period left as it is (100 ms by default). A quarter core runs 25 ms in
+   * each 100 ms, over all its processes and CPUs; never less than the kernel's smallest quota (1
+   * ms).
+   */
+  public void limitCpu(long millicores) throws IOException {
+    if (millicores <= 0) {
+      throw new IllegalArgumentException("CPU limit " + millicores + " is not positive");
+    }
+    Path dir = path(Controller.CPU);
+    long period = cpuPeriodMicros(dir);
+    long quota = Math.max(MIN_QUOTA_MICROS, Math.multiplyExact(millicores, period) / 1000);
+    if (version == CgroupVersion.V1) {
+      CgroupFiles.write(dir.resolve("cpu.cfs_quota_us"), Long.toString(quota));
+    } else {
+      CgroupFiles.write(dir.resolve("cpu.max"), quota + " " + period);
+    }
+  }
+
+  /**
+   * Its CPU bandwidth in thousandths of a core; empty when it has none (whole-core workers, and
+   * groups an older gpuq made without a directory in the cpu hierarchy).
+   */
+  public OptionalLong cpuLimit() throws IOException {
+    Path dir = path(Controller.CPU);
+    if (!Files.isDirectory(dir)) {
+      return OptionalLong.empty();
+    }
+    long period = cpuPeriodMicros(dir);
+    String quota =
+        version == CgroupVersion.V1
+            ? CgroupFiles.read(dir.resolve("cpu.cfs_quota_us"))
+            : CgroupFiles.read(dir.resolve("cpu.max")).split("\\s+")[0];
+    OptionalLong micros = CgroupFiles.limit(quota);
+    return micros.isEmpty() || period <= 0
+        ? OptionalLong.empty()
+        : OptionalLong.of(Math.max(1, micros.getAsLong() * 1000 / period));
+  }
+
+  /** Whether it sits in a hierarchy that can hold it to a CPU bandwidth. */
+  public boolean hasCpuController() {
+    return dirs.containsKey(Controller.CPU);
+  }
+
+  private long cpuPeriodMicros(Path dir) throws IOException {
+    if (version == CgroupVersion.V1) {
+      return CgroupFiles.readLong(dir.resolve("cpu.cfs_period_us"));
+    }
+    String[] max = CgroupFiles.read(dir.resolve("cpu.max")).split("\\s+");
+    try {
+      return max.length == 2 ? Long.parseLong(max[1]) : DEFAULT_PERIOD_MICROS;
+    } catch (NumberFormatException e) {
+      throw new IOException(dir.resolve("cpu.max") + " holds '" + String.join(" ", max) + "'", e);
+    }
   }
 
   /** Its memory cap; empty when there is none. */

@@ -72,7 +72,12 @@ public final class WorkerCgroups {
     Map<Controller, Path> parents = new EnumMap<>(Controller.class);
     if (support.version() == CgroupVersion.V1) {
       for (Controller controller :
-          List.of(Controller.CPUSET, Controller.MEMORY, Controller.CPUACCT, Controller.PIDS)) {
+          List.of(
+              Controller.CPUSET,
+              Controller.MEMORY,
+              Controller.CPUACCT,
+              Controller.PIDS,
+              Controller.CPU)) {
         Optional<Hierarchy> hierarchy = support.hierarchy(controller);
         if (hierarchy.isEmpty()) {
           continue;
@@ -106,6 +111,9 @@ public final class WorkerCgroups {
       }
       if (pids) {
         parents.put(Controller.PIDS, parent);
+      }
+      if (enableV2Cpu(base) && enableV2Cpu(parent)) {
+        parents.put(Controller.CPU, parent);
       }
     }
     return new WorkerCgroups(support.version(), parents, 0);
@@ -173,6 +181,23 @@ public final class WorkerCgroups {
                 + " Delegate=yes)",
             stillBusy);
       }
+    }
+  }
+
+  /**
+   * Gives the groups below {@code group} v2's cpu controller, which holds a worker that asks for a
+   * fraction of a core to it ({@code cpu.max}). Not required: without it such workers share their
+   * pool's cores unbounded, as under the affinity fallback.
+   */
+  private static boolean enableV2Cpu(Path group) {
+    try {
+      Path control = group.resolve("cgroup.subtree_control");
+      if (!List.of(CgroupFiles.read(control).split("\\s+")).contains("cpu")) {
+        CgroupFiles.write(control, "+cpu");
+      }
+      return true;
+    } catch (IOException refused) {
+      return false;
     }
   }
 
@@ -251,6 +276,14 @@ public final class WorkerCgroups {
   public OptionalLong memoryCap() throws IOException {
     String file = version == CgroupVersion.V1 ? "memory.limit_in_bytes" : "memory.max";
     return CgroupFiles.limit(CgroupFiles.read(parents.get(Controller.MEMORY).resolve(file)));
+  }
+
+  /**
+   * Whether workers' groups can be held to a CPU bandwidth (the cpu controller: v1's cpu hierarchy
+   * mounted, or v2's enabled for them), which a worker asking for a fraction of a core needs.
+   */
+  public boolean limitsCpu() {
+    return parents.containsKey(Controller.CPU);
   }
 
   /** The parent group's directory in the hierarchy of {@code controller}. */

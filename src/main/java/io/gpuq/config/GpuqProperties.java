@@ -3,6 +3,7 @@ package io.gpuq.config;
 import io.gpuq.guard.BudgetGuard;
 import io.gpuq.job.Caller;
 import io.gpuq.launch.env.JaxCompilationCache;
+import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -64,7 +65,8 @@ public record GpuqProperties(
    * @param cpuSlots how many {@code gpus: 0} jobs run at once on this node
    * @param lookahead how many queued jobs one scheduling pass considers
    * @param safetyNetInterval the loop also wakes this often when nothing woke it
-   * @param defaultCpus the cores of a job that does not ask ({@code resources.cpus})
+   * @param defaultCpus the cores of a job that does not ask ({@code resources.cpus}): whole, or a
+   *     fraction in thousandths such as 0.25
    * @param defaultMemory the host memory of a job that does not ask ({@code resources.memory}), a
    *     size; unset, such a job has none reserved and none capped
    */
@@ -72,7 +74,7 @@ public record GpuqProperties(
       @DefaultValue("4") int cpuSlots,
       @DefaultValue("1000") int lookahead,
       @DefaultValue("2s") Duration safetyNetInterval,
-      @DefaultValue("1") int defaultCpus,
+      @DefaultValue("1") BigDecimal defaultCpus,
       String defaultMemory) {}
 
   /**

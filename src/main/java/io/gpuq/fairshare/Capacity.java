@@ -1,5 +1,7 @@
 package io.gpuq.fairshare;
 
+import io.gpuq.text.Cpus;
+
 /**
  * What the cluster has, over every live node: the denominators of an owner's shares.
  *
@@ -41,7 +43,8 @@ public record Capacity(
     Dominant best = new Dominant(Resource.GPU_MEMORY, ratio(held.gpuMemoryBytes(), gpuMemoryBytes));
     best = larger(best, Resource.WHOLE_GPUS, ratio(held.wholeGpus(), gpus));
     best = larger(best, Resource.CPU_SLOTS, ratio(held.cpuSlots(), cpuSlots));
-    best = larger(best, Resource.CORES, ratio(held.cores(), cores));
+    // Fractions count as what they are: four jobs of 0.25 core hold one core's share.
+    best = larger(best, Resource.CORES, ratio(held.cores().millis(), cores * Cpus.MILLIS_PER_CORE));
     return larger(best, Resource.HOST_MEMORY, ratio(held.hostMemoryBytes(), hostMemoryBytes));
   }
 

@@ -4,6 +4,7 @@ import io.gpuq.placement.MemoryDemand;
 import io.gpuq.placement.PlacedGpu;
 import io.gpuq.placement.PlacementDecision;
 import io.gpuq.placement.PlacementRequest;
+import io.gpuq.text.Cpus;
 
 /**
  * What an owner's running jobs hold, over every node: the numerators of their dominant share and
@@ -13,7 +14,8 @@ import io.gpuq.placement.PlacementRequest;
  *     job's budget is the GPU's schedulable memory)
  * @param wholeGpus the GPUs held by whole-GPU jobs, which nothing else may share
  * @param cpuSlots their running CPU-only jobs, one slot each
- * @param cores the cores their jobs were given ({@code resources.cpus}), every job's
+ * @param cores the cores their jobs were given ({@code resources.cpus}), every job's, fractions
+ *     added up exactly
  * @param hostMemoryBytes the host memory reserved for their jobs ({@code resources.memory}); a job
  *     that reserved none counts none
  * @param jobs their running jobs
@@ -26,19 +28,19 @@ public record Held(
     long gpuMemoryBytes,
     long wholeGpus,
     long cpuSlots,
-    long cores,
+    Cpus cores,
     long hostMemoryBytes,
     long jobs,
     double gpuFractions,
     long askedGpuBytes) {
 
-  public static final Held NONE = new Held(0, 0, 0, 0, 0, 0, 0, 0);
+  public static final Held NONE = new Held(0, 0, 0, Cpus.ZERO, 0, 0, 0, 0);
 
   public Held {
     if (gpuMemoryBytes < 0
         || wholeGpus < 0
         || cpuSlots < 0
-        || cores < 0
+        || cores == null
         || hostMemoryBytes < 0
         || jobs < 0
         || !(gpuFractions >= 0)
@@ -49,7 +51,7 @@ public record Held(
 
   /** GPU memory, whole GPUs and CPU slots only: as fair share counted before cores and memory. */
   public Held(long gpuMemoryBytes, long wholeGpus, long cpuSlots) {
-    this(gpuMemoryBytes, wholeGpus, cpuSlots, 0, 0, 0, 0, 0);
+    this(gpuMemoryBytes, wholeGpus, cpuSlots, Cpus.ZERO, 0, 0, 0, 0);
   }
 
   public Held plus(Held other) {
@@ -57,7 +59,7 @@ public record Held(
         gpuMemoryBytes + other.gpuMemoryBytes,
         wholeGpus + other.wholeGpus,
         cpuSlots + other.cpuSlots,
-        cores + other.cores,
+        cores.plus(other.cores),
         hostMemoryBytes + other.hostMemoryBytes,
         jobs + other.jobs,
         gpuFractions + other.gpuFractions,

@@ -11,6 +11,7 @@ import io.gpuq.reported.ReadingState;
 import io.gpuq.reported.ReportedPoint;
 import io.gpuq.reported.ReportingJob;
 import io.gpuq.reported.SweepObjective;
+import io.gpuq.text.Cpus;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -230,7 +231,7 @@ public final class InMemoryJobStore implements JobStore {
       if (job.state() != JobState.RUNNING || !where.test(job)) {
         continue;
       }
-      long cores = job.host().cpus();
+      Cpus cores = job.host().cpus();
       long memory = job.host().memoryBytes() == null ? 0 : job.host().memoryBytes();
       Held of;
       if (job.gpus() == 0) {

@@ -6,6 +6,8 @@ import io.gpuq.job.JobTransition.JobField;
 import io.gpuq.placement.MemoryDemand;
 import io.gpuq.reported.MetricsJson;
 import io.gpuq.reported.ReportedMetrics;
+import io.gpuq.text.Cpus;
+import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -69,8 +71,9 @@ public class Job {
   private Double requestedGpuFraction;
 
   // Cores and host memory (HostResources); the memory the next (or running) attempt gets, and as
-  // submitted. A job stored before jobs could ask has 1 core and no host memory.
-  private int cpus = 1;
+  // submitted. A job stored before jobs could ask has 1 core and no host memory. Cores are exact
+  // decimals (thousandths, V23): 1 or 0.25.
+  private BigDecimal cpus = BigDecimal.ONE;
   private Long memoryBytes;
   private Long requestedMemoryBytes;
 
@@ -156,7 +159,7 @@ public class Job {
     job.gpuFraction = spec.memory().fractionOrNull();
     job.requestedGpuMemoryBytes = job.gpuMemoryBytes;
     job.requestedGpuFraction = job.gpuFraction;
-    job.cpus = spec.host().cpus();
+    job.cpus = new BigDecimal(spec.host().cpus().toString());
     job.memoryBytes = spec.host().memoryBytes();
     job.requestedMemoryBytes = job.memoryBytes;
     job.priority = spec.priority();
@@ -520,7 +523,12 @@ public class Job {
 
   /** The cores and host memory the running or next attempt gets. */
   public HostResources host() {
-    return new HostResources(cpus, memoryBytes);
+    return new HostResources(cpus(), memoryBytes);
+  }
+
+  private Cpus cpus() {
+    return Cpus.exactly(cpus)
+        .orElseThrow(() -> new IllegalStateException("job " + id + " has " + cpus + " cores"));
   }
 
   /** The host memory in bytes as submitted, before any growth; or null for none. */
@@ -563,7 +571,7 @@ public class Job {
         framework,
         gpus,
         MemoryDemand.of(gpuMemoryBytes, gpuFraction),
-        new HostResources(cpus, requestedMemoryBytes),
+        new HostResources(cpus(), requestedMemoryBytes),
         priority,
         timeout(),
         maxAttempts,

@@ -22,11 +22,13 @@ public record JobRequest(
     Map<String, String> nodeSelector) {
 
   /**
-   * What the job needs: {@code gpus} whole GPUs, each with a budget or whole; {@code cpus} cores
-   * and {@code memory} of the host's memory (a size, as {@code gpuMemory}).
+   * What the job needs: {@code gpus} whole GPUs, each with a budget or whole; {@code cpus} cores (a
+   * JSON number, whole or a fraction such as 0.25: loose, so that a string is named as a mistake
+   * rather than read as a number) and {@code memory} of the host's memory (a size, as {@code
+   * gpuMemory}).
    */
   public record Resources(
-      Integer gpus, Object gpuMemory, Double gpuFraction, Integer cpus, Object memory) {
+      Integer gpus, Object gpuMemory, Double gpuFraction, Object cpus, Object memory) {
 
     /** GPUs only, as before cores and host memory could be asked for. */
     public Resources(Integer gpus, Object gpuMemory, Double gpuFraction) {

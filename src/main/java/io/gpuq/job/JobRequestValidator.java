@@ -1,8 +1,11 @@
 package io.gpuq.job;
 
 import io.gpuq.placement.MemoryDemand;
+import io.gpuq.text.Cpus;
 import io.gpuq.text.MemorySize;
 import io.gpuq.text.UserText;
+import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
@@ -97,7 +100,7 @@ public final class JobRequestValidator {
       errors.add(
           "resources", "a job with gpus: 0 runs on no GPU and cannot have a GPU-memory budget");
     }
-    int cpus = cpus(resources.cpus(), errors);
+    Cpus cpus = cpus(resources.cpus(), errors);
     Long memory = hostMemory(resources.memory(), errors);
     int priority = priority(request.priority(), errors);
     Duration timeout = timeout(request.timeout(), errors);
@@ -245,15 +248,49 @@ public final class JobRequestValidator {
     return gpus;
   }
 
-  private int cpus(Integer cpus, FieldErrors errors) {
+  /**
+   * A JSON number of cores, whole or in thousandths (0.25), from {@link Cpus#SMALLEST} to {@link
+   * #MAX_CPUS}. A string, even one that reads as a number, is refused: {@code "0.25"} and {@code
+   * "NaN"} are mistakes of the client to be named, not guessed at.
+   */
+  private Cpus cpus(Object cpus, FieldErrors errors) {
     if (cpus == null) {
       return hostDefaults.cpus();
     }
-    if (cpus < 1 || cpus > MAX_CPUS) {
-      errors.add("resources.cpus", "must be a whole number of cores from 1 to " + MAX_CPUS);
+    Optional<Cpus> exact = decimal(cpus).flatMap(Cpus::exactly);
+    if (exact.isEmpty()
+        || exact.get().compareTo(Cpus.SMALLEST) < 0
+        || exact.get().compareTo(Cpus.of(MAX_CPUS)) > 0) {
+      errors.add(
+          "resources.cpus",
+          "must be a number of cores from "
+              + Cpus.SMALLEST
+              + " to "
+              + MAX_CPUS
+              + ", whole or in thousandths at most (such as 1, 0.25 or 2.5)");
       return hostDefaults.cpus();
     }
-    return cpus;
+    return exact.get();
+  }
+
+  /** A JSON number as an exact decimal; empty for anything else, NaN and infinities included. */
+  private static Optional<BigDecimal> decimal(Object value) {
+    if (value instanceof Double || value instanceof Float) {
+      double d = ((Number) value).doubleValue();
+      return Double.isFinite(d)
+          ? Optional.of(new BigDecimal(Double.toString(d)))
+          : Optional.empty();
+    }
+    if (value instanceof BigDecimal d) {
+      return Optional.of(d);
+    }
+    if (value instanceof Integer
+        || value instanceof Long
+        || value instanceof Short
+        || value instanceof BigInteger) {
+      return Optional.of(new BigDecimal(value.toString()));
+    }
+    return Optional.empty();
   }
 
   private Long hostMemory(Object memory, FieldErrors errors) {

@@ -1,6 +1,7 @@
 package io.gpuq.job;
 
 import io.gpuq.placement.MemoryDemand;
+import io.gpuq.text.Cpus;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Objects;
@@ -41,7 +42,7 @@ public record QueuedJob(
       Instant queuedAt,
       Map<String, String> nodeSelector,
       String sweepId,
-      int cpus,
+      Cpus cpus,
       Long memoryBytes) {
     this(
         id,

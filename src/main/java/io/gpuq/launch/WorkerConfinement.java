@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
@@ -82,6 +83,7 @@ public final class WorkerConfinement implements AutoCloseable {
   private final CoreAllocator cores;
   private final String fallbackReason;
   private final Map<WorkerId, WorkerCgroup> leftovers = new ConcurrentHashMap<>();
+  private volatile boolean warnedNoCpuController;
 
   private WorkerConfinement(
       Mode mode, WorkerCgroups cgroups, CoreAllocator cores, String fallbackReason) {
@@ -171,16 +173,21 @@ public final class WorkerConfinement implements AutoCloseable {
       return Confined.none(jobId, attempt);
     }
     String key = key(jobId, attempt);
-    CoreAllocator.Allocation given = cores.take(key, host.cpus());
-    if (given.shared() || given.cores().count() < host.cpus()) {
+    boolean share = !host.cpus().isWhole();
+    CoreAllocator.Allocation given =
+        share
+            ? cores.takeShare(key, host.cpus().millis())
+            : cores.take(key, Math.toIntExact(host.cpus().wholeCoresUp()));
+    if (given.shared() || (!share && given.cores().count() < host.cpus().wholeCoresUp())) {
       log.info(
-          "job {} asked for {} core(s) with {} free: it shares cores {} with other workers",
+          "job {} asked for {} with {} free: it shares cores {} with other workers",
           jobId,
-          host.cpus(),
+          host.cpus().text(),
           given.freeBefore(),
           given.cores());
     }
     if (mode == Mode.AFFINITY) {
+      // Bound at birth to the pool as it is now; without cgroups nothing holds it to its fraction.
       return new Confined(jobId, attempt, List.of(), Optional.of(given.cores()), given.cores());
     }
     WorkerId id = new WorkerId(jobId, attempt);
@@ -188,6 +195,9 @@ public final class WorkerConfinement implements AutoCloseable {
     try {
       group = create(id);
       group.bindCpus(given.cores());
+      if (share) {
+        limitCpu(group, host.cpus().millis());
+      }
       if (host.memoryBytes() != null) {
         group.limitMemory(host.memoryBytes());
       }
@@ -195,13 +205,61 @@ public final class WorkerConfinement implements AutoCloseable {
       for (Path dir : group.directories()) {
         procs.add(dir.resolve("cgroup.procs"));
       }
+      if (share) {
+        // The pool may have grown for this worker: its other members may use the new cores too.
+        rebindPool();
+      }
       return new Confined(jobId, attempt, procs, Optional.empty(), given.cores());
     } catch (IOException | RuntimeException e) {
       cores.release(key);
       if (group != null) {
         removeQuietly(group);
       }
+      if (share) {
+        rebindPool();
+      }
       throw new LaunchException("cannot give the worker its cgroup: " + e.getMessage(), e);
+    }
+  }
+
+  /** Holds a worker that asks for a fraction to it, where this node's groups can be. */
+  private void limitCpu(WorkerCgroup group, long millicores) throws IOException {
+    if (group.hasCpuController()) {
+      group.limitCpu(millicores);
+    } else if (!warnedNoCpuController) {
+      warnedNoCpuController = true;
+      log.warn(
+          "no cpu controller for the workers' cgroups: workers that ask for a fraction of a core"
+              + " share their pool's cores without a bandwidth limit");
+    }
+  }
+
+  /**
+   * Binds every worker of the pool (those that asked for a fraction of a core) to the pool's cores
+   * as they are now, after a member joined or left. One at a time, and each time to the newest
+   * pool: the last to write writes what the allocator holds last.
+   */
+  private synchronized void rebindPool() {
+    if (cgroups.isEmpty()) {
+      return;
+    }
+    CpuList pool = cores.pool();
+    if (pool.isEmpty()) {
+      return;
+    }
+    for (String member : cores.poolMembers()) {
+      WorkerId.ofDirectoryName(member)
+          .flatMap(cgroups.get()::find)
+          .ifPresent(
+              group -> {
+                try {
+                  if (!group.cpus().equals(pool)) {
+                    group.bindCpus(pool);
+                  }
+                } catch (IOException | RuntimeException e) {
+                  log.warn("cannot bind {} to the shared cores {}: {}", group, pool, e.toString());
+                }
+              });
     }
   }
 
@@ -242,7 +300,14 @@ public final class WorkerConfinement implements AutoCloseable {
       if (mode == Mode.CGROUPS) {
         Optional<WorkerCgroup> group = cgroups.orElseThrow().find(new WorkerId(jobId, attempt));
         if (group.isPresent()) {
-          cores.hold(key, group.get().cpus());
+          OptionalLong share =
+              group.get().hasCpuController() ? group.get().cpuLimit() : OptionalLong.empty();
+          if (share.isPresent()) {
+            // A worker that asked for a fraction: its quota says how much, its cpuset the pool.
+            cores.holdShare(key, share.getAsLong(), group.get().cpus());
+          } else {
+            cores.hold(key, group.get().cpus());
+          }
           return;
         }
         log.warn("re-adopted job {} attempt {} has no cgroup: it runs unconfined", jobId, attempt);
@@ -307,7 +372,12 @@ public final class WorkerConfinement implements AutoCloseable {
     } finally {
       // Only once its group is empty: what was left in it no longer runs on the cores that the
       // next worker is given.
-      cores.release(key(jobId, attempt));
+      String key = key(jobId, attempt);
+      boolean share = cores.sharesPool(key);
+      cores.release(key);
+      if (share) {
+        rebindPool();
+      }
     }
   }
 

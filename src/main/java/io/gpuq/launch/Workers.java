@@ -5,6 +5,7 @@ import io.gpuq.job.HostResources;
 import io.gpuq.job.JobPlacement;
 import io.gpuq.job.WorkerProcess;
 import io.gpuq.proc.ProcFs;
+import io.gpuq.text.Cpus;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.Collection;
@@ -279,21 +280,21 @@ public final class Workers {
    * never zero times.
    */
   public HostHeld hostHeld() {
-    long cpus = 0;
+    Cpus cpus = Cpus.ZERO;
     long memory = 0;
     for (HostResources host : launchingHosts.values()) {
-      cpus += host.cpus();
+      cpus = cpus.plus(host.cpus());
       memory += host.memoryBytes() == null ? 0 : host.memoryBytes();
     }
     for (RunningWorker worker : live.values()) {
-      cpus += worker.host().cpus();
+      cpus = cpus.plus(worker.host().cpus());
       memory += worker.host().memoryBytes() == null ? 0 : worker.host().memoryBytes();
     }
     return new HostHeld(cpus, memory);
   }
 
-  /** Cores, and bytes of host memory reserved (jobs that asked for none count 0). */
-  public record HostHeld(long cpus, long memoryBytes) {}
+  /** Cores (fractions added up), and bytes of host memory reserved (none asked: 0). */
+  public record HostHeld(Cpus cpus, long memoryBytes) {}
 
   /**
    * The placements of live workers and of launches under way; a worker that just became live may be

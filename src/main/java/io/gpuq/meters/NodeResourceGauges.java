@@ -36,7 +36,7 @@ public final class NodeResourceGauges {
                 + " workers (CPU-seconds per second)",
             null);
     cpus.register(MeterNames.ALLOCATABLE, f -> number(f.cpus().allocatable()));
-    cpus.register(MeterNames.ALLOCATED, f -> f.cpus().allocated());
+    cpus.register(MeterNames.ALLOCATED, f -> f.cpus().allocated().cores());
     cpus.register(MeterNames.USED, f -> number(f.cpus().used()));
     Gauges memory =
         new Gauges(

@@ -1,5 +1,6 @@
 package io.gpuq.node;
 
+import io.gpuq.text.Cpus;
 import java.time.Instant;
 import java.util.Map;
 
@@ -17,8 +18,11 @@ public record NodeFigures(
     labels = Map.copyOf(labels);
   }
 
-  /** Whole cores allocatable and allocated; cores used (CPU-seconds per second). */
-  public record Cores(Integer allocatable, long allocated, Double used) {}
+  /**
+   * Whole cores allocatable; cores allocated (fractions added up); cores used (CPU-seconds per
+   * second).
+   */
+  public record Cores(Integer allocatable, Cpus allocated, Double used) {}
 
   /** Bytes of host memory: used is resident memory. */
   public record Memory(Long allocatable, long allocated, Long used) {}

@@ -1,5 +1,6 @@
 package io.gpuq.placement;
 
+import io.gpuq.text.Cpus;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
@@ -24,7 +25,7 @@ public record PlacementPlan(
     Optional<Instant> retryAt,
     Waits waits,
     FreeGpu mostFree,
-    long freeCpus,
+    Cpus freeCpus,
     long freeMemoryBytes) {
 
   /** A GPU's memory still available to budgets. */
@@ -37,6 +38,6 @@ public record PlacementPlan(
   }
 
   public PlacementPlan(List<PlacementDecision> starts, Optional<Instant> retryAt) {
-    this(starts, retryAt, Waits.NONE, null, Long.MAX_VALUE, Long.MAX_VALUE);
+    this(starts, retryAt, Waits.NONE, null, Cpus.ofMillis(Long.MAX_VALUE), Long.MAX_VALUE);
   }
 }

@@ -1,5 +1,6 @@
 package io.gpuq.placement;
 
+import io.gpuq.text.Cpus;
 import java.time.Instant;
 import java.util.Objects;
 
@@ -12,7 +13,7 @@ import java.util.Objects;
  * @param priority higher starts first
  * @param sequence submission order, breaks ties between equal priorities (lower first)
  * @param queuedSince when the job (this attempt) entered the queue; its wait bounds backfilling
- * @param cpus whole cores it takes of the node, at least 1, whatever its GPUs
+ * @param cpus cores it takes of the node, whole or a fraction, whatever its GPUs
  * @param hostMemoryBytes host memory it reserves on the node; 0 when it asks for none (then it
  *     reserves nothing)
  */
@@ -23,7 +24,7 @@ public record PlacementRequest(
     int priority,
     long sequence,
     Instant queuedSince,
-    int cpus,
+    Cpus cpus,
     long hostMemoryBytes) {
 
   public PlacementRequest {
@@ -33,8 +34,10 @@ public record PlacementRequest(
     if (gpus < 0) {
       throw new IllegalArgumentException("gpus must not be negative: " + gpus);
     }
-    if (cpus < 1) {
-      throw new IllegalArgumentException("a job takes at least 1 core, not " + cpus);
+    Objects.requireNonNull(cpus, "cpus");
+    if (cpus.compareTo(Cpus.SMALLEST) < 0) {
+      throw new IllegalArgumentException(
+          "a job takes at least " + Cpus.SMALLEST + " core, not " + cpus);
     }
     if (hostMemoryBytes < 0) {
       throw new IllegalArgumentException("host memory must not be negative: " + hostMemoryBytes);
@@ -49,7 +52,7 @@ public record PlacementRequest(
       int priority,
       long sequence,
       Instant queuedSince) {
-    this(jobId, gpus, memory, priority, sequence, queuedSince, 1, 0);
+    this(jobId, gpus, memory, priority, sequence, queuedSince, Cpus.ONE, 0);
   }
 
   public boolean isCpuOnly() {

@@ -1,5 +1,6 @@
 package io.gpuq.placement;
 
+import io.gpuq.text.Cpus;
 import io.gpuq.text.MemorySize;
 import java.time.Duration;
 import java.time.Instant;
@@ -225,7 +226,7 @@ public final class Placer {
   }
 
   private static boolean fitsHostOnceEmpty(PlacementRequest r, HostCapacity host) {
-    return r.cpus() <= host.allocatableCpus()
+    return r.cpus().compareTo(host.allocatable()) <= 0
         && r.hostMemoryBytes() <= host.allocatableMemoryBytes();
   }
 
@@ -251,22 +252,14 @@ public final class Placer {
   /** Why a request that does not fit the empty node does not: its GPUs first, then the host. */
   private String whyNot(PlacementRequest r, long[] schedulableDescending, HostCapacity host) {
     if (fitsGpusOnceEmpty(r, schedulableDescending)) {
-      return r.cpus() > host.allocatableCpus()
-          ? "asks for "
-              + coresText(r.cpus())
-              + ", this node gives its jobs "
-              + host.allocatableCpus()
+      return r.cpus().compareTo(host.allocatable()) > 0
+          ? "asks for " + r.cpus().text() + ", this node gives its jobs " + host.allocatableCpus()
           : "asks for "
               + MemorySize.format(r.hostMemoryBytes())
               + " of host memory, this node gives its jobs "
               + MemorySize.format(host.allocatableMemoryBytes());
     }
     return whyNotOnGpus(r, schedulableDescending);
-  }
-
-  /** "1 core", "4 cores". */
-  public static String coresText(long cores) {
-    return cores == 1 ? "1 core" : cores + " cores";
   }
 
   private String whyNotOnGpus(PlacementRequest r, long[] schedulableDescending) {
@@ -355,7 +348,7 @@ public final class Placer {
     private final boolean spacing;
     private final HostCapacity host;
     // Cores and host memory left free by the starts decided so far.
-    private long freeCpus;
+    private Cpus freeCpus;
     private long freeMemory;
     private Instant retryAt;
     // The GPU whose start spacing held back the job just examined, or -1: its Wait.
@@ -503,7 +496,7 @@ public final class Placer {
 
     /** Why {@code r} does not fit the cores and host memory left now; null when it does. */
     private Wait hostWait(PlacementRequest r) {
-      if (r.cpus() > freeCpus) {
+      if (r.cpus().compareTo(freeCpus) > 0) {
         return new Wait.NoCores(r.cpus(), freeCpus);
       }
       if (r.hostMemoryBytes() > freeMemory) {
@@ -513,7 +506,7 @@ public final class Placer {
     }
 
     private void takeHost(PlacementRequest r) {
-      freeCpus -= r.cpus();
+      freeCpus = freeCpus.less(r.cpus());
       freeMemory -= r.hostMemoryBytes();
     }
 

@@ -1,5 +1,6 @@
 package io.gpuq.placement;
 
+import io.gpuq.text.Cpus;
 import java.util.Objects;
 
 /** Why a pass did not start a job it examined: what {@link Placer} saw, for a person to read. */
@@ -12,7 +13,7 @@ public sealed interface Wait {
   record NoRoom(int gpus, long bytesPerGpu) implements Wait {}
 
   /** The node lacked the cores: it asks for {@code cpus}, {@code free} were free. */
-  record NoCores(int cpus, long free) implements Wait {}
+  record NoCores(Cpus cpus, Cpus free) implements Wait {}
 
   /** The node lacked the host memory: it asks for {@code bytes}, {@code free} were free. */
   record NoHostMemory(long bytes, long free) implements Wait {}

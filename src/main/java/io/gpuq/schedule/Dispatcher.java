@@ -21,6 +21,7 @@ import io.gpuq.placement.PlacementPlan;
 import io.gpuq.placement.PlacementRequest;
 import io.gpuq.placement.Placer;
 import io.gpuq.placement.Wait;
+import io.gpuq.text.Cpus;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -121,8 +122,9 @@ public class Dispatcher {
     }
     int freeCpu = Math.max(0, node.cpuSlots() - workers.cpuOnlyCount());
     HostCapacity host = hostCapacity();
-    // Every job takes a core: with none free no CPU-only job can start, and none is read.
-    int cpuOnlyRoom = host.freeCpus() == 0 ? 0 : freeCpu;
+    // Every job takes cores: with less than the smallest request free no CPU-only job can start,
+    // and none is read.
+    int cpuOnlyRoom = host.freeCpus().compareTo(Cpus.SMALLEST) < 0 ? 0 : freeCpu;
     boolean readGpuQueue =
         !gpus.inventory().devices().isEmpty() && (gpuQueueMayHaveChanged || gpuJobsWaiting);
     Instant now = clock.instant();

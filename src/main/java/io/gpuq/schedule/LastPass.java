@@ -1,6 +1,7 @@
 package io.gpuq.schedule;
 
 import io.gpuq.job.QueuedJob;
+import io.gpuq.text.Cpus;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
@@ -39,7 +40,7 @@ public final class LastPass {
       Map<String, Integer> fullSweeps,
       Head cpuHead,
       Head gpuHead,
-      long freeCpus,
+      Cpus freeCpus,
       long freeMemoryBytes,
       Map<String, String> ownersAtLimit) {
     public Pass {
@@ -49,7 +50,7 @@ public final class LastPass {
     }
 
     /** The same findings, confirmed at {@code now} by a pass that read nothing new. */
-    Pass seenAgain(Instant now, int freeCpuSlots, long freeCpus, long freeMemoryBytes) {
+    Pass seenAgain(Instant now, int freeCpuSlots, Cpus freeCpus, long freeMemoryBytes) {
       return new Pass(
           now,
           node,

@@ -13,6 +13,7 @@ import io.gpuq.placement.HostCapacity;
 import io.gpuq.placement.MemoryDemand;
 import io.gpuq.placement.PlacementRequest;
 import io.gpuq.placement.Placer;
+import io.gpuq.text.Cpus;
 import io.gpuq.text.MemorySize;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -195,9 +196,9 @@ public final class PlacementAdmission implements SubmitAdmission {
         spec.nodeSelector().isEmpty()
             ? "no live node"
             : "no live node with the labels " + spec.nodeSelector();
-    if (request.cpus() > mostCpus) {
+    if (request.cpus().compareTo(Cpus.of(mostCpus)) > 0) {
       return "asks for "
-          + Placer.coresText(request.cpus())
+          + request.cpus().text()
           + ", "
           + where
           + " gives its jobs more than "

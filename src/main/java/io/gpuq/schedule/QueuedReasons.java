@@ -5,8 +5,8 @@ import io.gpuq.job.Job;
 import io.gpuq.job.JobState;
 import io.gpuq.job.SweepTrial;
 import io.gpuq.placement.PlacementPlan.FreeGpu;
-import io.gpuq.placement.Placer;
 import io.gpuq.placement.Wait;
+import io.gpuq.text.Cpus;
 import io.gpuq.text.MemorySize;
 import java.util.HashMap;
 import java.util.List;
@@ -108,9 +108,9 @@ public final class QueuedReasons {
     return "waiting for a free CPU slot on node " + node;
   }
 
-  /** {@code waiting for 4 cores; 2 free on node a}. */
-  public static String noCores(int cpus, long free, String node) {
-    return "waiting for " + Placer.coresText(cpus) + "; " + free + " free on node " + node;
+  /** {@code waiting for 4 cores; 2 free on node a}; {@code waiting for 0.5 core; 0.25 free ...}. */
+  public static String noCores(Cpus cpus, Cpus free, String node) {
+    return "waiting for " + cpus.text() + "; " + free + " free on node " + node;
   }
 
   /** {@code waiting for 16GiB of host memory; 9.5GiB free on node a}. */
@@ -266,7 +266,7 @@ public final class QueuedReasons {
       return noCpuSlot(pass.node());
     }
     // A CPU-only job the pass did not read, because no core was free, or behind those it read.
-    if (job.gpus() == 0 && job.host().cpus() > pass.freeCpus()) {
+    if (job.gpus() == 0 && job.host().cpus().compareTo(pass.freeCpus()) > 0) {
       return noCores(job.host().cpus(), pass.freeCpus(), pass.node());
     }
     Long memory = job.host().memoryBytes();

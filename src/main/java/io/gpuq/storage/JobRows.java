@@ -5,9 +5,11 @@ import io.gpuq.job.JobTransition;
 import io.gpuq.job.JobTransition.Change;
 import io.gpuq.job.NewJob;
 import io.gpuq.job.SweepTrial;
+import io.gpuq.text.Cpus;
 import java.io.IOException;
 import java.io.StringReader;
 import java.io.UncheckedIOException;
+import java.math.BigDecimal;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -66,7 +68,7 @@ public final class JobRows {
     Types.DOUBLE,
     Types.BIGINT,
     Types.DOUBLE,
-    Types.INTEGER,
+    Types.DECIMAL,
     Types.BIGINT,
     Types.BIGINT,
     Types.INTEGER,
@@ -126,6 +128,17 @@ public final class JobRows {
     }
   }
 
+  /** A job's cores as its {@code cpus} column holds them: an exact decimal (V23). */
+  static BigDecimal decimal(Cpus cpus) {
+    return new BigDecimal(cpus.toString());
+  }
+
+  /** The cores a {@code cpus} column (or a sum of them) holds. */
+  static Cpus cpus(BigDecimal column) {
+    return Cpus.exactly(column)
+        .orElseThrow(() -> new IllegalStateException(column + " is no number of cores"));
+  }
+
   /** A queued job's columns, in {@link #JOB_COLUMNS}' order: what {@link Job#submit} stores. */
   private static Object[] jobValues(Job job) {
     SweepTrial trial = job.sweepTrial().orElse(null);
@@ -144,7 +157,7 @@ public final class JobRows {
       job.gpuFraction(),
       job.requestedGpuMemoryBytes(),
       job.requestedGpuFraction(),
-      job.host().cpus(),
+      decimal(job.host().cpus()),
       job.host().memoryBytes(),
       job.requestedMemoryBytes(),
       job.priority(),
@@ -234,6 +247,7 @@ public final class JobRows {
       case Types.INTEGER -> statement.setInt(index, (Integer) value);
       case Types.BIGINT -> statement.setLong(index, (Long) value);
       case Types.DOUBLE -> statement.setDouble(index, (Double) value);
+      case Types.DECIMAL -> statement.setBigDecimal(index, (BigDecimal) value);
       case Types.TIMESTAMP_WITH_TIMEZONE ->
           statement.setObject(index, ((Instant) value).atOffset(ZoneOffset.UTC));
       default -> throw new IllegalArgumentException("no binding for SQL type " + type);

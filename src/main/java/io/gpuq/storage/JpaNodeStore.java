@@ -4,6 +4,7 @@ import io.gpuq.node.Allocated;
 import io.gpuq.node.Heartbeat;
 import io.gpuq.node.Node;
 import io.gpuq.node.NodeStore;
+import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
@@ -70,7 +71,9 @@ public class JpaNodeStore implements NodeStore {
           for (Object[] row : nodes.allocatedToRunningJobs()) {
             byNode.put(
                 (String) row[0],
-                new Allocated(((Number) row[1]).longValue(), ((Number) row[2]).longValue()));
+                new Allocated(
+                    JobRows.cpus(new BigDecimal(row[1].toString())),
+                    ((Number) row[2]).longValue()));
           }
           return byNode;
         });

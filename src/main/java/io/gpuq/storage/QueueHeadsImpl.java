@@ -328,7 +328,7 @@ public class QueueHeadsImpl implements QueueHeads {
         row.getObject(7, OffsetDateTime.class).toInstant(),
         selector == null ? Map.of() : SELECTOR.convertToEntityAttribute(selector),
         row.getString(9),
-        row.getInt(10),
+        JobRows.cpus(row.getBigDecimal(10)),
         memoryBytes);
   }
 
@@ -353,7 +353,7 @@ public class QueueHeadsImpl implements QueueHeads {
                         row.getLong(2),
                         row.getLong(3),
                         row.getLong(4),
-                        row.getLong(5),
+                        JobRows.cpus(row.getBigDecimal(5)),
                         row.getLong(6),
                         row.getLong(7),
                         row.getDouble(8),

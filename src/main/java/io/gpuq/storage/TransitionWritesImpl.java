@@ -99,7 +99,8 @@ class TransitionWritesImpl implements TransitionWrites {
                   instant(row, "queued_at"),
                   trial(row),
                   new HostResources(
-                      row.getInt("cpus"), row.getObject("memory_bytes", Long.class))));
+                      JobRows.cpus(row.getBigDecimal("cpus")),
+                      row.getObject("memory_bytes", Long.class))));
         }
       }
     }

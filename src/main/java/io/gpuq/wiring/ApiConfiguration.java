@@ -17,6 +17,7 @@ import io.gpuq.job.JobService;
 import io.gpuq.launch.JobFiles;
 import io.gpuq.launch.env.WorkerEnvironment;
 import io.gpuq.startup.StartRefusedException;
+import io.gpuq.text.Cpus;
 import io.swagger.v3.oas.models.Components;
 import io.swagger.v3.oas.models.OpenAPI;
 import io.swagger.v3.oas.models.info.Info;
@@ -24,6 +25,7 @@ import io.swagger.v3.oas.models.security.SecurityRequirement;
 import io.swagger.v3.oas.models.security.SecurityScheme;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import org.apache.catalina.Valve;
 import org.apache.catalina.core.StandardHost;
 import org.apache.catalina.valves.ErrorReportValve;
@@ -54,13 +56,16 @@ public class ApiConfiguration {
             "gpuq.scheduler.default-memory",
             scheduler.defaultMemory(),
             "give a size such as 4GiB, or leave it unset for no host memory by default");
-    if (scheduler.defaultCpus() < 1) {
+    Optional<Cpus> cpus = Cpus.exactly(scheduler.defaultCpus());
+    if (cpus.isEmpty() || cpus.get().compareTo(Cpus.SMALLEST) < 0) {
       throw new StartRefusedException(
           "gpuq.scheduler.default-cpus=" + scheduler.defaultCpus() + " is no number of cores",
-          "give a whole number of cores, 1 or more",
+          "give a number of cores, "
+              + Cpus.SMALLEST
+              + " or more, whole or in thousandths (such as 1 or 0.25)",
           null);
     }
-    return new HostResources(scheduler.defaultCpus(), memory);
+    return new HostResources(cpus.get(), memory);
   }
 
   @Bean

@@ -234,7 +234,8 @@ public class CoreConfiguration {
               placement.gpus(),
               files.workDir(job.id()),
               account,
-              job.host().cpus());
+              // A fraction's runtimes get a thread for each core it may touch: 0.25 runs one.
+              Math.toIntExact(job.host().cpus().wholeCoresUp()));
       return new WorkerSetup(
           isolation.needsSwitch(account) ? account : null,
           environment.environment(spec, System.getenv(), job.env(), job.trial()),

@@ -10,6 +10,7 @@ import io.gpuq.placement.PlacementPlan;
 import io.gpuq.placement.PlacementPolicy;
 import io.gpuq.placement.PlacementRequest;
 import io.gpuq.placement.Placer;
+import io.gpuq.text.Cpus;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -157,13 +158,17 @@ class FairShareOrderTest {
     // 100 bytes of GPU memory, 4 GPUs, 10 CPU slots, 64 cores, 256 GiB of host memory.
     Capacity capacity = new Capacity(100, 4, 10, 64, 256 * GIB);
     // 10% of the GPU memory, but 32 of 64 cores: the cores dominate.
-    assertThat(capacity.dominant(new Held(10, 0, 0, 32, 16 * GIB, 2, 0.2, 0)))
+    assertThat(capacity.dominant(new Held(10, 0, 0, Cpus.of(32), 16 * GIB, 2, 0.2, 0)))
         .isEqualTo(new Capacity.Dominant(Resource.CORES, 0.5));
     // 4 cores, but 192 GiB of 256: the host memory dominates.
-    assertThat(capacity.dominant(new Held(10, 0, 0, 4, 192 * GIB, 1, 0.1, 0)))
+    assertThat(capacity.dominant(new Held(10, 0, 0, Cpus.of(4), 192 * GIB, 1, 0.1, 0)))
         .isEqualTo(new Capacity.Dominant(Resource.HOST_MEMORY, 0.75));
+    // Fractions count as what they are: eight quarter cores hold 2 of the 64 cores.
+    assertThat(capacity.dominant(new Held(0, 0, 0, Cpus.ofMillis(8 * 250), 0, 8, 0, 0)))
+        .isEqualTo(new Capacity.Dominant(Resource.CORES, 2.0 / 64));
     // A cluster that reported no cores or memory counts neither.
-    assertThat(new Capacity(100, 4, 10).dominant(new Held(10, 0, 0, 32, 192 * GIB, 2, 0, 0)))
+    assertThat(
+            new Capacity(100, 4, 10).dominant(new Held(10, 0, 0, Cpus.of(32), 192 * GIB, 2, 0, 0)))
         .isEqualTo(new Capacity.Dominant(Resource.GPU_MEMORY, 0.1));
   }
 
@@ -176,8 +181,8 @@ class FairShareOrderTest {
     // alice holds little GPU memory but 12 of the 16 cores; bob holds 20% of the GPU memory.
     Map<String, Standing> standings =
         Map.of(
-            "alice", new Standing(1, new Held(GIB, 0, 0, 12, 0, 3, 0.3, 0), 0),
-            "bob", new Standing(1, new Held(4 * GIB, 0, 0, 2, 0, 2, 0.4, 0), 0));
+            "alice", new Standing(1, new Held(GIB, 0, 0, Cpus.of(12), 0, 3, 0.3, 0), 0),
+            "bob", new Standing(1, new Held(4 * GIB, 0, 0, Cpus.of(2), 0, 2, 0.4, 0), 0));
     assertThat(new FairShareOrder(capacity, standings, queues).next().jobId()).isEqualTo("bob-0");
   }
 
@@ -204,6 +209,6 @@ class FairShareOrderTest {
     assertThat(order.turnGivenTo("bob-0")).isEmpty();
     // One job of 1 core, a fraction of 0.4 of one GPU, 4 GiB of it.
     assertThat(order.standings().get("bob").held())
-        .isEqualTo(new Held(4 * GIB, 0, 0, 1, 0, 1, 0.4, 0));
+        .isEqualTo(new Held(4 * GIB, 0, 0, Cpus.of(1), 0, 1, 0.4, 0));
   }
 }

@@ -10,6 +10,7 @@ import io.gpuq.placement.PlacementPlan;
 import io.gpuq.placement.PlacementPolicy;
 import io.gpuq.placement.PlacementRequest;
 import io.gpuq.placement.Placer;
+import io.gpuq.text.Cpus;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -60,7 +61,7 @@ class LimitProperties {
                 0,
                 sequence++,
                 NOW.minusSeconds(j),
-                1 + random.nextInt(4),
+                Cpus.of(1 + random.nextInt(4)),
                 random.nextInt(3) * GIB));
       }
       queued.put(owner, jobs);

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import io.gpuq.placement.MemoryDemand;
+import io.gpuq.text.Cpus;
+import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -99,6 +101,50 @@ class JobRequestValidatorTest {
     assertThat(errorsOf(aRequest().host(null, "-1GiB"))).containsExactly("resources.memory");
     assertThat(errorsOf(aRequest().resources(1, "y", null).host(0, "x")))
         .containsExactlyInAnyOrder("resources.gpuMemory", "resources.cpus", "resources.memory");
+  }
+
+  @Test
+  void cores_may_be_a_fraction_in_thousandths_from_a_hundredth() {
+    assertThat(validator.validate(aRequest().host(0.25, null).build()).host().cpus())
+        .isEqualTo(Cpus.ofMillis(250));
+    assertThat(validator.validate(aRequest().host(new BigDecimal("1.500"), null).build()).host())
+        .isEqualTo(new HostResources(Cpus.ofMillis(1500), null));
+    assertThat(validator.validate(aRequest().host(0.01, null).build()).host().cpus())
+        .isEqualTo(Cpus.SMALLEST);
+    assertThat(validator.validate(aRequest().host(0.125, null).build()).host().cpus())
+        .isEqualTo(Cpus.ofMillis(125));
+    // A whole number, however written, is whole cores as before.
+    assertThat(validator.validate(aRequest().host(2.0, null).build()).host())
+        .isEqualTo(new HostResources(2, null));
+    assertThat(validator.validate(aRequest().host(3L, null).build()).host())
+        .isEqualTo(new HostResources(3, null));
+  }
+
+  @Test
+  void cores_below_a_hundredth_finer_than_thousandths_or_not_a_number_are_refused() {
+    for (Object cpus :
+        List.of(
+            0,
+            0.0,
+            -0.25,
+            -1,
+            0.001,
+            0.009,
+            0.0125,
+            new BigDecimal("0.2501"),
+            4096.5,
+            Double.NaN,
+            Double.POSITIVE_INFINITY,
+            "0.25",
+            "1",
+            "NaN",
+            true,
+            List.of(1),
+            Map.of("cores", 1))) {
+      assertThat(errorsOf(aRequest().host(cpus, null)))
+          .as("%s", cpus)
+          .containsExactly("resources.cpus");
+    }
   }
 
   @Test
@@ -320,7 +366,7 @@ class JobRequestValidatorTest {
       return this;
     }
 
-    RequestBuilder host(Integer cpus, Object memory) {
+    RequestBuilder host(Object cpus, Object memory) {
       JobRequest.Resources gpus =
           resources == null ? new JobRequest.Resources(null, null, null) : resources;
       this.resources =

@@ -1,6 +1,7 @@
 package io.gpuq.job;
 
 import io.gpuq.placement.MemoryDemand;
+import io.gpuq.text.Cpus;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -102,6 +103,12 @@ public final class JobSpecs {
 
   public JobSpecs host(int cpus, Long memoryBytes) {
     this.host = new HostResources(cpus, memoryBytes);
+    return this;
+  }
+
+  /** Thousandths of a core: {@code millicores(250)} asks for 0.25. */
+  public JobSpecs millicores(long millicores) {
+    this.host = new HostResources(Cpus.ofMillis(millicores), null);
     return this;
   }
 

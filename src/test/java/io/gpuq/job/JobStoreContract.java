@@ -25,6 +25,7 @@ import io.gpuq.reported.ReportedMetrics;
 import io.gpuq.reported.ReportedPoint;
 import io.gpuq.reported.ReportingJob;
 import io.gpuq.reported.SweepObjective;
+import io.gpuq.text.Cpus;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -330,8 +331,26 @@ abstract class JobStoreContract {
         .containsOnlyKeys("alice", "bob")
         // alice: 3 GiB asked on each of 2 GPUs, and a CPU-only job of 4 cores and 2 GiB.
         .containsEntry(
-            "alice", new io.gpuq.fairshare.Held(6L << 30, 0, 1, 5, 2L << 30, 2, 0, 6L << 30))
-        .containsEntry("bob", new io.gpuq.fairshare.Held(9L << 30, 1, 0, 1, 0, 1, 0, 0));
+            "alice",
+            new io.gpuq.fairshare.Held(6L << 30, 0, 1, Cpus.of(5), 2L << 30, 2, 0, 6L << 30))
+        .containsEntry("bob", new io.gpuq.fairshare.Held(9L << 30, 1, 0, Cpus.of(1), 0, 1, 0, 0));
+  }
+
+  @Test
+  void a_fraction_of_a_core_is_stored_exactly_and_counted_as_such() {
+    Job quarter = aQueuedJob().ownedBy("alice").spec(s -> s.millicores(250)).in(store());
+    for (int i = 0; i < 3; i++) {
+      aRunningJob().ownedBy("bob").spec(s -> s.gpus(0).millicores(100)).in(store());
+    }
+    aRunningJob().ownedBy("bob").spec(s -> s.gpus(0).host(2, null)).in(store());
+
+    assertThat(store().find(quarter.id()).orElseThrow().host().cpus())
+        .isEqualTo(Cpus.ofMillis(250));
+    assertThat(store().queueHead(10, 0).cpuOnly())
+        .extracting(q -> q.host().cpus())
+        .containsExactly(Cpus.ofMillis(250));
+    // Three tenths and two whole cores: 2.3, not 2 nor 2.2999.
+    assertThat(store().heldByOwner().get("bob").cores()).isEqualTo(Cpus.ofMillis(2300));
   }
 
   @Test
@@ -356,7 +375,7 @@ abstract class JobStoreContract {
     aRunningJob().ownedBy("alice").in(store());
     Job first = aQueuedJob().ownedBy("alice").in(store());
     Job second = aQueuedJob().ownedBy("alice").in(store());
-    io.gpuq.fairshare.Held oneJob = new io.gpuq.fairshare.Held(0, 0, 1, 1, 0, 1, 0, 0);
+    io.gpuq.fairshare.Held oneJob = new io.gpuq.fairshare.Held(0, 0, 1, Cpus.of(1), 0, 1, 0, 0);
     io.gpuq.fairshare.StartLimits limits =
         new io.gpuq.fairshare.StartLimits(
             Map.of(

@@ -7,6 +7,7 @@ import static io.gpuq.placement.PlacementFixtures.numbered;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpuq.placement.PassSimulation.Job;
+import io.gpuq.text.Cpus;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
@@ -58,13 +59,13 @@ class HostPlacementProperties {
     PlacementPlan plan = p.plan();
     Map<String, PlacementRequest> byId = p.byId();
 
-    long cores = plan.starts().stream().mapToLong(d -> byId.get(d.jobId()).cpus()).sum();
+    long cores = plan.starts().stream().mapToLong(d -> byId.get(d.jobId()).cpus().millis()).sum();
     long memory =
         plan.starts().stream().mapToLong(d -> byId.get(d.jobId()).hostMemoryBytes()).sum();
 
-    assertThat(cores).isLessThanOrEqualTo(p.host().freeCpus());
+    assertThat(cores).isLessThanOrEqualTo(p.host().freeCpus().millis());
     assertThat(memory).isLessThanOrEqualTo(p.host().freeMemoryBytes());
-    assertThat(plan.freeCpus()).isEqualTo(p.host().freeCpus() - cores);
+    assertThat(plan.freeCpus().millis()).isEqualTo(p.host().freeCpus().millis() - cores);
     assertThat(plan.freeMemoryBytes()).isEqualTo(p.host().freeMemoryBytes() - memory);
   }
 
@@ -77,7 +78,7 @@ class HostPlacementProperties {
     for (PlacementDecision d : plan.starts()) {
       PlacementRequest r = byId.get(d.jobId());
       assertThat(d.gpuIndices()).hasSize(r.gpus()).doesNotHaveDuplicates();
-      assertThat(r.cpus()).isLessThanOrEqualTo(p.host().allocatableCpus());
+      assertThat(r.cpus()).isLessThanOrEqualTo(p.host().allocatable());
     }
     plan.waits()
         .forEach(
@@ -85,7 +86,7 @@ class HostPlacementProperties {
               PlacementRequest r = byId.get(id);
               if (wait instanceof Wait.NoCores cores) {
                 assertThat(cores.cpus()).isEqualTo(r.cpus());
-                assertThat(cores.free()).isLessThan(r.cpus()).isNotNegative();
+                assertThat(cores.free()).isLessThan(r.cpus());
               }
               if (wait instanceof Wait.NoHostMemory memory) {
                 assertThat(memory.bytes()).isEqualTo(r.hostMemoryBytes());
@@ -110,7 +111,7 @@ class HostPlacementProperties {
       boolean starts =
           !placer.plan(emptiedGpus, 1, emptiedHost, List.of(r), NOW).starts().isEmpty();
       assertThat(starts).as("%s", r).isEqualTo(feasible);
-      if (r.cpus() > p.host().allocatableCpus()
+      if (r.cpus().compareTo(p.host().allocatable()) > 0
           || r.hostMemoryBytes() > p.host().allocatableMemoryBytes()) {
         assertThat(feasible).isFalse();
       }
@@ -163,10 +164,10 @@ class HostPlacementProperties {
 
   /** The host with the running jobs' cores and memory taken. */
   private static HostCapacity hostNow(Simulation sim, PassSimulation.Pass pass) {
-    long takenCpus = 0;
+    Cpus takenCpus = Cpus.ZERO;
     long takenMemory = 0;
     for (String id : pass.running().keySet()) {
-      takenCpus += pass.job(id).request().cpus();
+      takenCpus = takenCpus.plus(pass.job(id).request().cpus());
       takenMemory += pass.job(id).request().hostMemoryBytes();
     }
     return new HostCapacity(sim.allocatableCpus(), sim.allocatableMemory(), takenCpus, takenMemory);
@@ -179,12 +180,12 @@ class HostPlacementProperties {
     Map<Integer, Long> budgets = new HashMap<>();
     for (PlacementDecision d : pass.running().values()) {
       PlacementRequest r = pass.job(d.jobId()).request();
-      cores += r.cpus();
+      cores += r.cpus().millis();
       memory += r.hostMemoryBytes();
       cpuOnly += d.isCpuOnly() ? 1 : 0;
       d.gpuIndices().forEach(i -> budgets.merge(i, d.perGpuBudgetBytes(), Long::sum));
     }
-    assertThat(cores).as("cores given").isLessThanOrEqualTo(sim.allocatableCpus());
+    assertThat(cores).as("millicores given").isLessThanOrEqualTo(sim.allocatableCpus() * 1000L);
     assertThat(memory).as("host memory given").isLessThanOrEqualTo(sim.allocatableMemory());
     assertThat(cpuOnly).as("CPU-only jobs").isLessThanOrEqualTo(sim.cpuSlots());
     for (GpuCapacity g : sim.gpus()) {
@@ -208,7 +209,10 @@ class HostPlacementProperties {
             .as(
                 (cpus, memory, cpuShare, memoryShare) ->
                     new HostCapacity(
-                        cpus, memory, (long) (cpus * cpuShare), (long) (memory * memoryShare)));
+                        cpus,
+                        memory,
+                        Cpus.ofMillis((long) (cpus * 1000 * cpuShare)),
+                        (long) (memory * memoryShare)));
     return Combinators.combine(
             node(), Arbitraries.integers().between(0, 6), hosts, queues(), policies())
         .as(Pass::new);
@@ -237,11 +241,13 @@ class HostPlacementProperties {
             Arbitraries.longs().between(mib(512), gib(20)).map(MemoryDemand.Bytes::new),
             Arbitraries.doubles().between(0.05, 1).ofScale(2).map(MemoryDemand.Fraction::new),
             Arbitraries.just(new MemoryDemand.WholeGpu()));
-    Arbitrary<Integer> cpus =
+    // Whole cores and fractions (0.01 to 3.5, in thousandths), as jobs ask for them.
+    Arbitrary<Cpus> cpus =
         Arbitraries.frequencyOf(
-            Tuple.of(5, Arbitraries.just(1)),
-            Tuple.of(4, Arbitraries.integers().between(2, 8)),
-            Tuple.of(1, Arbitraries.integers().between(9, 20)));
+            Tuple.of(5, Arbitraries.just(Cpus.ONE)),
+            Tuple.of(4, Arbitraries.integers().between(2, 8).map(Cpus::of)),
+            Tuple.of(1, Arbitraries.integers().between(9, 20).map(Cpus::of)),
+            Tuple.of(4, Arbitraries.longs().between(10, 3500).map(Cpus::ofMillis)));
     Arbitrary<Long> hostMemory =
         Arbitraries.frequencyOf(
             Tuple.of(4, Arbitraries.just(0L)),

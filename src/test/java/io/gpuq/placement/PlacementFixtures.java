@@ -1,5 +1,6 @@
 package io.gpuq.placement;
 
+import io.gpuq.text.Cpus;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -87,7 +88,7 @@ public final class PlacementFixtures {
     private int priority;
     private Long sequence;
     private Instant queuedSince = NOW;
-    private int cpus = 1;
+    private Cpus cpus = Cpus.ONE;
     private long hostMemory;
 
     public RequestBuilder id(String jobId) {
@@ -138,7 +139,13 @@ public final class PlacementFixtures {
 
     /** Whole cores it takes of the node. */
     public RequestBuilder cpus(int cpus) {
-      this.cpus = cpus;
+      this.cpus = Cpus.of(cpus);
+      return this;
+    }
+
+    /** Thousandths of a core: {@code millicores(250)} asks for 0.25. */
+    public RequestBuilder millicores(long millicores) {
+      this.cpus = Cpus.ofMillis(millicores);
       return this;
     }
 

@@ -13,6 +13,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.gpuq.placement.PlacementFixtures.RequestBuilder;
+import io.gpuq.text.Cpus;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -448,7 +449,7 @@ class PlacerTest {
 
     /** A node giving its jobs {@code cpus} cores and {@code memory}, of which some are taken. */
     private HostCapacity host(int cpus, long memory, long takenCpus, long takenMemory) {
-      return new HostCapacity(cpus, memory, takenCpus, takenMemory);
+      return new HostCapacity(cpus, memory, Cpus.of(takenCpus), takenMemory);
     }
 
     private PlacementPlan plan(
@@ -462,7 +463,40 @@ class PlacerTest {
       var plan = plan(emptyNode(1, gib(16)), 0, host(4, gib(64), 2, 0), aRequest().id("a").cpus(4));
 
       assertThat(plan.starts()).isEmpty();
-      assertThat(plan.waits().asMap()).containsEntry("a", new Wait.NoCores(4, 2));
+      assertThat(plan.waits().asMap()).containsEntry("a", new Wait.NoCores(Cpus.of(4), Cpus.of(2)));
+    }
+
+    @Test
+    @DisplayName("fractions of a core count as what they are: eight quarter-core runs on two cores")
+    void fractionsOfCoresCountExactly() {
+      RequestBuilder[] tiny = new RequestBuilder[10];
+      for (int i = 0; i < tiny.length; i++) {
+        tiny[i] = aRequest().id("tiny-" + i).bytes(gib(1)).millicores(250);
+      }
+
+      var plan = plan(emptyNode(1, gib(80)), 0, host(2, gib(64), 0, 0), tiny);
+
+      assertThat(plan.starts()).hasSize(8);
+      assertThat(plan.freeCpus()).isEqualTo(Cpus.ZERO);
+      assertThat(plan.waits().asMap())
+          .containsEntry("tiny-8", new Wait.NoCores(Cpus.ofMillis(250), Cpus.ZERO));
+    }
+
+    @Test
+    @DisplayName("a fraction fits what is left beside whole cores, to the thousandth")
+    void fractionsFitWhatIsLeft() {
+      var plan =
+          plan(
+              List.of(),
+              4,
+              new HostCapacity(2, gib(64), Cpus.ofMillis(1250), 0),
+              aRequest().id("too-big").cpuOnly().millicores(751),
+              aRequest().id("fits").cpuOnly().millicores(750));
+
+      assertThat(started(plan)).containsExactly("fits");
+      assertThat(plan.waits().asMap())
+          .containsEntry("too-big", new Wait.NoCores(Cpus.ofMillis(751), Cpus.ofMillis(750)));
+      assertThat(plan.freeCpus()).isEqualTo(Cpus.ZERO);
     }
 
     @Test
@@ -497,9 +531,9 @@ class PlacerTest {
 
       assertThat(started(plan)).containsExactly("a", "b");
       assertThat(plan.waits().asMap())
-          .containsEntry("c", new Wait.NoCores(1, 0))
-          .containsEntry("d", new Wait.NoCores(1, 0));
-      assertThat(plan.freeCpus()).isZero();
+          .containsEntry("c", new Wait.NoCores(Cpus.of(1), Cpus.of(0)))
+          .containsEntry("d", new Wait.NoCores(Cpus.of(1), Cpus.of(0)));
+      assertThat(plan.freeCpus()).isEqualTo(Cpus.ZERO);
       assertThat(plan.freeMemoryBytes()).isEqualTo(gib(2));
     }
 
@@ -515,7 +549,8 @@ class PlacerTest {
               aRequest().id("small").gpus(2).cpus(2));
 
       assertThat(starts(plan)).containsExactly(start("small", gib(1), 0, 1));
-      assertThat(plan.waits().asMap()).containsEntry("gang", new Wait.NoCores(3, 2));
+      assertThat(plan.waits().asMap())
+          .containsEntry("gang", new Wait.NoCores(Cpus.of(3), Cpus.of(2)));
     }
 
     @Test
@@ -532,7 +567,7 @@ class PlacerTest {
 
       assertThat(plan.starts()).isEmpty();
       assertThat(plan.waits().asMap())
-          .containsEntry("wide", new Wait.NoCores(4, 2))
+          .containsEntry("wide", new Wait.NoCores(Cpus.of(4), Cpus.of(2)))
           .containsEntry("gpu", new Wait.ReservedFor("wide", true))
           .containsEntry("narrow", new Wait.ReservedFor("wide", true));
     }

@@ -11,9 +11,12 @@ import io.gpuq.support.HttpApi;
 import io.gpuq.support.IntegrationTier;
 import io.gpuq.support.TestAccounts;
 import io.gpuq.text.MemorySize;
+import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -21,6 +24,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
+import tools.jackson.databind.JsonNode;
 
 /**
  * Placement by cores and host memory (issue 27), end to end with real workers: a gpuq on a node
@@ -157,6 +161,62 @@ class CorePlacementIntegrationTest {
                 .json());
     assertThat(sweep.status()).isEqualTo(422);
     assertThat(sweep.body()).contains("asks for 4 cores, this node gives its jobs 2");
+  }
+
+  @Test
+  void half_core_jobs_run_more_at_once_than_the_node_has_whole_cores() throws Exception {
+    Gate gate = Gate.in(dataDir, "halves");
+    List<String> halves = new ArrayList<>();
+    try {
+      for (int i = 0; i < 4; i++) {
+        halves.add(
+            api.submit(aJob().shell(gate.shellWait()).gpus(1).gpuMemory("1GiB").cpus(0.5).json()));
+      }
+      // Four tiny GPU runs of half a core on a node that gives its jobs 2 cores: all at once.
+      for (String id : halves) {
+        await().atMost(SOON).until(() -> api.state(id).equals("RUNNING"));
+      }
+      JsonNode shown = api.job(halves.get(0));
+      assertThat(shown.path("resources").path("cpus").isNumber()).isTrue();
+      assertThat(shown.path("resources").path("cpus").decimalValue())
+          .isEqualByComparingTo(new BigDecimal("0.5"));
+      assertThat(shown.path("resources").path("cpus").toString()).isEqualTo("0.5");
+      assertThat(api.get("/api/v1/nodes").json().get(0).path("cpus").path("allocated").asDouble())
+          .isEqualTo(2.0);
+
+      String fifth = api.submit(aJob().shell("true").gpus(1).gpuMemory("1GiB").cpus(0.5).json());
+      String waiting = "waiting for 0.5 core; 0 free on node " + NODE;
+      await().atMost(SOON).until(() -> waiting.equals(reason(fifth)));
+
+      gate.open();
+      await().atMost(SOON).until(() -> api.state(fifth).equals("SUCCEEDED"));
+      for (String id : halves) {
+        await().atMost(SOON).until(() -> api.state(id).equals("SUCCEEDED"));
+      }
+    } finally {
+      gate.open();
+    }
+  }
+
+  @Test
+  void a_whole_core_shows_as_a_whole_number_as_before() throws Exception {
+    String id = api.submit(aJob().shell("true").cpuOnly().json());
+    assertThat(api.job(id).path("resources").path("cpus").toString()).isEqualTo("1");
+  }
+
+  @Test
+  void cores_that_are_none_negative_finer_than_thousandths_or_not_numbers_are_400_problems() {
+    for (Object cpus : List.of(0, -1, -0.5, 0.005, 0.0125, 1.0001, "0.25", "NaN", true)) {
+      HttpApi.Response refused = api.post("/api/v1/jobs", aJob().shell("true").cpus(cpus).json());
+      assertThat(refused.status()).as("cpus %s", cpus).isEqualTo(400);
+      assertThat(refused.contentType()).startsWith("application/problem+json");
+      assertThat(refused.body()).contains("resources.cpus");
+    }
+    // NaN is no JSON at all: a 400 problem too.
+    HttpApi.Response nan =
+        api.post("/api/v1/jobs", "{\"command\":[\"true\"],\"resources\":{\"cpus\":NaN}}");
+    assertThat(nan.status()).isEqualTo(400);
+    assertThat(nan.contentType()).startsWith("application/problem+json");
   }
 
   private static String reason(String id) {

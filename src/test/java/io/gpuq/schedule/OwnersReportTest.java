@@ -7,6 +7,7 @@ import io.gpuq.fairshare.Capacity;
 import io.gpuq.fairshare.Held;
 import io.gpuq.fairshare.OwnerTerms;
 import io.gpuq.fairshare.Resource;
+import io.gpuq.text.Cpus;
 import java.time.Instant;
 import java.util.Map;
 import org.junit.jupiter.api.DisplayName;
@@ -24,7 +25,7 @@ class OwnersReportTest {
 
   /** Running jobs holding this much GPU memory in whole GPUs, one core each. */
   private static Held running(long jobs, long wholeGpus, long gpuMemoryBytes) {
-    return new Held(gpuMemoryBytes, wholeGpus, 0, jobs, 0, jobs, 0, 0);
+    return new Held(gpuMemoryBytes, wholeGpus, 0, Cpus.of(jobs), 0, jobs, 0, 0);
   }
 
   @Test
@@ -59,7 +60,10 @@ class OwnersReportTest {
             Map.of("alice", OwnerTerms.DEFAULT),
             Map.of("carol", 3L),
             Map.of(
-                "alice", running(2, 1, 16 * GIB), "bob", new Held(8 * GIB, 0, 0, 1, 0, 1, 0.5, 0)),
+                "alice",
+                running(2, 1, 16 * GIB),
+                "bob",
+                new Held(8 * GIB, 0, 0, Cpus.of(1), 0, 1, 0.5, 0)),
             Map.of(),
             CLUSTER);
 
@@ -67,8 +71,8 @@ class OwnersReportTest {
     assertThat(totals.held().jobs()).isEqualTo(3);
     assertThat(totals.queuedJobs()).isEqualTo(3);
     assertThat(totals.gpus()).isEqualTo(1.5);
-    assertThat(totals.held().cores()).isEqualTo(3);
-    assertThat(totals.held()).isEqualTo(new Held(24 * GIB, 1, 0, 3, 0, 3, 0.5, 0));
+    assertThat(totals.held().cores()).isEqualTo(Cpus.of(3));
+    assertThat(totals.held()).isEqualTo(new Held(24 * GIB, 1, 0, Cpus.of(3), 0, 3, 0.5, 0));
     assertThat(totals.capacity()).isEqualTo(CLUSTER);
   }
 
@@ -96,7 +100,7 @@ class OwnersReportTest {
 
     @Test
     void whole_gpus_count_one_each_and_fractions_as_asked() {
-      Held held = new Held(24 * GIB, 1, 0, 2, 0, 2, 0.4, 0);
+      Held held = new Held(24 * GIB, 1, 0, Cpus.of(2), 0, 2, 0.4, 0);
       OwnersReport report =
           OwnersReport.of(NOW, Map.of(), Map.of(), Map.of("alice", held), Map.of(), CLUSTER);
 
@@ -106,7 +110,7 @@ class OwnersReportTest {
     @Test
     void a_budget_in_bytes_counts_as_its_part_of_the_clusters_average_gpu() {
       // 4 GiB asked on a cluster of two 16 GiB GPUs: a quarter of a GPU.
-      Held held = new Held(4 * GIB, 0, 0, 1, 0, 1, 0, 4 * GIB);
+      Held held = new Held(4 * GIB, 0, 0, Cpus.of(1), 0, 1, 0, 4 * GIB);
       OwnersReport report =
           OwnersReport.of(NOW, Map.of(), Map.of(), Map.of("alice", held), Map.of(), CLUSTER);
 
@@ -115,7 +119,7 @@ class OwnersReportTest {
 
     @Test
     void an_owner_with_only_cpu_only_jobs_holds_no_gpu() {
-      Held held = new Held(0, 0, 2, 2, 0, 2, 0, 0);
+      Held held = new Held(0, 0, 2, Cpus.of(2), 0, 2, 0, 0);
       OwnersReport report =
           OwnersReport.of(NOW, Map.of(), Map.of(), Map.of("alice", held), Map.of(), CLUSTER);
 

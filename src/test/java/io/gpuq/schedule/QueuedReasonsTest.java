@@ -14,6 +14,7 @@ import io.gpuq.placement.HostCapacity;
 import io.gpuq.placement.PlacementFixtures.RequestBuilder;
 import io.gpuq.placement.PlacementPlan;
 import io.gpuq.placement.Placer;
+import io.gpuq.text.Cpus;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -143,16 +144,17 @@ class QueuedReasonsTest {
 
   @Test
   void a_job_short_of_cores_names_how_many_it_needs_and_how_many_are_free() {
-    var host = new HostCapacity(4, gib(64), 2, 0);
+    var host = new HostCapacity(4, gib(64), Cpus.of(2), 0);
 
     assertThat(reasons(host, aRequest().id("wide").cpuOnly().cpus(4)))
         .containsEntry("wide", "waiting for 4 cores; 2 free on node a");
-    assertThat(QueuedReasons.noCores(1, 0, "a")).isEqualTo("waiting for 1 core; 0 free on node a");
+    assertThat(QueuedReasons.noCores(Cpus.ONE, Cpus.ZERO, "a"))
+        .isEqualTo("waiting for 1 core; 0 free on node a");
   }
 
   @Test
   void a_job_short_of_host_memory_names_what_it_needs_and_what_is_free() {
-    var host = new HostCapacity(8, gib(32), 1, gib(22.5));
+    var host = new HostCapacity(8, gib(32), Cpus.of(1), gib(22.5));
 
     assertThat(reasons(host, aRequest().id("big").cpuOnly().hostMemory(gib(16))))
         .containsEntry("big", "waiting for 16GiB of host memory; 9.5GiB free on node a");
@@ -160,7 +162,7 @@ class QueuedReasonsTest {
 
   @Test
   void a_reservation_of_cores_names_its_job_which_can_be_left_out_for_another_owner() {
-    var host = new HostCapacity(4, gib(64), 3, 0);
+    var host = new HostCapacity(4, gib(64), Cpus.of(3), 0);
 
     Map<String, String> reasons =
         reasons(

@@ -7,6 +7,7 @@ import io.gpuq.job.HostResources;
 import io.gpuq.job.JobPlacement;
 import io.gpuq.launch.StopReason;
 import io.gpuq.launch.Workers.HostHeld;
+import io.gpuq.text.Cpus;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -45,23 +46,23 @@ class WorkersHoldCoresTest {
         .reserveForLaunch("wide", JobPlacement.cpuOnly("node-1"), new HostResources(4, 2 * GIB));
     local.workers().reserveForLaunch("plain", JobPlacement.cpuOnly("node-1"));
 
-    assertThat(local.workers().hostHeld()).isEqualTo(new HostHeld(5, 2 * GIB));
+    assertThat(local.workers().hostHeld()).isEqualTo(new HostHeld(Cpus.of(5), 2 * GIB));
 
     local.workers().releaseLaunch("wide");
     local.workers().releaseLaunch("plain");
-    assertThat(local.workers().hostHeld()).isEqualTo(new HostHeld(0, 0));
+    assertThat(local.workers().hostHeld()).isEqualTo(new HostHeld(Cpus.of(0), 0));
   }
 
   @Test
   void a_live_worker_holds_its_core_until_its_process_has_exited() {
     local.launch("sleeper", "sleep", "60");
 
-    assertThat(local.workers().hostHeld()).isEqualTo(new HostHeld(1, 0));
+    assertThat(local.workers().hostHeld()).isEqualTo(new HostHeld(Cpus.of(1), 0));
 
     local.workers().stop("sleeper", StopReason.CANCELLED);
     await()
         .atMost(Duration.ofSeconds(20))
-        .until(() -> local.workers().hostHeld().equals(new HostHeld(0, 0)));
+        .until(() -> local.workers().hostHeld().equals(new HostHeld(Cpus.of(0), 0)));
     // Freed before its end is recorded, never after: the end comes next.
     await().atMost(Duration.ofSeconds(20)).until(() -> local.exitOf("sleeper").isDone());
   }

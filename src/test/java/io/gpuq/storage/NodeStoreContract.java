@@ -13,6 +13,7 @@ import io.gpuq.node.HostUsage;
 import io.gpuq.node.Node;
 import io.gpuq.node.NodeStore;
 import io.gpuq.support.IntegrationTier;
+import io.gpuq.text.Cpus;
 import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
@@ -126,8 +127,8 @@ abstract class NodeStoreContract {
 
     assertThat(allocated)
         .containsOnly(
-            Map.entry("node-a", new Allocated(5, GIB)),
-            Map.entry("node-b", new Allocated(1, 512 * MIB)));
+            Map.entry("node-a", new Allocated(Cpus.of(5), GIB)),
+            Map.entry("node-b", new Allocated(Cpus.of(1), 512 * MIB)));
   }
 
   @Test

@@ -18,7 +18,8 @@ import java.util.Objects;
  *     TMPDIR}
  * @param account the account the worker runs as: its {@code HOME}, {@code USER} and {@code
  *     LOGNAME}, and its JAX compilation cache
- * @param cpus the job's cores: the thread count its runtimes are given
+ * @param cpus the job's cores, rounded up (0.25 is 1, 1.5 is 2): the thread count its runtimes are
+ *     given
  */
 public record WorkerSpec(
     String jobId,
