@@ -27,7 +27,7 @@ class JobTransitionTest {
     "RUNNING, FAIL,              FAILED",
     "RUNNING, REQUEUE_FOR_RETRY, QUEUED",
     "QUEUED,  CANCEL,            CANCELLED",
-    "RUNNING, CANCEL,            CANCELLED",
+    "RUNNING, CANCEL_RUNNING,    CANCELLED",
     "RUNNING, PRUNE,             PRUNED",
   })
   void allows_exactly_these_moves(JobState from, JobTransition transition, JobState to) {
@@ -43,7 +43,7 @@ class JobTransitionTest {
             "RUNNING FAIL",
             "RUNNING REQUEUE_FOR_RETRY",
             "QUEUED CANCEL",
-            "RUNNING CANCEL",
+            "RUNNING CANCEL_RUNNING",
             "RUNNING PRUNE");
     int forbidden = 0;
     for (JobState from : JobState.values()) {
