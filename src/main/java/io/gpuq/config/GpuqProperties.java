@@ -97,6 +97,9 @@ public record GpuqProperties(
    *     unset, {@code nobody} where gpuq can switch accounts, else gpuq's own
    * @param allowSharedAccount whether the jobs of several owners may run as one account, where each
    *     can read and stop the others' jobs
+   * @param maxLogSize the most a job's log holds (at least 64KiB): past it the log keeps its first
+   *     quarter, a line that says how much was dropped, and its latest part (docs/operations.md, "A
+   *     job's log")
    */
   public record Worker(
       @DefaultValue("10s") Duration killGrace,
@@ -104,7 +107,8 @@ public record GpuqProperties(
       @DefaultValue("PER_NODE") JaxCompilationCache jaxCompilationCache,
       @DefaultValue("true") boolean jaxPreallocate,
       String runAs,
-      @DefaultValue("false") boolean allowSharedAccount) {}
+      @DefaultValue("false") boolean allowSharedAccount,
+      @DefaultValue("64MiB") String maxLogSize) {}
 
   /**
    * This node's cores and host memory. What it keeps back from its jobs for gpuq and the system:
