@@ -2,6 +2,7 @@ package io.gpuq.api;
 
 import io.gpuq.fs.InsufficientStorageException;
 import io.gpuq.fs.NotARegularFileException;
+import io.gpuq.job.AdminOnlyException;
 import io.gpuq.job.FieldError;
 import io.gpuq.job.IdempotencyKeyReusedException;
 import io.gpuq.job.InvalidJobRequestException;
@@ -94,6 +95,12 @@ public class ApiProblems extends ResponseEntityExceptionHandler {
   ProblemDetail plain(RuntimeException e) {
     Titled titled = titles(e);
     return titled(titled.status(), titled.title(), e.getMessage());
+  }
+
+  /** An admin's operation asked by a submitter. */
+  @ExceptionHandler(AdminOnlyException.class)
+  ProblemDetail adminOnly(AdminOnlyException e) {
+    return titled(HttpStatus.FORBIDDEN, "Admins only", e.getMessage());
   }
 
   /** A request past a limit: its status and title, and the limit's figures as properties. */

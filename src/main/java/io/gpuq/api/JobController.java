@@ -10,6 +10,7 @@ import io.gpuq.job.JobPage;
 import io.gpuq.job.JobRequest;
 import io.gpuq.job.JobService;
 import io.gpuq.job.JobState;
+import io.gpuq.retention.JobFilesDeletion;
 import io.gpuq.schedule.JobCommands;
 import io.gpuq.schedule.JobCommands.Submitted;
 import io.gpuq.schedule.QueuedReasons;
@@ -32,6 +33,7 @@ import java.util.Map;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -39,6 +41,7 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.servlet.mvc.method.annotation.StreamingResponseBody;
 
@@ -52,10 +55,17 @@ public class JobController {
   private final JobService jobs;
   private final JobCommands commands;
   private final JobLogs logs;
+  private final JobFilesDeletion files;
 
   private final QueuedReasons queuedReasons;
 
-  public JobController(JobService jobs, JobCommands commands, JobLogs logs, Scheduler scheduler) {
+  public JobController(
+      JobService jobs,
+      JobCommands commands,
+      JobLogs logs,
+      JobFilesDeletion files,
+      Scheduler scheduler) {
+    this.files = files;
     this.queuedReasons = scheduler.queuedReasons();
     this.jobs = jobs;
     this.commands = commands;
@@ -177,6 +187,23 @@ public class JobController {
         .contentType(new MediaType("text", "plain", StandardCharsets.UTF_8))
         .header("X-Content-Type-Options", "nosniff")
         .body(logs.stream(id, tail));
+  }
+
+  @DeleteMapping("/{id}/files")
+  @ResponseStatus(HttpStatus.NO_CONTENT)
+  @Operation(
+      summary = "Delete a finished job's files (admins; changed by issue 34)",
+      description =
+          "Deletes the job's log, exit and process files and its work directory on the node that"
+              + " answers, before gpuq.retention.finished would, to free a data directory a job"
+              + " has filled. The job's record stays; its log then reads as empty. Links the job"
+              + " left in its directories are deleted, never followed.")
+  @ApiResponse(responseCode = "204", description = "deleted (or there was nothing to delete)")
+  @ApiResponse(responseCode = "403", description = "the caller is no admin")
+  @ApiResponse(responseCode = "404", description = "no such job")
+  @ApiResponse(responseCode = "409", description = "the job has not finished")
+  public void deleteFiles(Caller caller, @PathVariable String id) {
+    files.delete(caller, id);
   }
 
   static JobState parseState(String state, List<FieldError> errors) {

@@ -3,12 +3,10 @@ package io.gpuq.api;
 import io.gpuq.fs.SafeFiles;
 import io.gpuq.job.Caller;
 import io.gpuq.launch.JobFiles;
-import io.gpuq.launch.LogFiles;
+import io.gpuq.launch.LogCursor;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -45,12 +43,23 @@ public class JobLogs {
     }
   }
 
-  /** What the log holds now, all of it or its last {@code tail} lines. */
+  /**
+   * What the log holds now, all of it or its last {@code tail} lines; what is written meanwhile
+   * waits for another request. Read in chunks, each under the log's lock, so that a cut of its
+   * middle while this is sent neither repeats nor skips what was kept ({@link LogCursor}).
+   */
   public StreamingResponseBody stream(String id, Integer tail) {
     Path log = files.log(id);
     return out -> {
-      long offset = tail == null ? 0 : offsetOfLastLines(log, tail);
-      copyFrom(log, offset, out);
+      LogCursor cursor = LogCursor.at(log, tail);
+      long end = cursor.outputEnd();
+      while (cursor.outputPosition() < end) {
+        byte[] bytes = cursor.read((int) Math.min(BUFFER, end - cursor.outputPosition()));
+        if (bytes.length == 0) {
+          break;
+        }
+        out.write(bytes);
+      }
     };
   }
 
@@ -68,41 +77,12 @@ public class JobLogs {
       HttpServletRequest request,
       HttpServletResponse response)
       throws IOException {
-    Path log = files.log(id);
-    long offset = tail == null ? 0 : offsetOfLastLines(log, tail);
+    LogCursor cursor = LogCursor.at(files.log(id), tail);
     response.setStatus(HttpServletResponse.SC_OK);
     response.setContentType("text/plain;charset=UTF-8");
     response.setHeader("X-Content-Type-Options", "nosniff");
     // Tells nginx, often in front of gpuq, to pass each line on instead of buffering the answer.
     response.setHeader("X-Accel-Buffering", "no");
-    followers.follow(caller, id, log, offset, request, response);
-  }
-
-  private static long offsetOfLastLines(Path log, int lines) throws IOException {
-    try (FileChannel file = SafeFiles.openForReading(log)) {
-      return LogFiles.offsetOfLastLines(file, lines);
-    } catch (NoSuchFileException e) {
-      return 0;
-    }
-  }
-
-  /** Copies what the log holds past {@code offset} now; a log that grows meanwhile waits. */
-  private static long copyFrom(Path log, long offset, OutputStream out) throws IOException {
-    try (FileChannel file = SafeFiles.openForReading(log)) {
-      long end = file.size();
-      ByteBuffer buffer = ByteBuffer.allocate(BUFFER);
-      while (offset < end) {
-        buffer.clear().limit((int) Math.min(BUFFER, end - offset));
-        int n = file.read(buffer, offset);
-        if (n <= 0) {
-          break;
-        }
-        out.write(buffer.array(), 0, n);
-        offset += n;
-      }
-      return offset;
-    } catch (NoSuchFileException e) {
-      return offset;
-    }
+    followers.follow(caller, id, cursor, request, response);
   }
 }

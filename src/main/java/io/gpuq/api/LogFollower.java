@@ -1,7 +1,7 @@
 package io.gpuq.api;
 
 import io.gpuq.fs.NotARegularFileException;
-import io.gpuq.fs.SafeFiles;
+import io.gpuq.launch.LogCursor;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
@@ -10,10 +10,6 @@ import jakarta.servlet.ServletInputStream;
 import jakarta.servlet.ServletOutputStream;
 import jakarta.servlet.WriteListener;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -31,7 +27,8 @@ final class LogFollower {
 
   private final String caller;
   private final String jobId;
-  private final Path logFile;
+  // Guarded by this.
+  private final LogCursor cursor;
   private final AsyncContext async;
   private final ServletInputStream in;
   private final ServletOutputStream out;
@@ -39,8 +36,6 @@ final class LogFollower {
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private volatile boolean jobEnded;
-  // Guarded by this.
-  private long offset;
   // True at first: nothing, not even the headers, has been sent.
   private boolean unflushed = true;
   private boolean completing;
@@ -48,16 +43,14 @@ final class LogFollower {
   LogFollower(
       String caller,
       String jobId,
-      Path logFile,
-      long offset,
+      LogCursor cursor,
       AsyncContext async,
       ServletInputStream in,
       ServletOutputStream out,
       Consumer<LogFollower> onClose) {
     this.caller = caller;
     this.jobId = jobId;
-    this.logFile = logFile;
-    this.offset = offset;
+    this.cursor = cursor;
     this.async = async;
     this.in = in;
     this.out = out;
@@ -197,31 +190,25 @@ final class LogFollower {
     }
   }
 
-  /** Copies as much as the client takes now; true when all the log holds now has been sent. */
+  /**
+   * Copies as much as the client takes now; true when all the log holds now has been sent. The
+   * cursor keeps the place across cuts of the log's middle.
+   */
   private boolean copy(long budget) throws IOException {
-    try (FileChannel file = SafeFiles.openForReading(logFile)) {
-      long end = file.size();
-      long left = budget;
-      while (offset < end && left > 0) {
-        if (!out.isReady()) {
-          return false;
-        }
-        int length = (int) Math.min(CHUNK, Math.min(end - offset, left));
-        ByteBuffer buffer = ByteBuffer.allocate(length);
-        int n = file.read(buffer, offset);
-        if (n <= 0) {
-          break;
-        }
-        out.write(buffer.array(), 0, n);
-        unflushed = true;
-        offset += n;
-        left -= n;
+    long left = budget;
+    while (left > 0) {
+      if (!out.isReady()) {
+        return false;
       }
-      return offset >= end;
-    } catch (NoSuchFileException e) {
-      // Nothing written yet.
-      return true;
+      byte[] bytes = cursor.read((int) Math.min(CHUNK, left));
+      if (bytes.length == 0) {
+        return true;
+      }
+      out.write(bytes);
+      unflushed = true;
+      left -= bytes.length;
     }
+    return false;
   }
 
   /** Ends the response, whatever it still lacks (gpuq stops, the client went, the log is gone). */

@@ -2,6 +2,7 @@ package io.gpuq.api;
 
 import io.gpuq.job.Caller;
 import io.gpuq.job.JobService;
+import io.gpuq.launch.LogCursor;
 import io.gpuq.startup.OutOfMemoryExit;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.ServletRequest;
@@ -9,7 +10,6 @@ import jakarta.servlet.ServletRequestWrapper;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -62,15 +62,14 @@ public class LogFollowers implements SmartLifecycle {
 
   /**
    * Answers the request asynchronously with the log of a job that has not ended yet, from {@code
-   * offset} on, until the job has ended and its log is sent.
+   * cursor} on, until the job has ended and its log is sent.
    *
    * @throws TooManyLogFollowersException when the caller already follows as many logs as it may
    */
   public void follow(
       Caller caller,
       String jobId,
-      Path logFile,
-      long offset,
+      LogCursor cursor,
       HttpServletRequest request,
       HttpServletResponse response)
       throws IOException {
@@ -84,8 +83,7 @@ public class LogFollowers implements SmartLifecycle {
           new LogFollower(
               caller.name(),
               jobId,
-              logFile,
-              offset,
+              cursor,
               async,
               unwrapped(request).getInputStream(),
               response.getOutputStream(),

@@ -101,6 +101,9 @@ public record GpuqProperties(
    *     can read and stop the others' jobs
    * @param maxProcesses the tasks (processes and threads) each worker's cgroup may hold at once,
    *     its pids.max; at most the kernel's pid_max (docs/configuration.md)
+   * @param maxLogSize the most a job's log holds (at least 64KiB): past it the log keeps its first
+   *     quarter, a line that says how much was dropped, and its latest part (docs/operations.md, "A
+   *     job's log")
    */
   public record Worker(
       @DefaultValue("10s") Duration killGrace,
@@ -109,7 +112,8 @@ public record GpuqProperties(
       @DefaultValue("true") boolean jaxPreallocate,
       String runAs,
       @DefaultValue("false") boolean allowSharedAccount,
-      @DefaultValue("4096") int maxProcesses) {}
+      @DefaultValue("4096") int maxProcesses,
+      @DefaultValue("64MiB") String maxLogSize) {}
 
   /**
    * This node's cores and host memory. What it keeps back from its jobs for gpuq and the system:

@@ -4,7 +4,10 @@ import com.sun.jna.Library;
 import com.sun.jna.Native;
 import com.sun.jna.Platform;
 
-/** The few libc calls that Java's file API lacks: {@code open(2)} with any flags, and umask. */
+/**
+ * The few libc calls that Java's file API lacks: {@code open(2)} with any flags, umask, and {@code
+ * flock(2)} (Java's own file locks are fcntl(2) locks, which shell tools do not see).
+ */
 public final class Libc {
 
   // <fcntl.h>. O_NOFOLLOW differs between the generic Linux ABI (x86-64, riscv64) and arm64 and
@@ -17,6 +20,9 @@ public final class Libc {
   public static final int O_CLOEXEC = 02000000;
   public static final int O_NOFOLLOW = noFollow(Platform.ARCH);
 
+  // <sys/file.h>
+  static final int LOCK_SH = 1;
+
   static final int ENOENT = 2;
   static final int ENXIO = 6;
   static final int EISDIR = 21;
@@ -28,6 +34,8 @@ public final class Libc {
     int close(int fd);
 
     int umask(int mask);
+
+    int flock(int fd, int operation);
 
     String strerror(int errno);
   }

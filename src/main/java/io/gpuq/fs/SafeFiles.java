@@ -49,6 +49,39 @@ public final class SafeFiles {
     }
   }
 
+  /** What is read from a safely opened file. */
+  @FunctionalInterface
+  public interface WithChannel<T> {
+    T apply(FileChannel channel) throws IOException;
+  }
+
+  /**
+   * Opens a regular file for reading as {@link #openForReading} does, and reads it with a shared
+   * {@code flock(2)} held, which a writer that rearranges the file (a job's log keeper cutting it)
+   * takes exclusively: {@code read} sees the file either before or after such a change, never in
+   * between. Waits while the writer holds it; {@code read} should be short.
+   *
+   * @throws NoSuchFileException when nothing is there
+   * @throws NotARegularFileException when something other than a regular file is there
+   */
+  public static <T> T readLocked(Path path, WithChannel<T> read) throws IOException {
+    int fd = open(path, Libc.O_RDONLY, 0);
+    try {
+      // Interrupted by a signal, it is tried again; where it cannot be had at all (a file system
+      // without locks), the file is read without it.
+      int tries = 0;
+      while (Libc.C.flock(fd, Libc.LOCK_SH) != 0 && ++tries < 3) {
+        // again
+      }
+      try (FileChannel channel = reopen(path, fd, Set.of(StandardOpenOption.READ))) {
+        return read.apply(channel);
+      }
+    } finally {
+      // Releases the lock with the descriptor.
+      Libc.C.close(fd);
+    }
+  }
+
   /**
    * Opens a file for appending, creating it with mode 0600 if it is missing.
    *

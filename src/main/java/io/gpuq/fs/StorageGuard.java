@@ -1,6 +1,7 @@
 package io.gpuq.fs;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.function.ToLongFunction;
 
 /**
@@ -18,6 +19,7 @@ public final class StorageGuard {
   private final long minFreeBytes;
   private final ToLongFunction<Path> usableBytes;
   private volatile Reading last;
+  private volatile List<SpaceHolders.Holder> holders = List.of();
 
   /**
    * @param usableBytes the usable space of the file system holding a path; 0 when it cannot be read
@@ -64,6 +66,22 @@ public final class StorageGuard {
     return minFreeBytes;
   }
 
+  public Path dataDir() {
+    return dataDir;
+  }
+
+  /**
+   * What held the most space when it was last measured short ({@link StorageCheckDuty}), largest
+   * first; empty while there is room.
+   */
+  public List<SpaceHolders.Holder> holders() {
+    return holders;
+  }
+
+  void holders(List<SpaceHolders.Holder> measured) {
+    holders = List.copyOf(measured);
+  }
+
   /**
    * Measures now.
    *
@@ -72,7 +90,7 @@ public final class StorageGuard {
   public void requireRoom() {
     Reading reading = check();
     if (reading.isLow()) {
-      throw new InsufficientStorageException(reading);
+      throw new InsufficientStorageException(reading, holders);
     }
   }
 }

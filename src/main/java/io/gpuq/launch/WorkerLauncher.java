@@ -65,6 +65,18 @@ public final class WorkerLauncher {
   /** What the wrapper writes in its exit file when it could not enter the worker's cgroup. */
   static final String NOT_ENTERED = "cgroup";
 
+  /** Precedes, in the wrapper's arguments, the cap of the job's log and the log's name. */
+  static final String LOG_CAP_ARGUMENT = "--log-cap";
+
+  /** {@code gpuq.worker.max-log-size}'s default: 64 MiB (docs/configuration.md). */
+  public static final long DEFAULT_MAX_LOG_BYTES = 64L * 1024 * 1024;
+
+  /**
+   * The least cap a log may have: its head and latest part are each a quarter of it, and the marker
+   * between them takes {@link LogCut#MARKER_BYTES}.
+   */
+  public static final long MIN_MAX_LOG_BYTES = 64L * 1024;
+
   /** Starts the line that opens each retried attempt's part of the log. */
   public static final String ATTEMPT_SEPARATOR = "=== gpuq: attempt ";
 
@@ -77,6 +89,7 @@ public final class WorkerLauncher {
   private final Optional<Path> setsid;
   // Needed only by jobs that run as another account than gpuq's.
   private final Optional<Path> setpriv;
+  private final long maxLogBytes;
 
   /**
    * The time by the clock a worker's start is read from: an end read from it never comes before a
@@ -88,7 +101,7 @@ public final class WorkerLauncher {
 
   /** Starts workers with posix_spawn where this system allows it, else with ProcessBuilder. */
   public WorkerLauncher(JobFiles files, Clock clock) {
-    this(files, clock, bindPosixSpawn());
+    this(files, clock, bindPosixSpawn(), DEFAULT_MAX_LOG_BYTES);
   }
 
   /**
@@ -98,10 +111,36 @@ public final class WorkerLauncher {
    *     lacks it
    */
   public WorkerLauncher(JobFiles files, Clock clock, SpawnMechanism mechanism) {
-    this(files, clock, mechanism == SpawnMechanism.POSIX_SPAWN ? requirePosixSpawn() : null);
+    this(
+        files,
+        clock,
+        mechanism == SpawnMechanism.POSIX_SPAWN ? requirePosixSpawn() : null,
+        DEFAULT_MAX_LOG_BYTES);
   }
 
-  private WorkerLauncher(JobFiles files, Clock clock, PosixSpawn posixSpawn) {
+  /**
+   * Starts workers with posix_spawn where this system allows it, and keeps each job's log under
+   * {@code maxLogBytes} ({@code gpuq.worker.max-log-size}).
+   */
+  public WorkerLauncher(JobFiles files, Clock clock, long maxLogBytes) {
+    this(files, clock, bindPosixSpawn(), maxLogBytes);
+  }
+
+  /** As {@link #WorkerLauncher(JobFiles, Clock, SpawnMechanism)}, with a log cap. */
+  public WorkerLauncher(JobFiles files, Clock clock, SpawnMechanism mechanism, long maxLogBytes) {
+    this(
+        files,
+        clock,
+        mechanism == SpawnMechanism.POSIX_SPAWN ? requirePosixSpawn() : null,
+        maxLogBytes);
+  }
+
+  private WorkerLauncher(JobFiles files, Clock clock, PosixSpawn posixSpawn, long maxLogBytes) {
+    if (maxLogBytes < MIN_MAX_LOG_BYTES) {
+      throw new IllegalArgumentException(
+          "gpuq.worker.max-log-size must be at least 64KiB, not " + maxLogBytes + " bytes");
+    }
+    this.maxLogBytes = maxLogBytes;
     this.files = files;
     this.clock = clock;
     files.layout().prepare();
@@ -184,6 +223,9 @@ public final class WorkerLauncher {
     argv.add(exitFile.toString());
     argv.add(OOM_SCORE_ARGUMENT);
     argv.add(Integer.toString(OomScoreAdj.forWorker(request.host().memoryBytes() != null)));
+    argv.add(LOG_CAP_ARGUMENT);
+    argv.add(Long.toString(maxLogBytes));
+    argv.add(logFile.toString());
     for (Path procs : confined.cgroupProcs()) {
       argv.add(CGROUP_ARGUMENT);
       argv.add(procs.toString());

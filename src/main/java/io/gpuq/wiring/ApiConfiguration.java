@@ -16,6 +16,8 @@ import io.gpuq.job.JobRequestValidator;
 import io.gpuq.job.JobService;
 import io.gpuq.launch.JobFiles;
 import io.gpuq.launch.env.WorkerEnvironment;
+import io.gpuq.retention.JobDirectories;
+import io.gpuq.retention.JobFilesDeletion;
 import io.gpuq.startup.StartRefusedException;
 import io.gpuq.text.Cpus;
 import io.swagger.v3.oas.models.Components;
@@ -105,6 +107,11 @@ public class ApiConfiguration {
   @Bean
   JobLogs jobLogs(JobFiles files, LogFollowers followers) {
     return new JobLogs(files, followers);
+  }
+
+  @Bean
+  JobFilesDeletion jobFilesDeletion(JobService jobs, JobFiles files) {
+    return new JobFilesDeletion(jobs, new JobDirectories(files.layout()));
   }
 
   @Bean

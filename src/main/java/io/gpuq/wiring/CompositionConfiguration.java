@@ -90,7 +90,7 @@ public class CompositionConfiguration {
             new DeadNodeReaper(
                 nodes::silentNodes, jobs, scheduler.loop()::wakeUpForGpus, heartbeat),
             // gpuq.storage.check-interval
-            new StorageCheckDuty(storage, properties.storage().checkInterval()),
+            new StorageCheckDuty(storage, properties.storage().checkInterval(), clock),
             new SweepCompletionDuty(sweeps, clock, SWEEP_COMPLETION_INTERVAL),
             // gpuq.retention.interval
             new RetentionDuty(

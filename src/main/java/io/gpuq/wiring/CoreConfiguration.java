@@ -46,6 +46,7 @@ import io.gpuq.schedule.Scheduler;
 import io.gpuq.schedule.SchedulerBuilder;
 import io.gpuq.schedule.SubmitChecks;
 import io.gpuq.security.TokenRegistry;
+import io.gpuq.startup.StartRefusedException;
 import io.gpuq.storage.JdbcUsageLedger;
 import io.gpuq.text.MemorySize;
 import java.net.InetAddress;
@@ -131,11 +132,28 @@ public class CoreConfiguration {
       ProcFs procFs,
       WorkerConfinement confinement) {
     return new Workers(
-        new WorkerLauncher(files, clock),
+        new WorkerLauncher(files, clock, maxLogSize(properties.worker().maxLogSize())),
         new ProcessTreeStopper(workerTimer, properties.worker().killGrace()),
         workerExitExecutor,
         procFs,
         confinement);
+  }
+
+  /** {@code gpuq.worker.max-log-size}: a size of at least 64KiB. */
+  static long maxLogSize(String text) {
+    long bytes;
+    try {
+      bytes = MemorySize.parse(text.trim());
+    } catch (IllegalArgumentException e) {
+      bytes = -1;
+    }
+    if (bytes < WorkerLauncher.MIN_MAX_LOG_BYTES) {
+      throw new StartRefusedException(
+          "gpuq.worker.max-log-size=" + text + " is no size of at least 64KiB",
+          "give a size such as 64MiB or 1GiB",
+          null);
+    }
+    return bytes;
   }
 
   /**

@@ -1,9 +1,13 @@
 package io.gpuq.wiring;
 
 import io.gpuq.config.GpuqProperties;
+import io.gpuq.fs.SpaceHolders;
 import io.gpuq.fs.StorageGuard;
 import io.gpuq.startup.StartRefusedException;
 import io.gpuq.text.MemorySize;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
@@ -36,17 +40,33 @@ public class StorageConfiguration {
 
   /**
    * Named "storage" in /actuator/health and part of the readiness group (application.yml): DOWN
-   * while the data directory has less than gpuq.storage.min-free, from the latest check.
+   * while the data directory has less than gpuq.storage.min-free, from the latest check; then
+   * {@code largest} names what holds the most space (a job's id, or a path of gpuq's own).
    */
   @Bean
   HealthIndicator storageHealthIndicator(StorageGuard guard) {
     return () -> {
       StorageGuard.Reading reading = guard.last();
-      return (reading.isLow() ? Health.down() : Health.up())
-          .withDetail("path", reading.dataDir().toString())
-          .withDetail("freeBytes", reading.freeBytes())
-          .withDetail("minFreeBytes", reading.minFreeBytes())
-          .build();
+      Health.Builder health =
+          (reading.isLow() ? Health.down() : Health.up())
+              .withDetail("path", reading.dataDir().toString())
+              .withDetail("freeBytes", reading.freeBytes())
+              .withDetail("minFreeBytes", reading.minFreeBytes());
+      List<SpaceHolders.Holder> holders = guard.holders();
+      if (reading.isLow() && !holders.isEmpty()) {
+        health.withDetail("largest", holders.stream().map(StorageConfiguration::holder).toList());
+      }
+      return health.build();
     };
+  }
+
+  private static Map<String, Object> holder(SpaceHolders.Holder holder) {
+    Map<String, Object> named = new LinkedHashMap<>();
+    if (holder.jobId() != null) {
+      named.put("job", holder.jobId());
+    }
+    named.put("path", holder.path().toString());
+    named.put("bytes", holder.bytes());
+    return named;
   }
 }

@@ -61,6 +61,10 @@ public final class HttpApi {
     return send(builder);
   }
 
+  public Response delete(String path) {
+    return send(request(path).DELETE());
+  }
+
   public Response post(String path) {
     return send(request(path).POST(HttpRequest.BodyPublishers.noBody()));
   }

@@ -1,0 +1,52 @@
+package io.gpuq.retention;
+
+import io.gpuq.job.AdminOnlyException;
+import io.gpuq.job.Caller;
+import io.gpuq.job.Job;
+import io.gpuq.job.JobConflictException;
+import io.gpuq.job.JobService;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+
+/**
+ * An admin deletes a finished job's files on this node (its log, exit and process files, and its
+ * work directory) before retention would, to free a data directory a job has filled. The job's
+ * record stays; its log then reads as empty. The directories are deleted as retention deletes them,
+ * never following a link the job left in them.
+ */
+public final class JobFilesDeletion {
+
+  private final JobService jobs;
+  private final JobDirectories directories;
+
+  public JobFilesDeletion(JobService jobs, JobDirectories directories) {
+    this.jobs = jobs;
+    this.directories = directories;
+  }
+
+  /**
+   * @throws AdminOnlyException when the caller is no admin (before anything says whether the job
+   *     exists)
+   * @throws io.gpuq.job.JobNotFoundException when there is no such job
+   * @throws JobConflictException when the job has not finished: its worker may still write there
+   */
+  public void delete(Caller caller, String jobId) {
+    if (!caller.isAdmin()) {
+      throw new AdminOnlyException("only an admin may delete a job's files");
+    }
+    Job job = jobs.get(caller, jobId);
+    if (!job.state().isTerminal()) {
+      throw new JobConflictException(
+          "job "
+              + jobId
+              + " is "
+              + job.state()
+              + ": its files can be deleted once it has finished (cancel it first)");
+    }
+    try {
+      directories.delete(jobId);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot delete the files of job " + jobId, e);
+    }
+  }
+}
