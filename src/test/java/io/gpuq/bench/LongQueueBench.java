@@ -39,10 +39,12 @@ import org.springframework.context.ConfigurableApplicationContext;
  * </ul>
  *
  * Shapes: "one", all the queue alice's; "ten", ten owners (alice one of them) with a tenth each.
- * The queued jobs are copies of one GPU job per owner ({@code insert ... select}).
+ * The queued jobs are copies of one GPU job per owner ({@code insert ... select}). Beside them, the
+ * two statements issue 34 changed, before and after, interleaved on the same data ({@code
+ * statements=false} leaves them out, for a build from before, which has no {@code owner_queued}).
  *
  * <p>{@code bench/run LongQueueBench [queued=100000] [databases=h2,postgres] [shapes=one,ten]
- * [submissions=1000] [passes=30] [starts=10]}
+ * [submissions=1000] [passes=30] [starts=10] [statements=true]}
  */
 public final class LongQueueBench {
 
@@ -57,6 +59,8 @@ public final class LongQueueBench {
     int submissions = given.getInt("submissions", 1000);
     int passes = given.getInt("passes", 30);
     int starts = given.getInt("starts", 10);
+    // false: for a build from before issue 34, which has no owner_queued.
+    boolean statements = Boolean.parseBoolean(given.get("statements", "true"));
     given.requireAllRead();
     System.out.printf(
         "LongQueueBench: queued=%,d databases=%s shapes=%s submissions=%d passes=%d starts=%d,"
@@ -74,7 +78,15 @@ public final class LongQueueBench {
             Files.createDirectories(Path.of("target/bench-data")).toAbsolutePath(), "long-");
     for (String database : databases) {
       for (String shape : shapes) {
-        round(database, shape, queued, submissions, passes, starts, root.resolve(database + shape));
+        round(
+            database,
+            shape,
+            queued,
+            submissions,
+            passes,
+            starts,
+            statements,
+            root.resolve(database + shape));
       }
     }
     System.out.println("load at end: " + load());
@@ -92,6 +104,7 @@ public final class LongQueueBench {
       int submissions,
       int passes,
       int starts,
+      boolean statements,
       Path dataDir)
       throws Exception {
     List<String> args = new ArrayList<>();
@@ -128,21 +141,29 @@ public final class LongQueueBench {
           Integer.parseInt(context.getEnvironment().getRequiredProperty("local.server.port"));
       JobStore store = context.getBean(JobStore.class);
       DataSource dataSource = context.getBean(DataSource.class);
-      SocketHttp alice = new SocketHttp("127.0.0.1", port, "alice-token-0123456789");
-      SocketHttp bob = new SocketHttp("127.0.0.1", port, "bob-token-0123456789");
-      SocketHttp blocker = new SocketHttp("127.0.0.1", port, "blocker-token-0123456789");
+      SocketHttp blocker = client(port, "blocker");
       String held = id(blocker.postJson("/api/v1/jobs", job("sleep", "1000000", 1)));
       awaitState(store, held, JobState.RUNNING);
 
       System.out.printf("%n%s, %s, load %s%n", database, shape, load());
-      double emptyRate = submitRate(alice, submissions);
+      double emptyRate = submitRate(client(port, "alice"), submissions);
       long t0 = System.nanoTime();
       seed(store, dataSource, shape, queued, pg != null);
       System.out.printf(
           "  seeded %,d queued GPU jobs in %.1f s%n", queued, (System.nanoTime() - t0) / 1e9);
-      double longRate = submitRate(alice, submissions);
+      // New connections: the server closes one left idle while the queue was seeded.
+      double longRate = submitRate(client(port, "alice"), submissions);
       long[] pass = new long[passes];
       for (int i = -3; i < passes; i++) {
+        // A write to jobs before each, as a pass follows a submission or an end: H2 answers a
+        // query run again on tables unchanged since from its last result.
+        try (Connection c = dataSource.getConnection();
+            PreparedStatement touch =
+                c.prepareStatement("update jobs set priority = ? where id = ?")) {
+          touch.setInt(1, i & 1);
+          touch.setString(2, held);
+          touch.executeUpdate();
+        }
         long start = System.nanoTime();
         store.queueHead(FREE_CPU_SLOTS, LOOKAHEAD, LOOKAHEAD, LOOKAHEAD);
         store.heldByOwner();
@@ -150,7 +171,10 @@ public final class LongQueueBench {
           pass[i] = System.nanoTime() - start;
         }
       }
-      sideBySide(store, dataSource, passes);
+      if (statements) {
+        sideBySide(store, dataSource, passes);
+      }
+      SocketHttp bob = client(port, "bob");
       long[] toStart = new long[starts];
       long cpu0 = cpuNanos();
       long wall0 = System.nanoTime();
@@ -189,12 +213,18 @@ public final class LongQueueBench {
           + " j.node_selector, j.sweep_id, j.cpus, j.memory_bytes"
           + " from jobs j where j.state = 'QUEUED' and j.id in (%s)";
 
+  /** {@code QueueHeadsImpl}'s statement after, copied so that the bench runs on a build before. */
+  private static final String NEW_QUEUED_BY_ID =
+      "select j.id, j.owner, j.gpus, j.gpu_memory_bytes, j.gpu_fraction, j.priority, j.queued_at,"
+          + " j.node_selector, j.sweep_id, j.cpus, j.memory_bytes, j.state"
+          + " from jobs j where j.id in (%s)";
+
   /** Issue 34's count before, as each submission ran it. */
   private static final String OLD_QUEUED_COUNT =
-      "select owner, count(*) from jobs where state = 'QUEUED' and owner in (?) group by owner";
+      "select owner, count(*) from jobs where state = 'QUEUED' and owner in (?, ?) group by owner";
 
   private static final String NEW_QUEUED_COUNT =
-      "select owner, jobs from owner_queued where owner in (?)";
+      "select owner, jobs from owner_queued where owner in (?, ?)";
 
   /**
    * The two statements issue 34 changed, before and after, interleaved on the same data: the rows
@@ -205,22 +235,26 @@ public final class LongQueueBench {
     List<String> ids = new ArrayList<>();
     store.queueHead(0, 0, LOOKAHEAD, LOOKAHEAD).gpu().forEach(job -> ids.add(job.id()));
     String byId =
-        io.gpuq.storage.QueueHeadsImpl.pickedRowsStatement()
-            .formatted(String.join(",", java.util.Collections.nCopies(ids.size(), "?")));
+        NEW_QUEUED_BY_ID.formatted(
+            String.join(",", java.util.Collections.nCopies(ids.size(), "?")));
     String oldById =
         OLD_QUEUED_BY_ID.formatted(
             String.join(",", java.util.Collections.nCopies(ids.size(), "?")));
     long[][] t = new long[4][samples];
     try (Connection c = dataSource.getConnection()) {
       for (int i = -2; i < samples; i++) {
+        // Parameters that differ from the last sample's: H2 answers a query run again with the
+        // same parameters, on tables unchanged since, from the last result.
+        java.util.Collections.rotate(ids, 1);
+        List<String> owner = List.of("alice", "nobody-" + i);
         long a = System.nanoTime();
         int oldRows = rows(c, oldById, ids);
         long b = System.nanoTime();
         int newRows = rows(c, byId, ids);
         long d = System.nanoTime();
-        rows(c, OLD_QUEUED_COUNT, List.of("alice"));
+        rows(c, OLD_QUEUED_COUNT, owner);
         long e = System.nanoTime();
-        rows(c, NEW_QUEUED_COUNT, List.of("alice"));
+        rows(c, NEW_QUEUED_COUNT, owner);
         long f = System.nanoTime();
         if (oldRows != newRows) {
           throw new IllegalStateException("before read " + oldRows + " rows, after " + newRows);
@@ -261,6 +295,10 @@ public final class LongQueueBench {
       }
       return n;
     }
+  }
+
+  private static SocketHttp client(int port, String owner) {
+    return new SocketHttp("127.0.0.1", port, owner + "-token-0123456789");
   }
 
   private static long cpuNanos() {
