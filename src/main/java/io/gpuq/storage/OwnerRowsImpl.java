@@ -17,9 +17,15 @@ import org.hibernate.Session;
 /** Plain JDBC in the transaction's connection, as the claim's and the submission's statements. */
 class OwnerRowsImpl implements OwnerRows {
 
-  // Counted from the index jobs_queue_by_owner_and_kind (V21), whose leading columns these are.
+  /**
+   * Kept by the database as jobs are queued and leave the queue (V22): counting the owner's queued
+   * jobs in an index cost each submission 30 ms at 100,000 queued on H2.
+   */
   private static final String QUEUED_COUNT =
-      "select owner, count(*) from jobs where state = 'QUEUED' and owner in (%s) group by owner";
+      "select owner, jobs from owner_queued where owner in (%s)";
+
+  private static final String LOCK_QUEUED_COUNTS =
+      "select owner from owner_queued where owner in (%s) order by owner for update";
 
   @PersistenceContext private EntityManager entityManager;
 
@@ -47,6 +53,34 @@ class OwnerRowsImpl implements OwnerRows {
     }
     if (queued + adding > maxQueued) {
       throw new TooManyQueuedJobsException(maxQueued, queued, adding);
+    }
+  }
+
+  /**
+   * Locks the {@code owner_queued} rows of these owners in owner order, before a statement that
+   * moves their jobs out of the queue: the database's trigger then updates rows this transaction
+   * holds already, rather than taking them in the order of the jobs, which two nodes' claims could
+   * take in opposite orders and so wait on each other.
+   */
+  static void lockQueuedCounts(java.sql.Connection connection, Collection<String> owners)
+      throws java.sql.SQLException {
+    if (owners.isEmpty()) {
+      return;
+    }
+    List<String> ordered = List.copyOf(new TreeSet<>(owners));
+    try (PreparedStatement lock =
+        connection.prepareStatement(
+            LOCK_QUEUED_COUNTS.formatted(
+                String.join(",", Collections.nCopies(ordered.size(), "?"))))) {
+      int i = 1;
+      for (String owner : ordered) {
+        lock.setString(i++, owner);
+      }
+      try (ResultSet rows = lock.executeQuery()) {
+        while (rows.next()) {
+          // Read to the end: the rows are locked as they are read.
+        }
+      }
     }
   }
 

@@ -20,8 +20,10 @@ import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.hibernate.Session;
 
 /**
@@ -139,6 +141,9 @@ class TransitionWritesImpl implements TransitionWrites {
       Map<String, JobPlacement> placements,
       Instant now)
       throws SQLException {
+    Set<String> owners = new HashSet<>();
+    jobs.forEach(job -> owners.add(job.owner()));
+    OwnerRowsImpl.lockQueuedCounts(connection, owners);
     int[] moved;
     try (PreparedStatement update = connection.prepareStatement(START_JOB)) {
       for (ClaimedJob job : jobs) {

@@ -371,6 +371,27 @@ abstract class JobStoreContract {
   }
 
   @Test
+  void the_queued_limit_counts_the_queue_as_jobs_move_into_and_out_of_it() {
+    Job started = aQueuedJob().ownedBy("alice").in(store());
+    Job cancelled = aQueuedJob().ownedBy("alice").in(store());
+    aQueuedJob().ownedBy("alice").in(store());
+    aRequeuedJob().ownedBy("alice").in(store());
+    aRunningJob().ownedBy("alice").in(store());
+    aQueuedJob().ownedBy("bob").in(store());
+
+    store().claim(Map.of(started.id(), TWO_GPUS), T0.plusSeconds(5));
+    store().cancel(cancelled.id(), T0.plusSeconds(6));
+
+    // Queued now: the third job and the requeued one.
+    assertThatThrownBy(
+            () -> store().submit(new NewJob("job-past", "alice", aSpec().build(), null, T0), 2))
+        .isInstanceOf(TooManyQueuedJobsException.class)
+        .hasMessageContaining("you have 2 queued jobs and this adds 1");
+    assertThat(store().submit(new NewJob("job-within", "alice", aSpec().build(), null, T0), 3).id())
+        .isEqualTo("job-within");
+  }
+
+  @Test
   void a_claim_leaves_out_the_starts_past_their_owners_running_limit() {
     aRunningJob().ownedBy("alice").in(store());
     Job first = aQueuedJob().ownedBy("alice").in(store());

@@ -229,6 +229,41 @@ abstract class JpaJobStoreContract extends JobStoreContract {
   }
 
   /**
+   * Issue 34: the rows a pass picked are read by their primary key, however long the queue. With
+   * the state beside the ids, H2 read every queued row from an index on the state and tested it
+   * against the whole list of ids: at 100,000 queued, seconds a pass.
+   */
+  @Test
+  void the_rows_a_pass_picked_are_read_by_their_primary_key_not_through_the_queue() {
+    queueMany(JobBuilder.aQueuedJob().ownedBy("alice").onAGpu(), 2_000);
+    List<String> ids =
+        jdbc().queryForList("select id from jobs order by id desc limit 3", String.class);
+    boolean postgres = databaseProductName().equals("PostgreSQL");
+    String statement =
+        io.gpuq.storage.QueueHeadsImpl.pickedRowsStatement()
+            .formatted("'" + String.join("', '", ids) + "'");
+    String plan =
+        tx.execute(
+            status -> {
+              if (postgres) {
+                jdbc().execute("analyze jobs");
+              }
+              return String.join(
+                  "\n",
+                  jdbc()
+                      .queryForList(
+                          (postgres ? "explain (costs off) " : "explain analyze ") + statement,
+                          String.class));
+            });
+    assertThat(plan.toLowerCase(java.util.Locale.ROOT))
+        .containsPattern(postgres ? "using jobs_pkey" : "primary_key_[0-9a-z]*: id in")
+        .doesNotContain(postgres ? "seq scan" : "tablescan");
+    if (!postgres) {
+      assertThat(plan).containsPattern("scanCount: [1-9] ");
+    }
+  }
+
+  /**
    * Recent usage is kept in the database: what two nodes add is summed, decays with the half-life,
    * and a ledger made anew (a restarted gpuq, another node) reads the same.
    */
