@@ -49,7 +49,7 @@ class BadInputIntegrationTest extends IntegrationTest {
             "fraction above one", aJob().gpus(1).gpuFraction(1.5).json(), "resources.gpuFraction"),
         Arguments.of("negative gpus", aJob().gpus(-1).json(), "resources.gpus"),
         Arguments.of("no cores", aJob().cpus(0).json(), "resources.cpus"),
-        Arguments.of("half a core", aJob().cpus(1.5).json(), "resources.cpus"),
+        Arguments.of("a ten-thousandth of a core", aJob().cpus(1.0005).json(), "resources.cpus"),
         Arguments.of("bad host memory", aJob().memory("lots").json(), "resources.memory"),
         Arguments.of(
             "gpus not a number",

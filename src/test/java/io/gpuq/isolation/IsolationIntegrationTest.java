@@ -522,11 +522,14 @@ class IsolationIntegrationTest {
               if (last.get("pid") == null || last.get("pid").isNull()) {
                 return false;
               }
+              // The wrapper has two children: the job's program, and the log keeper, which is
+              // gpuq's like the wrapper.
               Optional<ProcessHandle> child =
                   ProcessHandle.of(last.get("pid").asLong())
-                      .flatMap(root -> root.children().findFirst());
+                      .flatMap(
+                          root -> root.children().filter(c -> uidOf(c.pid()) > 0).findFirst());
               child.ifPresent(c -> pid[0] = c.pid());
-              return child.isPresent() && uidOf(pid[0]) != 0;
+              return child.isPresent();
             });
     return pid[0];
   }
