@@ -209,3 +209,13 @@ export async function follow(path, onText, signal) {
   }
   onText(decoder.decode());
 }
+
+/**
+ * gpuq's health, as /actuator/health answers this token: its details (storage among them) only
+ * for an admin. DOWN answers 503 with the same body, which is what the page wants to read.
+ */
+export async function health() {
+  const res = await fetch('/actuator/health', {headers: headers(), cache: 'no-store'});
+  if (res.ok || res.status === 503) return res.json();
+  throw await failure(res);
+}

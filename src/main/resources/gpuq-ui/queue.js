@@ -1,6 +1,7 @@
 import {getChanged, post, whenShared} from './api.js';
 import {bytes, duration, h, setText, TERMINAL} from './dom.js';
 import {poller, setParams, status} from './app.js';
+import {storageBanner} from './storage.js';
 
 const STATES = ['', 'QUEUED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED', 'PRUNED'];
 // A submitted job shows within about a second; an unchanged queue costs a 304 with no body, and
@@ -55,7 +56,9 @@ export function queueView(main, params) {
   const allBox = h('input', {type: 'checkbox', title: 'select all cancellable', onchange: (e) => selectAll(e.target.checked)});
   const tbody = h('tbody', {id: 'queue-rows'});
   const empty = h('p', {class: 'muted', id: 'queue-empty', hidden: true}, 'No jobs match.');
+  const storage = storageBanner();
   main.append(
+    storage.el,
     h('div', {class: 'toolbar'},
       stateSelect, input('owner', 'owner'), input('label', 'label key:value'), input('sweep', 'sweep id'),
       cancelSelected, count),
@@ -192,6 +195,7 @@ export function queueView(main, params) {
   refreshing.refresh(true);
   return {stop: () => {
     refreshing.stop();
+    storage.stop();
     unshare();
     document.removeEventListener('visibilitychange', onVisible);
   }};

@@ -104,6 +104,9 @@ public record GpuqProperties(
    * @param maxLogSize the most a job's log holds (at least 64KiB): past it the log keeps its first
    *     quarter, a line that says how much was dropped, and its latest part (docs/operations.md, "A
    *     job's log")
+   * @param maxWorkSize the most a running job may write into its work directory in the data
+   *     directory ({@code work/<id>/}: its working directory unless it names one, its TMPDIR, its
+   *     metrics file); past it the job is stopped and fails OVER_WORK_SIZE; 0 for no cap
    */
   public record Worker(
       @DefaultValue("10s") Duration killGrace,
@@ -113,7 +116,8 @@ public record GpuqProperties(
       String runAs,
       @DefaultValue("false") boolean allowSharedAccount,
       @DefaultValue("4096") int maxProcesses,
-      @DefaultValue("64MiB") String maxLogSize) {}
+      @DefaultValue("64MiB") String maxLogSize,
+      @DefaultValue("16GiB") String maxWorkSize) {}
 
   /**
    * This node's cores and host memory. What it keeps back from its jobs for gpuq and the system:

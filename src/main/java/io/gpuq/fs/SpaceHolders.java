@@ -73,6 +73,15 @@ public final class SpaceHolders {
   }
 
   private static long bytesUnder(Path path) {
+    return bytesUnder(path, Long.MAX_VALUE);
+  }
+
+  /**
+   * The length of the files under {@code path}, walked without following links; the walk ends as
+   * soon as the total passes {@code stopPast}, so that measuring a tree against a cap costs at most
+   * what lies under the cap.
+   */
+  public static long bytesUnder(Path path, long stopPast) {
     long[] total = {0};
     try {
       if (!Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS)) {
@@ -88,7 +97,7 @@ public final class SpaceHolders {
               if (attrs.isRegularFile()) {
                 total[0] += attrs.size();
               }
-              return FileVisitResult.CONTINUE;
+              return total[0] > stopPast ? FileVisitResult.TERMINATE : FileVisitResult.CONTINUE;
             }
 
             @Override

@@ -43,6 +43,7 @@ public final class ExitClassifier {
         case TIMEOUT -> new AttemptOutcome(FailureReason.TIMEOUT, words, code);
         case STALE -> new AttemptOutcome(FailureReason.LOST, words, code);
         case OVER_BUDGET -> new AttemptOutcome(FailureReason.OVER_BUDGET, words, code);
+        case OVER_WORK_SIZE -> new AttemptOutcome(FailureReason.OVER_WORK_SIZE, words, code);
       };
     }
     if (code == null) {
@@ -82,6 +83,7 @@ public final class ExitClassifier {
           case TIMEOUT -> "it ran past its timeout";
           case STALE -> "its job was given to another node";
           case OVER_BUDGET -> "it used more GPU memory than its budget";
+          case OVER_WORK_SIZE -> "it wrote more than max-work-size into its work directory";
         };
   }
 

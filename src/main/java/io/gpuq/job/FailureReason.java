@@ -13,6 +13,11 @@ public enum FailureReason {
   HOST_OUT_OF_MEMORY,
   /** gpuq stopped it because it used more GPU memory than its budget, to protect its neighbours. */
   OVER_BUDGET,
+  /**
+   * gpuq stopped it because it wrote more than {@code gpuq.worker.max-work-size} into its work
+   * directory, to keep the data directory from filling.
+   */
+  OVER_WORK_SIZE,
   /** It ran longer than its timeout. */
   TIMEOUT,
   /** Its process or node disappeared. */

@@ -7,6 +7,8 @@ public enum StopReason {
   PRUNED,
   TIMEOUT,
   OVER_BUDGET,
+  /** It wrote more than {@code gpuq.worker.max-work-size} into its work directory. */
+  OVER_WORK_SIZE,
   /** Its job was declared lost while this node was silent, and given to another node. */
   STALE
 }

@@ -222,7 +222,12 @@ public final class Workers {
    * ended, or a later attempt of its job replaced it, and that one must run on.
    */
   public boolean stop(RunningWorker worker, StopReason reason) {
-    return live.get(worker.jobId()) == worker && stopLive(worker, reason, null);
+    return stop(worker, reason, null);
+  }
+
+  /** As {@link #stop(RunningWorker, StopReason)}, with the reason in words and numbers. */
+  public boolean stop(RunningWorker worker, StopReason reason, String detail) {
+    return live.get(worker.jobId()) == worker && stopLive(worker, reason, detail);
   }
 
   private boolean stopLive(RunningWorker worker, StopReason reason, String detail) {

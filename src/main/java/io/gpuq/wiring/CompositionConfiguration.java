@@ -2,14 +2,18 @@ package io.gpuq.wiring;
 
 import io.gpuq.backup.BackupDuty;
 import io.gpuq.config.GpuqProperties;
+import io.gpuq.duty.PeriodicDuty;
 import io.gpuq.fs.DataDirectory;
 import io.gpuq.fs.StorageCheckDuty;
 import io.gpuq.fs.StorageGuard;
 import io.gpuq.gpu.GpuPollDuty;
 import io.gpuq.gpu.GpuPoller;
+import io.gpuq.guard.WorkSizeGuard;
 import io.gpuq.job.JobService;
+import io.gpuq.launch.JobFiles;
 import io.gpuq.launch.LeftoverGroupsDuty;
 import io.gpuq.launch.WorkerConfinement;
+import io.gpuq.launch.Workers;
 import io.gpuq.meters.GpuPollMetrics;
 import io.gpuq.meters.JobHostMetrics;
 import io.gpuq.meters.OwnerGauges;
@@ -26,6 +30,7 @@ import io.gpuq.sweep.SweepStore;
 import io.gpuq.sweeprun.SweepCompletionDuty;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
@@ -41,6 +46,13 @@ public class CompositionConfiguration {
 
   /** Often enough that a done sweep shows its end (and starts ageing) within seconds. */
   static final Duration SWEEP_COMPLETION_INTERVAL = Duration.ofSeconds(5);
+
+  /**
+   * Often enough that a job writing at disk speed (about 1 GiB/s) passes gpuq.worker.max-work-size
+   * by a few GiB at most, which gpuq.storage.min-free leaves room for; seldom enough that walking
+   * the running jobs' work directories costs little.
+   */
+  static final Duration WORK_SIZE_INTERVAL = Duration.ofSeconds(2);
 
   /**
    * The duties, each on its own fixed delay (zero turns one off). Those that are also something
@@ -65,44 +77,53 @@ public class CompositionConfiguration {
       FinishedJobs finishedJobs,
       BackupDuty backup,
       WorkerConfinement confinement,
+      Workers workers,
+      JobFiles files,
       GpuqProperties properties,
       Clock clock) {
     Duration heartbeat = properties.cluster().heartbeatInterval();
     GpuqProperties.Retention retention = properties.retention();
-    return new NodeComposition(
-        scheduler.recovery(),
-        scheduler.loop(),
-        List.of(
-            // every 200 ms
-            scheduler.timeouts(),
-            // gpuq.fair-share.account-interval
-            scheduler.usageAccounting(),
-            // gpuq.gpu.poll-interval; timed and counted by the poll's meters
-            pollMetrics.timed(
-                new GpuPollDuty(poller, properties.gpu().pollInterval(), pollMetrics::pollFailed)),
-            // gpuq.gpu.poll-interval
-            metricsReading,
-            jobHostMetrics,
-            sweepMeters,
-            ownerGauges,
-            // gpuq.cluster.heartbeat-interval: beat, then stop the workers this node no longer owns
-            new HeartbeatDuty(nodes, scheduler.stopUnowned()::runOnce, heartbeat),
-            new DeadNodeReaper(
-                nodes::silentNodes, jobs, scheduler.loop()::wakeUpForGpus, heartbeat),
-            // gpuq.storage.check-interval
-            new StorageCheckDuty(storage, properties.storage().checkInterval(), clock),
-            new SweepCompletionDuty(sweeps, clock, SWEEP_COMPLETION_INTERVAL),
-            // gpuq.retention.interval
-            new RetentionDuty(
-                finishedJobs,
-                new JobDirectories(new DataDirectory(properties.dataDir())),
-                retention.finished(),
-                retention.interval(),
-                clock),
-            // gpuq.backup.interval; off on PostgreSQL
-            backup,
-            // every 10 s: the cgroups an ended worker's processes kept too long
-            new LeftoverGroupsDuty(confinement)));
+    List<PeriodicDuty> duties =
+        new ArrayList<>(
+            List.of(
+                // every 200 ms
+                scheduler.timeouts(),
+                // gpuq.fair-share.account-interval
+                scheduler.usageAccounting(),
+                // gpuq.gpu.poll-interval; timed and counted by the poll's meters
+                pollMetrics.timed(
+                    new GpuPollDuty(
+                        poller, properties.gpu().pollInterval(), pollMetrics::pollFailed)),
+                // gpuq.gpu.poll-interval
+                metricsReading,
+                jobHostMetrics,
+                sweepMeters,
+                ownerGauges,
+                // gpuq.cluster.heartbeat-interval: beat, then stop the workers this node no longer
+                // owns
+                new HeartbeatDuty(nodes, scheduler.stopUnowned()::runOnce, heartbeat),
+                new DeadNodeReaper(
+                    nodes::silentNodes, jobs, scheduler.loop()::wakeUpForGpus, heartbeat),
+                // gpuq.storage.check-interval
+                new StorageCheckDuty(storage, properties.storage().checkInterval(), clock),
+                new SweepCompletionDuty(sweeps, clock, SWEEP_COMPLETION_INTERVAL),
+                // gpuq.retention.interval
+                new RetentionDuty(
+                    finishedJobs,
+                    new JobDirectories(new DataDirectory(properties.dataDir())),
+                    retention.finished(),
+                    retention.interval(),
+                    clock),
+                // gpuq.backup.interval; off on PostgreSQL
+                backup,
+                // every 10 s: the cgroups an ended worker's processes kept too long
+                new LeftoverGroupsDuty(confinement)));
+    long maxWorkSize = CoreConfiguration.maxWorkSize(properties.worker().maxWorkSize());
+    if (maxWorkSize > 0) {
+      // every 2 s: each running job's work directory against gpuq.worker.max-work-size
+      duties.add(new WorkSizeGuard(workers, files, maxWorkSize, WORK_SIZE_INTERVAL));
+    }
+    return new NodeComposition(scheduler.recovery(), scheduler.loop(), duties);
   }
 
   /** The composition's first step, the node's first heartbeat, before the web server starts. */

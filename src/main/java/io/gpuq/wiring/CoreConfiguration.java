@@ -156,6 +156,23 @@ public class CoreConfiguration {
     return bytes;
   }
 
+  /** {@code gpuq.worker.max-work-size}: a size, or 0 for no cap. */
+  static long maxWorkSize(String text) {
+    long bytes;
+    try {
+      bytes = MemorySize.parse(text.trim());
+    } catch (IllegalArgumentException e) {
+      bytes = -1;
+    }
+    if (bytes < 0) {
+      throw new StartRefusedException(
+          "gpuq.worker.max-work-size=" + text + " is no size",
+          "give a size such as 16GiB, or 0 for no cap",
+          null);
+    }
+    return bytes;
+  }
+
   /**
    * The scheduler's steps, wired by its own composition root; whoever needs one of them takes it
    * from here (NodeComposition runs its loop, recovery and duties).

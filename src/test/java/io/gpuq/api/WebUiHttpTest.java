@@ -44,6 +44,7 @@ class WebUiHttpTest extends IntegrationTest {
         "/ui/job.js",
         "/ui/gpus.js",
         "/ui/sweeps.js",
+        "/ui/storage.js",
         "/ui/ui.css",
         "/ui/favicon.svg",
         "/ui/no-such-file.js",

@@ -205,6 +205,11 @@ public final class GpuqProcess implements AutoCloseable {
     return new GpuqProcess(process, port, log);
   }
 
+  /** The port its web server listens on, on 127.0.0.1. */
+  public int port() {
+    return port;
+  }
+
   public HttpApi api(String token) {
     return new HttpApi(port, token);
   }
