@@ -150,8 +150,14 @@ fi
 if [ -n "$log_cap" ]; then
   # The keeper ends once all the job's output is in the log. A process the job left behind may
   # still hold the pipe open: after a few seconds the keeper is stopped, and gpuq stops what is
-  # left of the worker anyway once this shell ends.
-  { sleep 5 && kill -KILL "$keeper"; } 2>/dev/null &
+  # left of the worker anyway once this shell ends. The watchdog takes its sleep with it when it is
+  # stopped, so that a job that ended leaves no process behind.
+  (
+    trap 'kill "$sleeper"; exit 0' TERM
+    sleep 5 &
+    sleeper=$!
+    wait "$sleeper" && kill -KILL "$keeper"
+  ) 2>/dev/null &
   watchdog=$!
   wait "$keeper"
   kill "$watchdog" 2>/dev/null
