@@ -151,15 +151,17 @@ if [ -n "$log_cap" ]; then
   # The keeper ends once all the job's output is in the log. A process the job left behind may
   # still hold the pipe open: after a few seconds the keeper is stopped, and gpuq stops what is
   # left of the worker anyway once this shell ends. The watchdog takes its sleep with it when it is
-  # stopped, so that a job that ended leaves no process behind.
+  # stopped, so that a job that ended leaves no process behind; it stops the keeper at once when it
+  # cannot start its sleep (a job that left its process limit full: no fork succeeds).
   (
-    trap 'kill "$sleeper"; exit 0' TERM
+    trap 'kill -KILL "$keeper"' EXIT
+    trap 'trap - EXIT; kill "$sleeper"; exit 0' TERM
     sleep 5 &
     sleeper=$!
-    wait "$sleeper" && kill -KILL "$keeper"
+    wait "$sleeper"
   ) 2>/dev/null &
   watchdog=$!
-  wait "$keeper"
+  wait "$keeper" 2>/dev/null
   kill "$watchdog" 2>/dev/null
 fi
 exit "$code"
