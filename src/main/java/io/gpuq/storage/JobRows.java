@@ -1,6 +1,7 @@
 package io.gpuq.storage;
 
 import io.gpuq.job.Job;
+import io.gpuq.job.JobState;
 import io.gpuq.job.JobTransition;
 import io.gpuq.job.JobTransition.Change;
 import io.gpuq.job.NewJob;
@@ -263,6 +264,17 @@ public final class JobRows {
         + String.join(", ", Collections.nCopies(rows, values));
   }
 
+  /** Binds the arguments of a {@code where}, then the two live states. */
+  private static void bindLive(PreparedStatement statement, List<Object> arguments)
+      throws SQLException {
+    int index = 1;
+    for (Object argument : arguments) {
+      statement.setObject(index++, argument);
+    }
+    statement.setString(index++, JobState.QUEUED.name());
+    statement.setString(index, JobState.RUNNING.name());
+  }
+
   /**
    * Cancels the queued and running jobs of {@code where} ({@link JobTransition#CANCEL}, {@link
    * JobTransition#CANCEL_RUNNING}), as {@link JobStore#cancel} does one: a stored fact that the
@@ -283,8 +295,33 @@ public final class JobRows {
       Connection connection, String where, List<Object> arguments, Instant now)
       throws SQLException {
     Change change = Change.end(null, null, Job.CANCEL_MESSAGE, now);
-    // The running ones first, which finish only when their workers are gone (issue 34), then the
-    // queued ones, which finish now: each update takes only the jobs in its own source state.
+    // Two updates, one per source state: the running ones finish only when their workers are gone
+    // (issue 34), the queued ones now. Their live rows are locked first, so that no claim or
+    // requeue moves a job between the two updates, where neither would take it. Their owners'
+    // queued counts are locked before them, in the order a claim locks them, so that a cancel and
+    // a claim never wait on each other.
+    List<String> owners = new ArrayList<>();
+    try (PreparedStatement read =
+        connection.prepareStatement(
+            "select distinct owner from jobs where (" + where + ") and state in (?, ?)")) {
+      bindLive(read, arguments);
+      try (ResultSet row = read.executeQuery()) {
+        while (row.next()) {
+          owners.add(row.getString("owner"));
+        }
+      }
+    }
+    OwnerRowsImpl.lockQueuedCounts(connection, owners);
+    try (PreparedStatement lock =
+        connection.prepareStatement(
+            "select id from jobs where (" + where + ") and state in (?, ?) for update")) {
+      bindLive(lock, arguments);
+      try (ResultSet locked = lock.executeQuery()) {
+        while (locked.next()) {
+          // each row read is locked until the transaction ends
+        }
+      }
+    }
     for (TransitionSql cancel : List.of(CANCEL_SQL, CANCEL_QUEUED_SQL)) {
       try (PreparedStatement update = connection.prepareStatement(cancel.updateJobsWhere(where))) {
         cancel.bindJobsWhere(update, change, arguments);

@@ -113,4 +113,13 @@ final class CgroupFixture {
     }
     return pids;
   }
+
+  /** A process's argv as /proc has it, NULs between its words. */
+  static String commandLine(long pid) {
+    try {
+      return new String(Files.readAllBytes(Path.of("/proc/" + pid + "/cmdline")));
+    } catch (IOException gone) {
+      return "";
+    }
+  }
 }

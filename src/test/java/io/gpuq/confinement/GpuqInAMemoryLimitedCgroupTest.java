@@ -169,7 +169,15 @@ class GpuqInAMemoryLimitedCgroupTest {
                       .body()
                       .contains("grown to 64 MiB"));
       Long worker = CgroupFixture.workerPid(api, growsWhileDown);
-      for (long child : CgroupFixture.children(worker)) {
+      String wrapperLine = CgroupFixture.commandLine(worker);
+      // The wrapper's children: the job's program, with the worker's score, and the log keeper, a
+      // copy of the wrapper's shell that keeps the wrapper's.
+      List<Long> jobsOwn =
+          CgroupFixture.children(worker).stream()
+              .filter(child -> !CgroupFixture.commandLine(child).equals(wrapperLine))
+              .toList();
+      assertThat(jobsOwn).isNotEmpty();
+      for (long child : jobsOwn) {
         assertThat(OomScoreAdj.of(child)).hasValue(OomScoreAdj.UNCAPPED_WORKER);
       }
       gpuq.crash();
