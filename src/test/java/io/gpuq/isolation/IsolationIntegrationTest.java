@@ -526,8 +526,7 @@ class IsolationIntegrationTest {
               // gpuq's like the wrapper.
               Optional<ProcessHandle> child =
                   ProcessHandle.of(last.get("pid").asLong())
-                      .flatMap(
-                          root -> root.children().filter(c -> uidOf(c.pid()) > 0).findFirst());
+                      .flatMap(root -> root.children().filter(c -> uidOf(c.pid()) > 0).findFirst());
               child.ifPresent(c -> pid[0] = c.pid());
               return child.isPresent();
             });
