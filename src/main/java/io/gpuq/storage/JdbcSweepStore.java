@@ -31,7 +31,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.IntFunction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataIntegrityViolationException;
+import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.RowMapper;
@@ -43,6 +46,9 @@ import org.springframework.transaction.support.TransactionTemplate;
  * query on indexed columns, never a load of 10,000 jobs.
  */
 public class JdbcSweepStore implements SweepStore {
+
+  private static final Logger log = LoggerFactory.getLogger(JdbcSweepStore.class);
+  private static final int CANCEL_ATTEMPTS = 3;
 
   private static final String COLUMNS =
       "id, owner, name, method, definition, metric_name, metric_goal, early_stopping,"
@@ -349,6 +355,23 @@ public class JdbcSweepStore implements SweepStore {
 
   @Override
   public List<String> cancel(String sweepId, Instant now) {
+    // A cancel locks the sweep, then its trials; a trial's end or claim may hold a trial and want
+    // the sweep. The database then rolls one back as a deadlock's victim: the cancel, which
+    // changed nothing yet that outlives its transaction, is tried again.
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return cancelOnce(sweepId, now);
+      } catch (PessimisticLockingFailureException victim) {
+        if (attempt == CANCEL_ATTEMPTS) {
+          throw victim;
+        }
+        log.info("cancel of sweep {} was a deadlock's victim; trying again", sweepId);
+      }
+    }
+  }
+
+
+  private List<String> cancelOnce(String sweepId, Instant now) {
     return tx.execute(
         status -> {
           Sweep sweep = lock(sweepId);
