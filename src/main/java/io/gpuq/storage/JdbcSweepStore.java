@@ -370,7 +370,6 @@ public class JdbcSweepStore implements SweepStore {
     }
   }
 
-
   private List<String> cancelOnce(String sweepId, Instant now) {
     return tx.execute(
         status -> {
