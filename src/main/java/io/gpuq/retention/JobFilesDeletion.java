@@ -35,7 +35,8 @@ public final class JobFilesDeletion {
       throw new AdminOnlyException("only an admin may delete a job's files");
     }
     Job job = jobs.get(caller, jobId);
-    if (!job.state().isTerminal()) {
+    // A cancelled job is terminal at once but finishes only when its last process is gone.
+    if (!job.state().isTerminal() || job.finishedAt() == null) {
       throw new JobConflictException(
           "job "
               + jobId
