@@ -1,6 +1,7 @@
 package io.gpuq.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.gpuq.job.Caller;
 import jakarta.servlet.FilterChain;
@@ -9,6 +10,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -101,6 +103,22 @@ class JobListingCacheTest {
         });
   }
 
+  /**
+   * How many threads wait, right now, for a listing another request is building: a request has
+   * arrived, however long a busy machine took to run it, once its thread waits there.
+   */
+  private static long requestsWaitingForABuild() {
+    return Thread.getAllStackTraces().values().stream()
+        .filter(
+            stack ->
+                Arrays.stream(stack)
+                    .anyMatch(
+                        frame ->
+                            frame.getClassName().equals(JobListingCache.class.getName() + "$Build")
+                                && frame.getMethodName().equals("await")))
+        .count();
+  }
+
   private static JobListingCache cache() {
     return new JobListingCache(Clock.systemUTC(), Duration.ofSeconds(1), 512 * 1024);
   }
@@ -118,7 +136,7 @@ class JobListingCacheTest {
     CompletableFuture<MockHttpServletResponse> same = ask(cache, listing(ALICE, etag), chain);
     CompletableFuture<MockHttpServletResponse> other =
         ask(cache, listing(ALICE, "W/\"0other\""), chain);
-    Thread.sleep(200);
+    await().atMost(Duration.ofSeconds(30)).until(() -> requestsWaitingForABuild() == 2);
     chain.release.countDown();
 
     assertThat(first.get(10, TimeUnit.SECONDS).getContentAsByteArray()).isEqualTo(LISTING);
@@ -156,7 +174,7 @@ class JobListingCacheTest {
     CompletableFuture<MockHttpServletResponse> first = ask(cache, listing(ALICE, null), chain);
     assertThat(chain.entered.await(10, TimeUnit.SECONDS)).isTrue();
     CompletableFuture<MockHttpServletResponse> waiting = ask(cache, listing(ALICE, null), chain);
-    Thread.sleep(200);
+    await().atMost(Duration.ofSeconds(30)).until(() -> requestsWaitingForABuild() == 1);
     MockHttpServletRequest submit = new MockHttpServletRequest("POST", "/api/v1/jobs");
     cache.doFilter(submit, new MockHttpServletResponse(), (request, response) -> {});
     chain.release.countDown();

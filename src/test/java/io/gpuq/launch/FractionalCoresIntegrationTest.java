@@ -127,8 +127,21 @@ class FractionalCoresIntegrationTest {
       usedBefore[i] = groups.get(i).cpuUsage();
     }
     long start = System.nanoTime();
-    // The measuring window itself: the kernel's counters are read at both ends.
-    Thread.sleep(3_000);
+    // The measuring window itself, the kernel's counters read at both ends: 3 s at least, and on a
+    // busy machine (where a loop may get less than its quarter for a while) until each has met its
+    // quota at least once.
+    await()
+        .pollDelay(Duration.ofSeconds(3))
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () -> {
+              for (int i = 0; i < groups.size(); i++) {
+                if (throttled(groups.get(i)) == throttledBefore[i]) {
+                  return false;
+                }
+              }
+              return true;
+            });
     long elapsed = System.nanoTime() - start;
     double total = 0;
     for (int i = 0; i < groups.size(); i++) {

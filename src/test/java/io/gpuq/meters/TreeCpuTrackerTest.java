@@ -2,14 +2,19 @@ package io.gpuq.meters;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
+import static org.awaitility.Awaitility.await;
 
 import io.gpuq.proc.KernelConstants;
 import io.gpuq.proc.ProcFs;
 import io.gpuq.proc.ProcStat;
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -116,8 +121,13 @@ class TreeCpuTrackerTest {
     TreeCpuTracker real = new TreeCpuTracker(procFs.kernel());
     Process busy = new ProcessBuilder("sh", "-c", "while :; do :; done").start();
     try {
+      // Each reading is taken with the loop stopped, so that however long this thread waits for a
+      // core on a busy machine, the loop uses no CPU between the counters and the clock.
+      signal(busy, "STOP");
       real.observe("busy", procFs.snapshot().treeOf(busy.pid()), Instant.now());
+      signal(busy, "CONT");
       Thread.sleep(1500);
+      signal(busy, "STOP");
       TreeCpuTracker.Reading reading =
           real.observe("busy", procFs.snapshot().treeOf(busy.pid()), Instant.now());
       Duration byTheJdk = busy.info().totalCpuDuration().orElseThrow();
@@ -130,7 +140,30 @@ class TreeCpuTrackerTest {
           .isPositive()
           .isCloseTo(byTheJdk.toNanos() / 1e9, within(0.1));
     } finally {
-      busy.destroyForcibly().waitFor();
+      busy.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+    }
+  }
+
+  /** Sends a signal, and for STOP waits until the kernel shows the process stopped. */
+  private static void signal(Process process, String signal) throws Exception {
+    Process kill =
+        new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
+            .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+            .start();
+    if (!kill.waitFor(30, TimeUnit.SECONDS)) {
+      kill.destroyForcibly();
+      throw new IllegalStateException("kill -" + signal + " did not end");
+    }
+    assertThat(kill.exitValue()).isZero();
+    if (signal.equals("STOP")) {
+      Path stat = Path.of("/proc/" + process.pid() + "/stat");
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () -> {
+                String text = Files.readString(stat);
+                return text.substring(text.lastIndexOf(')') + 2).startsWith("T");
+              });
     }
   }
 }

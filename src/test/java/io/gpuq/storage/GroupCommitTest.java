@@ -91,7 +91,7 @@ class GroupCommitTest {
 
   @Test
   void with_a_linger_items_that_arrive_within_it_share_the_commit_of_the_first() throws Exception {
-    linger = Duration.ofMillis(500);
+    linger = Duration.ofSeconds(2);
     groupCommit(GroupCommitTest::upperCase, String::toUpperCase);
 
     CompletableFuture<String> first = commit.write("first");
