@@ -3,7 +3,7 @@ package io.gpuq.api;
 import io.gpuq.job.Caller;
 import io.gpuq.job.JobAccessDeniedException;
 import io.gpuq.job.JobNotFoundException;
-import io.gpuq.job.JobService;
+import io.gpuq.job.JobQueries;
 import io.gpuq.node.LocalGpus;
 import io.gpuq.node.NodeRegistry;
 import io.swagger.v3.oas.annotations.Operation;
@@ -24,9 +24,9 @@ public class GpuController {
 
   private final LocalGpus local;
   private final NodeRegistry nodes;
-  private final JobService jobs;
+  private final JobQueries jobs;
 
-  public GpuController(LocalGpus local, NodeRegistry nodes, JobService jobs) {
+  public GpuController(LocalGpus local, NodeRegistry nodes, JobQueries jobs) {
     this.local = local;
     this.nodes = nodes;
     this.jobs = jobs;

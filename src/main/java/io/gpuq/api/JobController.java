@@ -7,8 +7,8 @@ import io.gpuq.job.Job;
 import io.gpuq.job.JobAccessDeniedException;
 import io.gpuq.job.JobNotFoundException;
 import io.gpuq.job.JobPage;
+import io.gpuq.job.JobQueries;
 import io.gpuq.job.JobRequest;
-import io.gpuq.job.JobService;
 import io.gpuq.job.JobState;
 import io.gpuq.retention.JobFilesDeletion;
 import io.gpuq.schedule.JobCommands;
@@ -52,7 +52,7 @@ public class JobController {
 
   private static final int MAX_LABEL_FILTERS = 64;
 
-  private final JobService jobs;
+  private final JobQueries jobs;
   private final JobCommands commands;
   private final JobLogs logs;
   private final JobFilesDeletion files;
@@ -60,7 +60,7 @@ public class JobController {
   private final QueuedReasons queuedReasons;
 
   public JobController(
-      JobService jobs,
+      JobQueries jobs,
       JobCommands commands,
       JobLogs logs,
       JobFilesDeletion files,

@@ -3,7 +3,7 @@ package io.gpuq.api;
 import io.gpuq.job.Caller;
 import io.gpuq.job.FieldError;
 import io.gpuq.job.InvalidJobRequestException;
-import io.gpuq.job.JobService;
+import io.gpuq.job.JobQueries;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
@@ -31,9 +31,9 @@ public class JobMetricsController {
    */
   static final long MAX_ANSWER_BYTES = 2L * 1024 * 1024;
 
-  private final JobService jobs;
+  private final JobQueries jobs;
 
-  public JobMetricsController(JobService jobs) {
+  public JobMetricsController(JobQueries jobs) {
     this.jobs = jobs;
   }
 

@@ -1,7 +1,7 @@
 package io.gpuq.api;
 
 import io.gpuq.job.Caller;
-import io.gpuq.job.JobService;
+import io.gpuq.job.JobQueries;
 import io.gpuq.launch.LogCursor;
 import io.gpuq.startup.OutOfMemoryExit;
 import jakarta.servlet.AsyncContext;
@@ -42,7 +42,7 @@ public class LogFollowers implements SmartLifecycle {
   /** What one follower gets per tick from the shared thread; the container's threads send more. */
   private static final long TICK_BUDGET = 1024 * 1024;
 
-  private final JobService jobs;
+  private final JobQueries jobs;
   private final Duration interval;
   private final int maxPerCaller;
   private final Set<LogFollower> followers = ConcurrentHashMap.newKeySet();
@@ -50,7 +50,7 @@ public class LogFollowers implements SmartLifecycle {
   private final Map<String, Integer> perCaller = new HashMap<>();
   private volatile ScheduledExecutorService watcher;
 
-  public LogFollowers(JobService jobs, Duration interval, int maxPerCaller) {
+  public LogFollowers(JobQueries jobs, Duration interval, int maxPerCaller) {
     if (maxPerCaller < 1) {
       throw new IllegalArgumentException(
           "gpuq.api.max-log-followers-per-caller must be at least 1, not " + maxPerCaller);

@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * checked here; the scheduler starts jobs and records how their workers ended, and the listeners
  * hear of each start and end once it is stored.
  */
-public class JobService {
+public class JobService implements JobQueries {
 
   private static final Logger log = LoggerFactory.getLogger(JobService.class);
 
@@ -88,10 +88,12 @@ public class JobService {
     return new Submission(earlier, false);
   }
 
+  @Override
   public Job get(Caller caller, String id) {
     return accessible(caller, id);
   }
 
+  @Override
   public JobPage list(
       Caller caller, JobState state, Map<String, String> labels, String beforeId, int limit) {
     return store.page(
@@ -116,6 +118,7 @@ public class JobService {
    * A page of the points a job's run reported ({@link JobStore#metricsPage}), for a caller who may
    * see the job.
    */
+  @Override
   public MetricsPage metrics(Caller caller, String id, long after, int limit, long maxBytes) {
     accessible(caller, id);
     return store.metricsPage(id, after, limit, maxBytes);
@@ -310,6 +313,7 @@ public class JobService {
    * Which of these jobs have ended, read at once however many there are: log followers learn their
    * jobs' ends this way, not with a query each.
    */
+  @Override
   public Set<String> endedAmong(Collection<String> ids) {
     return store.endedAmong(ids);
   }

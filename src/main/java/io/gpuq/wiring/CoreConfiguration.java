@@ -10,10 +10,7 @@ import io.gpuq.gpu.GpuInventory;
 import io.gpuq.gpu.GpuPoller;
 import io.gpuq.guard.ExitClassifier;
 import io.gpuq.guard.OomRecognizer;
-import io.gpuq.isolation.Account;
 import io.gpuq.isolation.Isolation;
-import io.gpuq.job.ClaimedJob;
-import io.gpuq.job.JobPlacement;
 import io.gpuq.job.JobRequestValidator;
 import io.gpuq.job.JobService;
 import io.gpuq.job.JobStore;
@@ -22,11 +19,10 @@ import io.gpuq.launch.JobFiles;
 import io.gpuq.launch.ProcessTreeStopper;
 import io.gpuq.launch.WorkerConfinement;
 import io.gpuq.launch.WorkerLauncher;
-import io.gpuq.launch.WorkerSetup;
+import io.gpuq.launch.WorkerSetups;
 import io.gpuq.launch.Workers;
 import io.gpuq.launch.env.WorkerEnvironment;
 import io.gpuq.launch.env.WorkerEnvironmentSettings;
-import io.gpuq.launch.env.WorkerSpec;
 import io.gpuq.meters.GpuMetrics;
 import io.gpuq.meters.JobHostMetrics;
 import io.gpuq.meters.SchedulerMetrics;
@@ -57,7 +53,6 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.function.BiFunction;
 import java.util.function.ToLongFunction;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
@@ -202,7 +197,7 @@ public class CoreConfiguration {
       LocalCapacity capacity) {
     int cpuSlots = properties.scheduler().cpuSlots();
     return new SchedulerBuilder(jobs, workers, files, placer, clock, node.name())
-        .workerSetup(setupOf(environment, files, isolation))
+        .workerSetup(new WorkerSetups(environment, files, isolation, System.getenv()))
         .exitClassifier(new ExitClassifier(new OomRecognizer()), properties.worker().logTailBytes())
         .gpus(gpuBackend, inventory, poller::latest)
         .procFs(procFs)
@@ -252,30 +247,6 @@ public class CoreConfiguration {
         WorkerEnvironmentSettings.defaults(files.layout().jaxCache(), files.layout().python())
             .withJaxCompilationCache(properties.worker().jaxCompilationCache())
             .withPreallocateJax(properties.worker().jaxPreallocate()));
-  }
-
-  /**
-   * Who a worker runs as, and its environment: gpuq's own (minus its secrets), the job's, then
-   * gpuq's rules.
-   */
-  private static BiFunction<ClaimedJob, JobPlacement, WorkerSetup> setupOf(
-      WorkerEnvironment environment, JobFiles files, Isolation isolation) {
-    return (job, placement) -> {
-      Account account = isolation.accountOf(job.owner());
-      WorkerSpec spec =
-          new WorkerSpec(
-              job.id(),
-              job.framework(),
-              placement.gpus(),
-              files.workDir(job.id()),
-              account,
-              // A fraction's runtimes get a thread for each core it may touch: 0.25 runs one.
-              Math.toIntExact(job.host().cpus().wholeCoresUp()));
-      return new WorkerSetup(
-          isolation.needsSwitch(account) ? account : null,
-          environment.environment(spec, System.getenv(), job.env(), job.trial()),
-          environment.directoriesToCreate(spec));
-    };
   }
 
   @Bean
