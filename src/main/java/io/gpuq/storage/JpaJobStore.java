@@ -20,7 +20,6 @@ import io.gpuq.job.LostAttempt;
 import io.gpuq.job.NewJob;
 import io.gpuq.job.QueueHead;
 import io.gpuq.job.QueuedJob;
-import io.gpuq.job.Standing;
 import io.gpuq.job.StoppedAttempt;
 import io.gpuq.job.StoppedAttempts;
 import io.gpuq.job.StoreTimeoutException;
@@ -396,7 +395,8 @@ public class JpaJobStore implements JobStore {
 
   @Override
   public AttemptStanding standingOf(String jobId, int attempt, String node) {
-    return tx.execute(status -> jobs.findById(jobId).map(job -> Standing.of(job, attempt, node)))
+    return tx.execute(
+            status -> jobs.findById(jobId).map(job -> AttemptStanding.of(job, attempt, node)))
         .orElse(AttemptStanding.GONE);
   }
 

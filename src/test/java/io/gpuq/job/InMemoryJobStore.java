@@ -330,7 +330,7 @@ public final class InMemoryJobStore implements JobStore {
   @Override
   public synchronized AttemptStanding standingOf(String jobId, int attempt, String node) {
     Job job = jobs.get(jobId);
-    return job == null ? AttemptStanding.GONE : Standing.of(job, attempt, node);
+    return job == null ? AttemptStanding.GONE : AttemptStanding.of(job, attempt, node);
   }
 
   @Override
