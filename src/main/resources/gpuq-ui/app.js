@@ -1,5 +1,6 @@
 import {auth, get, whenUnauthorized} from './api.js';
 import {clear, setText} from './dom.js';
+import {route} from './page.js';
 import {queueView} from './queue.js';
 import {jobView} from './job.js';
 import {gpusView} from './gpus.js';
@@ -19,53 +20,6 @@ const main = document.getElementById('main');
 const signin = document.getElementById('signin');
 const signout = document.getElementById('signout');
 let current = null;
-
-export function route() {
-  const hash = location.hash.replace(/^#/, '') || '/queue';
-  const [path, query] = hash.split('?');
-  return {path, params: new URLSearchParams(query || '')};
-}
-
-/** Puts a view's filters in the address bar without a new history entry or a reload. */
-export function setParams(params) {
-  const {path} = route();
-  const q = params.toString();
-  history.replaceState(null, '', '#' + path + (q ? '?' + q : ''));
-}
-
-export function status(text, isError) {
-  const el = document.getElementById('status');
-  setText(el, text);
-  el.classList.toggle('error', !!isError);
-}
-
-/**
- * A view's refresh: load(fresh) at once on refresh(true), then again ms after each one ended (up to
- * jitter less, at random), until stop(). A failed load is said in the status line; the next one that
- * works clears it.
- */
-export function poller(load, ms, jitter = 0) {
-  let timer = null;
-  let stopped = false;
-  async function refresh(fresh) {
-    clearTimeout(timer);
-    // A page nobody can see asks nothing: open tabs in the background cost gpuq no work.
-    if (document.hidden && !fresh) {
-      timer = setTimeout(refresh, ms);
-      return;
-    }
-    try {
-      await load(fresh);
-      status('');
-    } catch (e) {
-      status('refresh failed: ' + e.message, true);
-    }
-    // A refresh asked for meanwhile (a click, another tab's answer) has set a timer of its own.
-    clearTimeout(timer);
-    if (!stopped) timer = setTimeout(refresh, ms - Math.random() * jitter);
-  }
-  return {refresh, stop: () => { stopped = true; clearTimeout(timer); }};
-}
 
 function show() {
   if (current && current.stop) current.stop();

@@ -1,7 +1,7 @@
 import {get, getChanged} from './api.js';
 import {bytes, h, s, setText} from './dom.js';
 import {color} from './charts.js';
-import {poller} from './app.js';
+import {poller} from './page.js';
 
 /**
  * One bar per GPU: each job's budget (lighter) with its measured use inside it (darker), the

@@ -1,8 +1,8 @@
 import {follow, get, post} from './api.js';
 import {bytes, h, number, setText, TERMINAL} from './dom.js';
 import {legend, lineChart} from './charts.js';
-import {resources, stateBadge, timing} from './queue.js';
-import {status} from './app.js';
+import {resources, stateBadge, timing} from './format.js';
+import {status} from './page.js';
 
 const MAX_LOG_CHARS = 2_000_000;
 

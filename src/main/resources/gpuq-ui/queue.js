@@ -1,31 +1,13 @@
 import {getChanged, post, whenShared} from './api.js';
-import {bytes, duration, h, setText, TERMINAL} from './dom.js';
-import {poller, setParams, status} from './app.js';
+import {h, setText, TERMINAL} from './dom.js';
+import {poller, setParams, status} from './page.js';
+import {resources, stateBadge, timing} from './format.js';
 import {storageBanner} from './storage.js';
 
 const STATES = ['', 'QUEUED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED', 'PRUNED'];
 // A submitted job shows within about a second; an unchanged queue costs a 304 with no body, and
 // tabs of one token share their answers (api.js).
 const REFRESH_MS = 1000;
-
-export function resources(job) {
-  const r = job.effectiveResources || job.resources || {};
-  if (!r.gpus) return 'CPU only';
-  const each = r.gpuMemory ? bytes(r.gpuMemory) : r.gpuFraction ? Math.round(r.gpuFraction * 100) + '%' : 'whole';
-  return r.gpus + ' × ' + each;
-}
-
-export function timing(job, now) {
-  const t = (x) => (x ? Date.parse(x) : null);
-  if (job.state === 'QUEUED') return 'waiting ' + duration(now - t(job.createdAt));
-  if (job.state === 'RUNNING') return 'running ' + duration(now - t(job.startedAt));
-  if (job.startedAt && job.finishedAt) return 'ran ' + duration(t(job.finishedAt) - t(job.startedAt));
-  return 'age ' + duration(now - t(job.createdAt));
-}
-
-export function stateBadge(state) {
-  return h('span', {class: 'state state-' + String(state).toLowerCase()}, state);
-}
 
 function labelChips(labels) {
   return Object.entries(labels || {}).map(([k, v]) => h('span', {class: 'chip'}, k + '=' + v));

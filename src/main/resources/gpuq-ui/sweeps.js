@@ -1,8 +1,8 @@
 import {get, getChanged, post} from './api.js';
 import {h, number, setText, TERMINAL} from './dom.js';
 import {color, legend, lineChart, parallelCoordinates} from './charts.js';
-import {stateBadge} from './queue.js';
-import {poller, setParams, status} from './app.js';
+import {stateBadge} from './format.js';
+import {poller, setParams, status} from './page.js';
 
 function counts(t) {
   return ['QUEUED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED', 'PRUNED']
