@@ -1,5 +1,7 @@
 package io.gpuq.architecture;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
@@ -52,5 +54,19 @@ class ArchitectureTest {
   @DisplayName("keep every Spring @Configuration in the wiring package")
   void keepConfigurationInWiring() {
     Layering.springConfigurationOnlyInWiring("io.gpuq").check(gpuq);
+  }
+
+  @Test
+  @DisplayName(
+      "give the web layer one door to submitting and cancelling: JobCommands, not JobService")
+  void oneDoorFromTheWebLayer() {
+    noClasses()
+        .that()
+        .resideInAPackage("io.gpuq.api..")
+        .should()
+        .dependOnClassesThat()
+        .haveFullyQualifiedName("io.gpuq.job.JobService")
+        .because("the web layer reads through job.JobQueries and writes through JobCommands")
+        .check(gpuq);
   }
 }
