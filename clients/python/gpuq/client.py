@@ -914,11 +914,3 @@ class _ProgressLine:
             self.out.write("\n")
             self.out.flush()
 
-
-if __name__ == "__main__":
-    # `python -m gpuq`: the command line lives beside this file, in gpuq_cli.py.
-    try:
-        import gpuq_cli
-    except ImportError:
-        sys.exit("gpuq: the command needs gpuq_cli.py beside gpuq.py (pip install ./clients/python)")
-    gpuq_cli.console()

@@ -31,8 +31,8 @@ import sys
 import textwrap
 import time
 
-import gpuq
-from gpuq import AnswerError, Client, GpuqError, TERMINAL_STATES
+from . import client as gpuq
+from .client import AnswerError, Client, GpuqError, TERMINAL_STATES
 
 EXIT_USAGE = 2
 EXIT_API = 3
