@@ -193,16 +193,30 @@ class Client:
         """Iterates over the jobs the token may see, newest first, fetching page after page.
 
         state: QUEUED, RUNNING, SUCCEEDED, FAILED, CANCELLED or PRUNED;
-        labels: {key: value}, all must match.
+        labels: {key: value} (or a list of (key, value) pairs), all must match.
         """
         query = []
         if state:
             query.append(("state", state))
-        for key, value in (labels or {}).items():
+        for key, value in (labels.items() if isinstance(labels, dict) else labels or ()):
             query.append(("label", "%s:%s" % (key, value)))
         if page_size:
             query.append(("limit", str(page_size)))
-        return self._pages("/api/v1/jobs", query)
+        return (self._job(job) for job in self._pages("/api/v1/jobs", query))
+
+    def submit_request(self, body, idempotency_key=None):
+        """Submits a job given as the API's request body (a dict) and returns it."""
+        return self._job(self._json("POST", "/api/v1/jobs", body=body,
+                                    headers=_idempotency(idempotency_key)))
+
+    def check(self):
+        """Raises GpuqError unless gpuq answers this client's URL and accepts its token."""
+        self._json("GET", "/api/v1/jobs?limit=1")
+
+    def gpus(self):
+        """Every GPU of every node as GET /api/v1/gpus answers: memory used, reserved, total, and
+        the processes on it."""
+        return self._json("GET", "/api/v1/gpus")
 
     def cancel(self, job_id):
         """Cancels a queued or running job (its whole process tree) and returns it."""
@@ -358,6 +372,23 @@ class Client:
                 raise TimeoutError("sweep %s is still %s after %.0f s"
                                    % (sweep_id, sweep["state"], line.elapsed()))
             time.sleep(poll)
+
+    def create_sweep_request(self, body, idempotency_key=None):
+        """Creates a sweep given as the API's request body (a dict) and returns it."""
+        return self._job(self._json("POST", "/api/v1/sweeps", body=body,
+                                    headers=_idempotency(idempotency_key)))
+
+    def trial_rows(self, sweep_id, order=None, state=None, page_size=None):
+        """Iterates over the sweep's trials as the API gives them (parameters nested), page after
+        page; trials() flattens them."""
+        query = []
+        if order:
+            query.append(("order", order))
+        if state:
+            query.append(("state", state))
+        if page_size:
+            query.append(("limit", str(page_size)))
+        return self._pages("/api/v1/sweeps/%s/trials" % _quote(sweep_id), query)
 
     def trials(self, sweep_id, order=None, state=None, page_size=None, scope=None,
                dataframe=False):
