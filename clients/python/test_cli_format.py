@@ -18,7 +18,7 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import gpuq  # noqa: E402
-import gpuq_cli  # noqa: E402
+from gpuq import cli as gpuq_cli  # noqa: E402
 
 NOW = datetime.datetime(2026, 12, 1, 12, 0, 0, tzinfo=datetime.timezone.utc)
 GIB = 1024 ** 3

@@ -27,7 +27,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import gpuq  # noqa: E402
-import gpuq_cli  # noqa: E402
+from gpuq import cli as gpuq_cli  # noqa: E402
 
 TOKEN = "hostile-test-token-0123456789"
 
@@ -423,7 +423,7 @@ class HostileServerTest(unittest.TestCase):
         self.assertEqual(self.server.requests[-1][2].get("Authorization"), "Bearer " + TOKEN)
 
     def test_https_to_http_on_the_same_host_is_another_origin(self):
-        handler = gpuq._SameOriginRedirects()
+        handler = gpuq.client._SameOriginRedirects()
         request = urllib.request.Request("https://gpu-box/api/v1/jobs",
                                          headers={"Authorization": "Bearer x"})
         for target in ("http://gpu-box/api/v1/jobs", "https://gpu-box:8443/api/v1/jobs",

@@ -371,7 +371,7 @@ class ReportTest(unittest.TestCase):
     def test_lines_of_concurrent_processes_never_interleave(self):
         script = ("import sys; sys.path.insert(0, %r); import gpuq\n"
                   "for i in range(200): gpuq.report(step=i, worker=%%d, padding=1e300)\n"
-                  % os.path.dirname(os.path.abspath(gpuq.__file__)))
+                  % os.path.dirname(os.path.dirname(os.path.abspath(gpuq.__file__))))
         with environment(GPUQ_METRICS_FILE=self.file):
             workers = [subprocess.Popen([sys.executable, "-c", script % n]) for n in range(4)]
             for worker in workers:

@@ -11,6 +11,7 @@ import argparse
 import math
 import os
 import sys
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
 
@@ -30,10 +31,13 @@ def main():
     parser.add_argument("--lr", type=float, required=True)
     parser.add_argument("--layers", type=int, required=True)
     parser.add_argument("--steps", type=int, default=10)
+    parser.add_argument("--sleep", type=float, default=0.0, help="seconds per step")
     args = parser.parse_args()
     for step in range(args.steps):
         loss = loss_at(step, args.lr, args.layers)
         gpuq.report(step=step, val_loss=loss)
+        if args.sleep:
+            time.sleep(args.sleep)
     print("val_loss=%.6f" % loss)
 
 

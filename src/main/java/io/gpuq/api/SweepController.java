@@ -224,6 +224,34 @@ public class SweepController {
     return ResponseEntity.created(URI.create("/api/v1/jobs/" + trial.id())).body(JobView.of(trial));
   }
 
+  /** Why a driver prunes a trial, in its words (optional). */
+  public record PruneBody(String reason) {}
+
+  @PostMapping("/{id}/trials/{jobId}/prune")
+  @Operation(
+      summary = "Prune a running trial of an external sweep (issue 38)",
+      description =
+          "Its driver's pruner (Optuna's trial.should_prune()) stopped it: it becomes PRUNED and"
+              + " its process tree is stopped as a cancel stops it. A trial that has already"
+              + " ended is answered as it is.")
+  @ApiResponse(responseCode = "404", description = "no such sweep, or the job is not its trial")
+  @ApiResponse(responseCode = "409", description = "the sweep is not external")
+  public JobView pruneTrial(
+      Caller caller,
+      @PathVariable String id,
+      @PathVariable String jobId,
+      @RequestBody(required = false) PruneBody body) {
+    String reason =
+        body == null || body.reason() == null
+            ? ""
+            : body.reason().replaceAll("\\p{Cntrl}", " ").strip();
+    if (reason.length() > 200) {
+      reason = reason.substring(0, 200);
+    }
+    String why = "pruned by its sweep's driver" + (reason.isEmpty() ? "" : ": " + reason);
+    return JobView.of(sweeps.pruneTrial(caller, id, jobId, why));
+  }
+
   @PostMapping("/{id}/close")
   @Operation(
       summary = "Close an external sweep",

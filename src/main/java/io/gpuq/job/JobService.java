@@ -115,6 +115,21 @@ public class JobService implements JobQueries {
   }
 
   /**
+   * Prunes a running trial for its external sweep's driver (an Optuna pruner said so): stored as
+   * the sweep's own rule stores it, then, on this node, {@code stopWorker} stops it at once. A
+   * trial that does not run (queued, or ended) is left as it is and answered as it is.
+   */
+  public Job prune(Caller caller, String id, String why, Consumer<Job> stopWorker) {
+    accessible(caller, id);
+    boolean pruned = store.prune(id, why, clock.instant());
+    Job job = get(caller, id);
+    if (pruned) {
+      stopWorker.accept(job);
+    }
+    return job;
+  }
+
+  /**
    * A page of the points a job's run reported ({@link JobStore#metricsPage}), for a caller who may
    * see the job.
    */

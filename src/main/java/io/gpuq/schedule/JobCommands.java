@@ -2,6 +2,7 @@ package io.gpuq.schedule;
 
 import io.gpuq.job.Caller;
 import io.gpuq.job.Job;
+import io.gpuq.job.JobNotFoundException;
 import io.gpuq.job.JobRequest;
 import io.gpuq.job.JobService;
 import io.gpuq.job.JobSpec;
@@ -58,6 +59,22 @@ public final class JobCommands {
    */
   public Job cancel(Caller caller, String id) {
     Job job = jobs.cancel(caller, id, running -> workers.stop(running.id(), StopReason.CANCELLED));
+    loop.wakeUp();
+    return job;
+  }
+
+  /**
+   * Prunes a running trial of this sweep (its driver's pruner stopped it): stored, its worker here
+   * stopped, other nodes' at their next heartbeat.
+   *
+   * @throws JobNotFoundException when the job is no trial of this sweep
+   */
+  public Job prune(Caller caller, String sweepId, String id, String why) {
+    Job trial = jobs.get(caller, id);
+    if (trial.sweepTrial().map(t -> !t.sweepId().equals(sweepId)).orElse(true)) {
+      throw new JobNotFoundException(id);
+    }
+    Job job = jobs.prune(caller, id, why, running -> workers.stop(running.id(), StopReason.PRUNED));
     loop.wakeUp();
     return job;
   }

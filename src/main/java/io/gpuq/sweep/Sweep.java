@@ -65,6 +65,15 @@ public record Sweep(
     requireExternal(", closed from its creation; only an external sweep is closed");
   }
 
+  /**
+   * Only an external sweep's trials are pruned by its caller; the others have their own rule.
+   *
+   * @throws SweepConflictException unless this sweep is external
+   */
+  public void requireExternalToPrune() {
+    requireExternal("; only an external sweep's driver prunes its trials");
+  }
+
   private void requireExternal(String refusal) {
     if (!isExternal()) {
       throw new SweepConflictException("sweep " + id + " is a " + method + " sweep" + refusal);

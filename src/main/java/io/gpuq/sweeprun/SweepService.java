@@ -370,6 +370,18 @@ public class SweepService {
     return stored.job();
   }
 
+  /**
+   * Prunes a running trial of an external sweep: its driver's pruner (Optuna's should_prune) said
+   * so. Stored and stopped as the sweep's own early-stopping rule prunes; a trial that has ended is
+   * answered as it is.
+   *
+   * @param why in words, kept on the trial's attempt
+   */
+  public Job pruneTrial(Caller caller, String sweepId, String jobId, String why) {
+    accessible(caller, sweepId).requireExternalToPrune();
+    return jobCommands.prune(caller, sweepId, jobId, why);
+  }
+
   /** No more trials will be added; the sweep is DONE when its last trial ends. */
   public SweepSummary close(Caller caller, String id) {
     accessible(caller, id);

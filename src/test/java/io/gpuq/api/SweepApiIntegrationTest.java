@@ -1,5 +1,6 @@
 package io.gpuq.api;
 
+import static io.gpuq.support.JobJson.aJob;
 import static io.gpuq.support.SweepJson.aGridSweep;
 import static io.gpuq.support.SweepJson.aRandomSweep;
 import static io.gpuq.support.SweepJson.anExternalSweep;
@@ -530,6 +531,57 @@ class SweepApiIntegrationTest extends IntegrationTest {
                       "/api/v1/sweeps/" + id + "/trials",
                       "{\"parameters\": {\"x\": 0.5, \"opt\": \"sgd\"}}")
                   .status())
+          .isEqualTo(409);
+    }
+
+    @Test
+    @DisplayName("a running trial pruned by its driver (issue 38) is stopped and stays PRUNED")
+    void a_running_trial_pruned_by_its_driver_is_stopped_and_stays_pruned() {
+      String id =
+          create(anExternalSweep().command("sleep", "{s}").values("s", 30, 0).json())
+              .get("id")
+              .asString();
+      String running =
+          alice
+              .post("/api/v1/sweeps/" + id + "/trials", "{\"parameters\": {\"s\": 30}}")
+              .json()
+              .get("id")
+              .asString();
+      String other = alice.submit(aJob().command("sleep", "30").json());
+      await().atMost(SOON).until(() -> alice.state(running), "RUNNING"::equals);
+
+      assertThat(alice.post("/api/v1/sweeps/" + id + "/trials/" + other + "/prune").status())
+          .as("a job that is no trial of this sweep")
+          .isEqualTo(404);
+      assertThat(bob.post("/api/v1/sweeps/" + id + "/trials/" + running + "/prune").status())
+          .as("another owner")
+          .isIn(403, 404);
+      Response pruned =
+          alice.post(
+              "/api/v1/sweeps/" + id + "/trials/" + running + "/prune",
+              "{\"reason\": \"Optuna's pruner at step 3\"}");
+
+      assertThat(pruned.status()).as(pruned.body()).isEqualTo(200);
+      assertThat(pruned.json().get("state").asString()).isEqualTo("PRUNED");
+      await()
+          .atMost(SOON)
+          .untilAsserted(() -> assertThat(alice.job(running).get("finishedAt").isNull()).isFalse());
+      assertThat(alice.state(running)).isEqualTo("PRUNED");
+      assertThat(
+              alice
+                  .post("/api/v1/sweeps/" + id + "/trials/" + running + "/prune")
+                  .json()
+                  .get("state")
+                  .asString())
+          .as("an ended trial is answered as it is")
+          .isEqualTo("PRUNED");
+      alice.post("/api/v1/jobs/" + other + "/cancel");
+
+      String grid =
+          create(aGridSweep().command("sleep", "{s}").values("s", 0).json()).get("id").asString();
+      String trial = trials(grid, "").get(0).get("jobId").asString();
+      assertThat(alice.post("/api/v1/sweeps/" + grid + "/trials/" + trial + "/prune").status())
+          .as("a grid sweep has its own rule")
           .isEqualTo(409);
     }
 

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The two ends of a metrics file, for real: a python3 process reports with the client's {@code
- * gpuq.report()} (clients/python/gpuq.py), and gpuq's reader reads what it wrote.
+ * gpuq.report()} (clients/python/gpuq/client.py), and gpuq's reader reads what it wrote.
  */
 @DisplayName("What gpuq.report() writes, the metrics reader reads")
 class PythonReportTest {

@@ -20,6 +20,30 @@ final class PythonUnittest {
   private PythonUnittest() {}
 
   /**
+   * Whether python3 imports all these modules (a probe of at most 60 s, stdin closed): the tests
+   * that need them are skipped, saying which, where .ci/run could not install them.
+   */
+  static boolean imports(Path scratch, String... modules) throws IOException, InterruptedException {
+    Path output = Files.createTempFile(scratch, "python-probe-", ".log");
+    ProcessBuilder builder =
+        new ProcessBuilder(List.of("python3", "-c", "import " + String.join(", ", modules)))
+            .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+            .redirectErrorStream(true)
+            .redirectOutput(output.toFile());
+    Process probe;
+    try {
+      probe = builder.start();
+    } catch (IOException e) {
+      return false;
+    }
+    if (!probe.waitFor(60, TimeUnit.SECONDS)) {
+      probe.destroyForcibly().waitFor();
+      return false;
+    }
+    return probe.exitValue() == 0;
+  }
+
+  /**
    * @param file the test file, relative to the repository's root
    * @param scratch where the output and the tests' temporary files go
    * @param environment GPUQ_URL, GPUQ_TOKEN and whatever else the file reads
@@ -31,6 +55,7 @@ final class PythonUnittest {
     ProcessBuilder builder =
         new ProcessBuilder(List.of("python3", "-m", "unittest", "-v", file))
             .directory(Repo.root().toFile())
+            .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
             .redirectErrorStream(true)
             .redirectOutput(output.toFile());
     Map<String, String> env = builder.environment();

@@ -193,16 +193,30 @@ class Client:
         """Iterates over the jobs the token may see, newest first, fetching page after page.
 
         state: QUEUED, RUNNING, SUCCEEDED, FAILED, CANCELLED or PRUNED;
-        labels: {key: value}, all must match.
+        labels: {key: value} (or a list of (key, value) pairs), all must match.
         """
         query = []
         if state:
             query.append(("state", state))
-        for key, value in (labels or {}).items():
+        for key, value in (labels.items() if isinstance(labels, dict) else labels or ()):
             query.append(("label", "%s:%s" % (key, value)))
         if page_size:
             query.append(("limit", str(page_size)))
-        return self._pages("/api/v1/jobs", query)
+        return (self._job(job) for job in self._pages("/api/v1/jobs", query))
+
+    def submit_request(self, body, idempotency_key=None):
+        """Submits a job given as the API's request body (a dict) and returns it."""
+        return self._job(self._json("POST", "/api/v1/jobs", body=body,
+                                    headers=_idempotency(idempotency_key)))
+
+    def check(self):
+        """Raises GpuqError unless gpuq answers this client's URL and accepts its token."""
+        self._json("GET", "/api/v1/jobs?limit=1")
+
+    def gpus(self):
+        """Every GPU of every node as GET /api/v1/gpus answers: memory used, reserved, total, and
+        the processes on it."""
+        return self._json("GET", "/api/v1/gpus")
 
     def cancel(self, job_id):
         """Cancels a queued or running job (its whole process tree) and returns it."""
@@ -214,7 +228,7 @@ class Client:
         progress: rewrites one line on file (default stderr) with the job's state and elapsed time.
         timeout: seconds, after which TimeoutError is raised (the job goes on).
         """
-        line = _ProgressLine(file or sys.stderr, progress)
+        line = _ProgressLine(file, progress)
         while True:
             job = self.get(job_id)
             line.show("%s %s" % (_label(job), _describe(job)))
@@ -281,7 +295,7 @@ class Client:
             runs.append((params, job))
         if not wait:
             return runs
-        return self._wait_all(runs, progress, poll, file or sys.stderr, sweep_id)
+        return self._wait_all(runs, progress, poll, file, sweep_id)
 
     # ---- sweeps (one request for many trials; gpuq ranks them and stops the bad ones) ---------
 
@@ -346,7 +360,7 @@ class Client:
         queued, pruned (and failed or cancelled, if any), and the best value so far.
         timeout: seconds, after which TimeoutError is raised (the sweep goes on).
         """
-        line = _ProgressLine(file or sys.stderr, progress)
+        line = _ProgressLine(file, progress)
         while True:
             sweep = self.get_sweep(sweep_id)
             line.show(_sweep_progress(sweep))
@@ -359,8 +373,28 @@ class Client:
                                    % (sweep_id, sweep["state"], line.elapsed()))
             time.sleep(poll)
 
-    def trials(self, sweep_id, order=None, state=None, page_size=None, scope=None):
+    def create_sweep_request(self, body, idempotency_key=None):
+        """Creates a sweep given as the API's request body (a dict) and returns it."""
+        return self._job(self._json("POST", "/api/v1/sweeps", body=body,
+                                    headers=_idempotency(idempotency_key)))
+
+    def trial_rows(self, sweep_id, order=None, state=None, page_size=None):
+        """Iterates over the sweep's trials as the API gives them (parameters nested), page after
+        page; trials() flattens them."""
+        query = []
+        if order:
+            query.append(("order", order))
+        if state:
+            query.append(("state", state))
+        if page_size:
+            query.append(("limit", str(page_size)))
+        return self._pages("/api/v1/sweeps/%s/trials" % _quote(sweep_id), query)
+
+    def trials(self, sweep_id, order=None, state=None, page_size=None, scope=None,
+               dataframe=False):
         """The sweep's trials as a list of flat dicts, ready for pandas.DataFrame(...).
+
+        dataframe=True: a pandas.DataFrame of them instead (pandas is needed for that alone).
 
         Each has jobId, trial, state, value (the metric's last), bestValue, step, and one key
         per parameter (a parameter named like one of those keys becomes "params_<name>").
@@ -378,7 +412,15 @@ class Client:
         if page_size:
             query.append(("limit", str(page_size)))
         path = "/api/v1/sweeps/%s/trials" % _quote(sweep_id)
-        return [_flat_trial(row) for row in self._pages(path, query)]
+        rows = [_flat_trial(row) for row in self._pages(path, query)]
+        if not dataframe:
+            return rows
+        try:
+            import pandas
+        except ImportError:
+            raise ImportError("trials(..., dataframe=True) needs pandas (pip install pandas)") \
+                from None
+        return pandas.DataFrame(rows, columns=list(_TRIAL_COLUMNS) if not rows else None)
 
     def best(self, sweep_id, scope=None):
         """The sweep's best trial so far, {jobId, trial, parameters, value, step}, or None.
@@ -393,6 +435,16 @@ class Client:
         """Adds one trial with these parameters to an external sweep and returns its job."""
         return self._json("POST", "/api/v1/sweeps/%s/trials" % _quote(sweep_id),
                           body={"parameters": parameters})
+
+    def prune_trial(self, sweep_id, job_id, reason=None):
+        """Prunes a running trial of an external sweep (its optimiser's pruner said so).
+
+        gpuq stops its job as a cancel does and leaves it PRUNED; a trial that has already ended
+        is returned as it is. reason: a few words kept on the trial's attempt.
+        """
+        body = {"reason": str(reason)} if reason else {}
+        return self._job(self._json("POST", "/api/v1/sweeps/%s/trials/%s/prune"
+                                    % (_quote(sweep_id), _quote(job_id)), body=body))
 
     def close_sweep(self, sweep_id):
         """Says no trial will be added to an external sweep; it is DONE when the last ends."""
@@ -885,10 +937,16 @@ def _lines(response):
 
 
 class _ProgressLine:
-    """One terminal line rewritten in place (carriage return) with a text and the elapsed time."""
+    """One terminal line rewritten in place (carriage return) with a text and the elapsed time.
+
+    In a Jupyter kernel, unless a file is given, one output of the cell updated in place instead
+    (a carriage return there would leave every line in the saved notebook).
+    """
 
     def __init__(self, out, enabled):
-        self.out = out
+        self.display = _notebook_display() if out is None and enabled else None
+        self.handle = None
+        self.out = out or sys.stderr
         self.enabled = enabled
         self.started = time.monotonic()
         self.width = 0
@@ -904,21 +962,34 @@ class _ProgressLine:
         clock = ("%d:%02d:%02d" % (hours, minutes, seconds) if hours
                  else "%d:%02d" % (minutes, seconds))
         line = "%s  %s" % (printable(text), clock)
+        if self.display is not None:
+            if self.handle is None:
+                self.handle = self.display({"text/plain": line}, raw=True, display_id=True)
+            else:
+                self.handle.update({"text/plain": line}, raw=True)
+            return
         # Pads over what a longer previous line left behind.
         self.out.write("\r" + line.ljust(self.width))
         self.width = len(line)
         self.out.flush()
 
     def end(self):
-        if self.enabled and self.width:
+        if self.enabled and self.width and self.display is None:
             self.out.write("\n")
             self.out.flush()
 
 
-if __name__ == "__main__":
-    # `python -m gpuq`: the command line lives beside this file, in gpuq_cli.py.
+
+def _notebook_display():
+    """IPython's display(), when this runs in a Jupyter kernel (not a terminal's IPython)."""
+    ipython = sys.modules.get("IPython")
+    if ipython is None or "ipykernel" not in sys.modules:
+        return None
     try:
-        import gpuq_cli
-    except ImportError:
-        sys.exit("gpuq: the command needs gpuq_cli.py beside gpuq.py (pip install ./clients/python)")
-    gpuq_cli.console()
+        shell = ipython.get_ipython()
+        if shell is None or not hasattr(shell, "kernel"):
+            return None
+        from IPython.display import display
+    except Exception:  # an IPython too old or too odd: the plain line instead
+        return None
+    return display

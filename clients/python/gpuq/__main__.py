@@ -1,0 +1,5 @@
+"""`python -m gpuq`: the command line (gpuq/cli.py)."""
+
+from .cli import console
+
+console()
