@@ -49,6 +49,7 @@ import io.gpuq.security.TokenRegistry;
 import io.gpuq.startup.StartRefusedException;
 import io.gpuq.storage.JdbcUsageLedger;
 import io.gpuq.text.MemorySize;
+import io.gpuq.warm.WarmStarts;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Clock;
@@ -191,6 +192,7 @@ public class CoreConfiguration {
       GpuPoller poller,
       WorkerEnvironment environment,
       Isolation isolation,
+      WarmStarts warmStarts,
       ProcFs procFs,
       NodeRegistry nodes,
       ExecutorService jobStarter,
@@ -202,7 +204,7 @@ public class CoreConfiguration {
       LocalCapacity capacity) {
     int cpuSlots = properties.scheduler().cpuSlots();
     return new SchedulerBuilder(jobs, workers, files, placer, clock, node.name())
-        .workerSetup(setupOf(environment, files, isolation))
+        .workerSetup(setupOf(environment, files, isolation, warmStarts))
         .exitClassifier(new ExitClassifier(new OomRecognizer()), properties.worker().logTailBytes())
         .gpus(gpuBackend, inventory, poller::latest)
         .procFs(procFs)
@@ -258,8 +260,20 @@ public class CoreConfiguration {
    * Who a worker runs as, and its environment: gpuq's own (minus its secrets), the job's, then
    * gpuq's rules.
    */
+  /** Warm starts (issue 36): their zygotes' directories and scripts in the data directory. */
+  @Bean(destroyMethod = "close")
+  WarmStarts warmStarts(GpuqProperties properties, JobFiles files, Clock clock) {
+    GpuqProperties.Warm warm = properties.warm();
+    return new WarmStarts(
+        files.layout().root().resolve("warm"),
+        warm.idleExit(),
+        warm.maxForks(),
+        warm.readyWait(),
+        clock);
+  }
+
   private static BiFunction<ClaimedJob, JobPlacement, WorkerSetup> setupOf(
-      WorkerEnvironment environment, JobFiles files, Isolation isolation) {
+      WorkerEnvironment environment, JobFiles files, Isolation isolation, WarmStarts warmStarts) {
     return (job, placement) -> {
       Account account = isolation.accountOf(job.owner());
       WorkerSpec spec =
@@ -271,10 +285,12 @@ public class CoreConfiguration {
               account,
               // A fraction's runtimes get a thread for each core it may touch: 0.25 runs one.
               Math.toIntExact(job.host().cpus().wholeCoresUp()));
-      return new WorkerSetup(
-          isolation.needsSwitch(account) ? account : null,
-          environment.environment(spec, System.getenv(), job.env(), job.trial()),
-          environment.directoriesToCreate(spec));
+      WorkerSetup setup =
+          new WorkerSetup(
+              isolation.needsSwitch(account) ? account : null,
+              environment.environment(spec, System.getenv(), job.env(), job.trial()),
+              environment.directoriesToCreate(spec));
+      return warmStarts.prepare(job, setup);
     };
   }
 
