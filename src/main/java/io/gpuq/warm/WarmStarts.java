@@ -61,6 +61,11 @@ public final class WarmStarts implements AutoCloseable {
   private final Clock clock;
   // The zygotes this gpuq started, to retire when it stops.
   private final Map<Path, Process> started = new java.util.concurrent.ConcurrentHashMap<>();
+  // The sweeps whose trials each zygote ran; a zygote that also ran a job of its own is kept
+  // until its idle time ends it.
+  private final Map<Path, java.util.Set<String>> sweepsOf =
+      new java.util.concurrent.ConcurrentHashMap<>();
+  private final java.util.Set<Path> standalone = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   /**
    * @param root where the zygotes' directories and the scripts live ({@code <data-dir>/warm})
@@ -95,6 +100,13 @@ public final class WarmStarts implements AutoCloseable {
     }
     ZygoteKey key = ZygoteKey.of(job, python.get(), setup);
     Path dir = root.resolve(key.id());
+    if (job.trial() == null) {
+      standalone.add(dir);
+    } else {
+      sweepsOf
+          .computeIfAbsent(dir, d -> java.util.concurrent.ConcurrentHashMap.newKeySet())
+          .add(job.trial().sweepId());
+    }
     try {
       ensureZygote(key, dir, setup);
     } catch (IOException | RuntimeException e) {
@@ -192,6 +204,36 @@ public final class WarmStarts implements AutoCloseable {
         process.pid(),
         key.owner(),
         key.preload());
+  }
+
+  /**
+   * Retires the zygotes this gpuq started whose trials all belong to sweeps that have ended: they
+   * stop taking trials, and exit once the trials they forked have ended.
+   *
+   * @param sweepEnded whether a sweep is done or cancelled (or gone)
+   * @return how many it retired
+   */
+  public synchronized int retireEnded(java.util.function.Predicate<String> sweepEnded) {
+    int retired = 0;
+    for (Map.Entry<Path, Process> entry : List.copyOf(started.entrySet())) {
+      Path dir = entry.getKey();
+      java.util.Set<String> sweeps = sweepsOf.getOrDefault(dir, java.util.Set.of());
+      if (!entry.getValue().isAlive()) {
+        started.remove(dir);
+        sweepsOf.remove(dir);
+        standalone.remove(dir);
+      } else if (!standalone.contains(dir)
+          && !sweeps.isEmpty()
+          && sweeps.stream().allMatch(sweepEnded)) {
+        entry.getValue().destroy();
+        started.remove(dir);
+        sweepsOf.remove(dir);
+        retired++;
+        log.info(
+            "retired warm-start zygote {}: its sweeps {} have ended", dir.getFileName(), sweeps);
+      }
+    }
+    return retired;
   }
 
   /**
