@@ -133,6 +133,39 @@ class WarmStartsIntegrationTest extends IntegrationTest {
   }
 
   @Test
+  @DisplayName(
+      "a sweep's template preload: its trials fork from one zygote, retired once the sweep is"
+          + " done")
+  void a_sweeps_trials() throws Exception {
+    String body =
+        """
+        {"name": "warm", "command": ["python3", "trial.py", "{x}"], "workingDir": "%s",
+         "resources": {"gpus": 0}, "preload": ["countme"], "method": "grid",
+         "parameters": {"x": {"values": [1, 2, 3]}}}
+        """
+            .formatted(dir);
+    HttpApi.Response created = alice.post("/api/v1/sweeps", body);
+    assertThat(created.status()).as(created.body()).isEqualTo(201);
+    String sweep = created.json().get("id").asString();
+    await()
+        .atMost(SOON)
+        .until(
+            () -> alice.get("/api/v1/sweeps/" + sweep).json().get("state").asString(),
+            "DONE"::equals);
+    JsonNode trials = alice.get("/api/v1/sweeps/" + sweep + "/trials").json();
+    Set<Long> parents = new HashSet<>();
+    for (JsonNode trial : trials.get("items")) {
+      String id = trial.get("jobId").asString();
+      assertThat(alice.state(id)).isEqualTo("SUCCEEDED");
+      parents.add(info(alice, id).get("ppid").asLong());
+    }
+    assertThat(parents).hasSize(1);
+    assertThat(Files.readAllLines(dir.resolve("imports.count"))).hasSize(1);
+    long zygote = parents.iterator().next();
+    await().atMost(SOON).until(() -> ProcessHandle.of(zygote).map(h -> !h.isAlive()).orElse(true));
+  }
+
+  @Test
   @DisplayName("a fork runs in its trial's own cgroups, bound to its cores")
   void in_the_trials_cgroup() throws Exception {
     String id = alice.submit(warmJob("x", "countme").cpus(1).memory("256MiB").json());
