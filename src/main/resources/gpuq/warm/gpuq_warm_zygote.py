@@ -163,6 +163,11 @@ def reseed():
             torch.seed()
         except Exception:  # noqa: BLE001
             pass
+    # The zygote's environment was the first trial's: a temporary directory found at import is
+    # looked up again from this trial's TMPDIR.
+    tempfile = sys.modules.get("tempfile")
+    if tempfile is not None:
+        tempfile.tempdir = None
 
 
 def threads_for(env, affinity):

@@ -172,11 +172,12 @@ class WarmStartsIntegrationTest extends IntegrationTest {
     awaitEnd(alice, id);
     assertThat(alice.state(id)).isEqualTo("SUCCEEDED");
     JsonNode info = info(alice, id);
+    JsonNode bound = alice.job(id).at("/attempts/0/cores/boundBy");
+    String boundBy = bound.isMissingNode() || bound.isNull() ? "" : bound.asString();
+    assumeTrue(!boundBy.isEmpty(), "workers are not bound to cores on this machine");
     assertThat(info.get("cores").asInt()).isEqualTo(1);
     String cgroups = info.get("cgroup").asString();
-    assumeTrue(
-        alice.job(id).at("/attempts/0/cores/boundBy").asString().equals("cgroup"),
-        "workers are not in cgroups on this machine");
+    assumeTrue(boundBy.equals("cgroup"), "workers are not in cgroups on this machine");
     assertThat(cgroups.lines().filter(l -> l.contains(":memory:")))
         .singleElement()
         .asString()
