@@ -225,6 +225,8 @@ def job_body_options(args):
         fields["timeout"] = args.timeout
     if args.priority is not None:
         fields["priority"] = args.priority
+    if args.preload:
+        fields["preload"] = [m for spec in args.preload for m in spec.split(",") if m]
     retry = {}
     if args.retry is not None:
         retry["maxAttempts"] = args.retry + 1
@@ -657,6 +659,8 @@ def _job_options(p):
     g.add_argument("--oom-growth", type=float, metavar="X",
                    help="budget factor after running out of GPU memory (default 1.5)")
     g.add_argument("--priority", type=int)
+    g.add_argument("--preload", action="append", metavar="MOD[,MOD]",
+                   help="warm start: modules imported once, trials fork from there (repeatable)")
     g.add_argument("--idempotency-key", metavar="KEY",
                    help="a repeated submit with the same key creates nothing new")
 

@@ -84,7 +84,12 @@ public record JobView(
                     + " workingDir, labels, nodeSelector, attempts); absent when none was, and"
                     + " in the job's own answer, which has them whole")
         @JsonInclude(JsonInclude.Include.NON_NULL)
-        List<String> truncated) {
+        List<String> truncated,
+    @Schema(
+            description =
+                "new (issue 36): the modules its warm start imports once; absent for a cold start")
+        @JsonInclude(JsonInclude.Include.NON_NULL)
+        List<String> preload) {
 
   /**
    * The latest value of each metric and their step; for a sweep's trial, the best value of the
@@ -228,6 +233,7 @@ public record JobView(
         trial.map(SweepTrial::number).orElse(null),
         trial.map(SweepTrial::parametersJson).orElse(null),
         job.reportedMetrics().map(MetricsView::of).orElse(null),
-        truncated.isEmpty() ? null : List.copyOf(truncated));
+        truncated.isEmpty() ? null : List.copyOf(truncated),
+        job.preload().isEmpty() ? null : job.preload());
   }
 }

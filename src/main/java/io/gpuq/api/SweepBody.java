@@ -27,6 +27,8 @@ public record SweepBody(
     JobRequest.Retry retry,
     Map<String, String> labels,
     Map<String, String> nodeSelector,
+    @Schema(description = "new (issue 36): modules each trial's warm start imports once")
+        List<String> preload,
     @Schema(
             description =
                 "per name: {\"values\": [...]} or {\"min\", \"max\", \"scale\", \"type\"}")
@@ -50,7 +52,8 @@ public record SweepBody(
         timeout,
         retry,
         labels,
-        nodeSelector);
+        nodeSelector,
+        preload);
   }
 
   SweepRequest sweep() {

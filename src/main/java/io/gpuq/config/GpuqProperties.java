@@ -35,7 +35,8 @@ public record GpuqProperties(
     @DefaultValue Sweeps sweeps,
     @DefaultValue Metrics metrics,
     @DefaultValue Ui ui,
-    @DefaultValue FairShare fairShare) {
+    @DefaultValue FairShare fairShare,
+    @DefaultValue Warm warm) {
 
   public GpuqProperties {
     nodeLabels = nodeLabels == null ? Map.of() : Map.copyOf(nodeLabels);
@@ -305,4 +306,16 @@ public record GpuqProperties(
    *     may scrape {@code /actuator/prometheus} then reads; off, its {@code name} is empty
    */
   public record Metrics(@DefaultValue("false") boolean jobNames) {}
+
+  /**
+   * Warm starts (issue 36, docs/jobs.md).
+   *
+   * @param idleExit a zygote with no trial running for this long exits
+   * @param maxForks a zygote that forked this many trials stops taking more, and a new one starts
+   * @param readyWait how long a trial waits for its zygote's imports before it starts cold
+   */
+  public record Warm(
+      @DefaultValue("2m") Duration idleExit,
+      @DefaultValue("1000") int maxForks,
+      @DefaultValue("120s") Duration readyWait) {}
 }

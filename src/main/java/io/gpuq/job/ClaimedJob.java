@@ -17,6 +17,7 @@ import java.util.Map;
  * @param queuedAt when this attempt joined the queue
  * @param trial the sweep trial it is; null for a job of its own
  * @param host its cores and host memory
+ * @param preload the modules its warm start imports once (issue 36); empty for a cold start
  */
 public record ClaimedJob(
     String id,
@@ -30,7 +31,42 @@ public record ClaimedJob(
     Instant createdAt,
     Instant queuedAt,
     SweepTrial trial,
-    HostResources host) {
+    HostResources host,
+    List<String> preload) {
+
+  public ClaimedJob {
+    preload = preload == null ? List.of() : List.copyOf(preload);
+  }
+
+  /** A claimed job without {@code preload}: a cold start. */
+  public ClaimedJob(
+      String id,
+      String owner,
+      int attempt,
+      List<String> command,
+      String workingDir,
+      Map<String, String> env,
+      Framework framework,
+      Duration timeout,
+      Instant createdAt,
+      Instant queuedAt,
+      SweepTrial trial,
+      HostResources host) {
+    this(
+        id,
+        owner,
+        attempt,
+        command,
+        workingDir,
+        env,
+        framework,
+        timeout,
+        createdAt,
+        queuedAt,
+        trial,
+        host,
+        List.of());
+  }
 
   /** What a claim of this job, now started, reads for its launch. */
   static ClaimedJob of(Job job) {
@@ -46,7 +82,8 @@ public record ClaimedJob(
         job.createdAt(),
         job.queuedAt(),
         job.sweepTrial().orElse(null),
-        job.host());
+        job.host(),
+        job.preload());
   }
 
   /**

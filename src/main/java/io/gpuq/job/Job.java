@@ -92,6 +92,9 @@ public class Job {
 
   private Map<String, String> nodeSelector;
 
+  // The modules a warm start imports once (issue 36); null for a cold start.
+  private List<String> preload;
+
   private JobPlacement placement;
 
   private Long peakGpuMemoryBytes;
@@ -168,6 +171,7 @@ public class Job {
     job.oomGrowth = spec.oomGrowth();
     job.labels = new HashMap<>(spec.labels());
     job.nodeSelector = spec.nodeSelector().isEmpty() ? null : spec.nodeSelector();
+    job.preload = spec.preload().isEmpty() ? null : spec.preload();
     job.idempotencyKey = idempotencyKey;
     job.createdAt = now;
     job.queuedAt = now;
@@ -410,6 +414,7 @@ public class Job {
     copy.idempotencyKey = idempotencyKey;
     copy.node = node;
     copy.nodeSelector = nodeSelector == null ? null : Map.copyOf(nodeSelector);
+    copy.preload = preload == null ? null : List.copyOf(preload);
     copy.placement = placement;
     copy.peakGpuMemoryBytes = peakGpuMemoryBytes;
     copy.createdAt = createdAt;
@@ -561,6 +566,11 @@ public class Job {
     return nodeSelector == null ? Map.of() : nodeSelector;
   }
 
+  /** The modules its warm start imports once (issue 36); empty for a cold start. */
+  public List<String> preload() {
+    return preload == null ? List.of() : preload;
+  }
+
   /** The request as this job stored it, for telling a retried submission from another. */
   public JobSpec spec() {
     return new JobSpec(
@@ -577,7 +587,8 @@ public class Job {
         maxAttempts,
         oomGrowth,
         labels(),
-        nodeSelector());
+        nodeSelector(),
+        preload());
   }
 
   /** The sweep this job is a trial of, if it is one. */

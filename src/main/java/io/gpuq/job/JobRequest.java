@@ -19,7 +19,36 @@ public record JobRequest(
     String timeout,
     Retry retry,
     Map<String, String> labels,
-    Map<String, String> nodeSelector) {
+    Map<String, String> nodeSelector,
+    List<String> preload) {
+
+  /** A request without {@code preload} (issue 36): a cold start. */
+  public JobRequest(
+      String name,
+      List<String> command,
+      String workingDir,
+      Map<String, String> env,
+      String framework,
+      Resources resources,
+      Integer priority,
+      String timeout,
+      Retry retry,
+      Map<String, String> labels,
+      Map<String, String> nodeSelector) {
+    this(
+        name,
+        command,
+        workingDir,
+        env,
+        framework,
+        resources,
+        priority,
+        timeout,
+        retry,
+        labels,
+        nodeSelector,
+        null);
+  }
 
   /**
    * What the job needs: {@code gpus} whole GPUs, each with a budget or whole; {@code cpus} cores (a

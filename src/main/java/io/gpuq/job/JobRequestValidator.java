@@ -57,6 +57,11 @@ public final class JobRequestValidator {
   private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
   private static final Pattern LABEL_KEY = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_./-]{0,62}");
 
+  static final int MAX_PRELOAD_MODULES = 32;
+  private static final java.util.regex.Pattern MODULE_NAME =
+      java.util.regex.Pattern.compile(
+          "[A-Za-z_][A-Za-z0-9_]{0,99}(\\.[A-Za-z_][A-Za-z0-9_]{0,99}){0,9}");
+
   private final Set<String> reservedEnvNames;
   private final HostResources hostDefaults;
 
@@ -110,6 +115,7 @@ public final class JobRequestValidator {
     double oomGrowth = oomGrowth(retry.oomGrowth(), errors);
     Map<String, String> labels = labels("labels", request.labels(), errors);
     Map<String, String> nodeSelector = labels("nodeSelector", request.nodeSelector(), errors);
+    List<String> preload = preload(request.preload(), command, errors);
     errors.throwIfAny(InvalidJobRequestException::new);
     return new JobSpec(
         name,
@@ -125,7 +131,37 @@ public final class JobRequestValidator {
         maxAttempts,
         oomGrowth,
         labels,
-        nodeSelector);
+        nodeSelector,
+        preload);
+  }
+
+  /**
+   * The modules a warm start imports once (issue 36): module names, for a command that a warm start
+   * can run as a fresh interpreter would ({@link PythonCommand}).
+   */
+  private static List<String> preload(
+      List<String> preload, List<String> command, FieldErrors errors) {
+    if (preload == null || preload.isEmpty()) {
+      return List.of();
+    }
+    if (preload.size() > MAX_PRELOAD_MODULES) {
+      errors.add("preload", "must name at most " + MAX_PRELOAD_MODULES + " modules");
+      return List.of();
+    }
+    for (int i = 0; i < preload.size(); i++) {
+      String module = preload.get(i);
+      if (module == null || !MODULE_NAME.matcher(module).matches()) {
+        errors.add(
+            "preload[" + i + "]", "must be a Python module name such as torch or gymnasium.envs");
+      }
+    }
+    if (!command.isEmpty() && PythonCommand.parse(command).isEmpty()) {
+      errors.add(
+          "preload",
+          "applies only to a Python interpreter running a script, -m module or -c code"
+              + " (command: [\"python3\", \"train.py\", ...])");
+    }
+    return List.copyOf(preload);
   }
 
   private static List<String> command(List<String> command, FieldErrors errors) {

@@ -14,6 +14,8 @@ import java.util.Objects;
  * @param host the cores and host memory the job is given
  * @param timeout null for none
  * @param nodeSelector labels a node must carry to run the job (several gpuq nodes)
+ * @param preload the modules a warm start imports once for all the trials that fork from it (issue
+ *     36); empty for a cold start
  */
 public record JobSpec(
     String name,
@@ -29,7 +31,42 @@ public record JobSpec(
     int maxAttempts,
     double oomGrowth,
     Map<String, String> labels,
-    Map<String, String> nodeSelector) {
+    Map<String, String> nodeSelector,
+    List<String> preload) {
+
+  /** A spec without {@code preload}: a cold start. */
+  public JobSpec(
+      String name,
+      List<String> command,
+      String workingDir,
+      Map<String, String> env,
+      Framework framework,
+      int gpus,
+      MemoryDemand memory,
+      HostResources host,
+      int priority,
+      Duration timeout,
+      int maxAttempts,
+      double oomGrowth,
+      Map<String, String> labels,
+      Map<String, String> nodeSelector) {
+    this(
+        name,
+        command,
+        workingDir,
+        env,
+        framework,
+        gpus,
+        memory,
+        host,
+        priority,
+        timeout,
+        maxAttempts,
+        oomGrowth,
+        labels,
+        nodeSelector,
+        List.of());
+  }
 
   public JobSpec {
     Objects.requireNonNull(memory, "memory");
@@ -38,6 +75,7 @@ public record JobSpec(
     env = Map.copyOf(env);
     labels = Map.copyOf(labels);
     nodeSelector = Map.copyOf(nodeSelector);
+    preload = preload == null ? List.of() : List.copyOf(preload);
   }
 
   public boolean wantsWholeGpus() {

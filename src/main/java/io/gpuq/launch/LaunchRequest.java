@@ -19,6 +19,8 @@ import java.util.Map;
  * @param timeout null for none
  * @param placement where it runs; the worker holds this capacity until its process exits
  * @param host its cores and host memory: how many cores it is bound to, and its memory cap
+ * @param warmStart whether its command is a warm start's client (issue 36), whose fork, running as
+ *     the job's account, enters the worker's cgroups itself
  */
 public record LaunchRequest(
     String jobId,
@@ -30,7 +32,34 @@ public record LaunchRequest(
     List<Path> accountDirectories,
     Duration timeout,
     JobPlacement placement,
-    HostResources host) {
+    HostResources host,
+    boolean warmStart) {
+
+  /** A cold start's request. */
+  public LaunchRequest(
+      String jobId,
+      int attempt,
+      List<String> command,
+      Path workingDir,
+      Map<String, String> environment,
+      Account switchTo,
+      List<Path> accountDirectories,
+      Duration timeout,
+      JobPlacement placement,
+      HostResources host) {
+    this(
+        jobId,
+        attempt,
+        command,
+        workingDir,
+        environment,
+        switchTo,
+        accountDirectories,
+        timeout,
+        placement,
+        host,
+        false);
+  }
 
   public LaunchRequest {
     command = List.copyOf(command);

@@ -229,6 +229,9 @@ public final class WorkerLauncher {
     for (Path procs : confined.cgroupProcs()) {
       argv.add(CGROUP_ARGUMENT);
       argv.add(procs.toString());
+      if (request.warmStart() && switchTo != null) {
+        letEnter(procs, switchTo);
+      }
     }
     List<String> command = new ArrayList<>();
     command.add(program.toString());
@@ -317,6 +320,30 @@ public final class WorkerLauncher {
     argv.add("--");
     argv.addAll(command);
     return argv;
+  }
+
+  /**
+   * Lets a warm start's fork, a process of the job's account forked by its zygote, enter this
+   * worker's group (issue 36): cgroup v1 lets a process move one of its own account's into a group
+   * whose {@code cgroup.procs} it may write. Only this worker's own groups are given, and only for
+   * as long as they live; v2 also asks for the common ancestor's file, which stays gpuq's, so there
+   * the fork cannot enter and the trial starts cold. The way to the file (the worker's group and
+   * gpuq's parent group, which gpuq made 0700) is opened to pass through, not to list.
+   */
+  private static void letEnter(Path procs, Account account) {
+    try {
+      Path group = procs.getParent();
+      for (Path dir : List.of(group, group.getParent())) {
+        java.util.Set<java.nio.file.attribute.PosixFilePermission> mode =
+            Files.getPosixFilePermissions(dir, LinkOption.NOFOLLOW_LINKS);
+        if (mode.add(java.nio.file.attribute.PosixFilePermission.OTHERS_EXECUTE)) {
+          Files.setPosixFilePermissions(dir, mode);
+        }
+      }
+      Files.setAttribute(procs, "unix:uid", account.uid(), LinkOption.NOFOLLOW_LINKS);
+    } catch (IOException | UnsupportedOperationException e) {
+      log.warn("cannot give {} to {}: {}", procs, account.name(), e.toString());
+    }
   }
 
   /**

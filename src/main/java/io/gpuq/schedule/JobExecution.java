@@ -79,14 +79,15 @@ public class JobExecution {
           new LaunchRequest(
               job.id(),
               job.attempt(),
-              job.command(),
+              given.command() == null ? job.command() : given.command(),
               job.workingDir() == null ? null : Path.of(job.workingDir()),
               given.environment(),
               given.switchTo(),
               given.accountDirectories(),
               job.timeout(),
               placement,
-              job.host());
+              job.host(),
+              given.command() != null);
       worker = workers.start(request, exit -> recordEnd.ended(exit, placement));
     } catch (LaunchException | RuntimeException e) {
       // The job is marked started: whatever stops its launch must end the attempt, or it would

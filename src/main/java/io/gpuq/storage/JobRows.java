@@ -51,7 +51,7 @@ public final class JobRows {
       "id, owner, name, state, attempt, command, working_dir, env, framework, gpus,"
           + " gpu_memory_bytes, gpu_fraction, requested_gpu_memory_bytes, requested_gpu_fraction,"
           + " cpus, memory_bytes, requested_memory_bytes, priority, timeout_millis, max_attempts, oom_growth, idempotency_key, node_selector,"
-          + " created_at, queued_at, sweep_id, trial, parameters, version";
+          + " preload, created_at, queued_at, sweep_id, trial, parameters, version";
 
   /** The SQL type each of {@link #JOB_COLUMNS} is bound as, a null too. */
   private static final int[] JOB_TYPES = {
@@ -76,6 +76,7 @@ public final class JobRows {
     Types.BIGINT,
     Types.INTEGER,
     Types.DOUBLE,
+    Types.VARCHAR,
     Types.VARCHAR,
     Types.VARCHAR,
     Types.TIMESTAMP_WITH_TIMEZONE,
@@ -167,6 +168,7 @@ public final class JobRows {
       job.oomGrowth(),
       job.idempotencyKey(),
       job.nodeSelector().isEmpty() ? null : MAP.convertToDatabaseColumn(job.nodeSelector()),
+      job.preload().isEmpty() ? null : COMMAND.convertToDatabaseColumn(job.preload()),
       job.createdAt(),
       job.queuedAt(),
       trial == null ? null : trial.sweepId(),

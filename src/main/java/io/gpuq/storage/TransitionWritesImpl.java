@@ -53,7 +53,7 @@ class TransitionWritesImpl implements TransitionWrites {
 
   private static final String LOCK_TO_START =
       "select id, owner, attempt, command, working_dir, env, framework, timeout_millis, created_at,"
-          + " queued_at, sweep_id, trial, parameters, cpus, memory_bytes from jobs where state in ("
+          + " queued_at, sweep_id, trial, parameters, cpus, memory_bytes, preload from jobs where state in ("
           + String.join(", ", Collections.nCopies(SOURCES.size(), "?"))
           + ") and id in (%s) for update skip locked";
 
@@ -102,11 +102,16 @@ class TransitionWritesImpl implements TransitionWrites {
                   trial(row),
                   new HostResources(
                       JobRows.cpus(row.getBigDecimal("cpus")),
-                      row.getObject("memory_bytes", Long.class))));
+                      row.getObject("memory_bytes", Long.class)),
+                  preload(row.getString("preload"))));
         }
       }
     }
     return locked;
+  }
+
+  private static List<String> preload(String column) {
+    return column == null ? List.of() : COMMAND.convertToEntityAttribute(column);
   }
 
   private static SweepTrial trial(ResultSet row) throws SQLException {

@@ -129,6 +129,7 @@ public final class TrialTemplate {
         template.timeout(),
         template.retry(),
         TrialLabels.of(templateLabels, sweepId, trial),
-        template.nodeSelector());
+        template.nodeSelector(),
+        template.preload());
   }
 }

@@ -28,6 +28,8 @@ import io.gpuq.schedule.MetricsReading;
 import io.gpuq.schedule.Scheduler;
 import io.gpuq.sweep.SweepStore;
 import io.gpuq.sweeprun.SweepCompletionDuty;
+import io.gpuq.warm.WarmStarts;
+import io.gpuq.warm.ZygoteRetirement;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -46,6 +48,8 @@ public class CompositionConfiguration {
 
   /** Often enough that a done sweep shows its end (and starts ageing) within seconds. */
   static final Duration SWEEP_COMPLETION_INTERVAL = Duration.ofSeconds(5);
+
+  static final Duration ZYGOTE_RETIREMENT_INTERVAL = Duration.ofSeconds(10);
 
   /**
    * Often enough that a job writing at disk speed (about 1 GiB/s) passes gpuq.worker.max-work-size
@@ -79,6 +83,7 @@ public class CompositionConfiguration {
       WorkerConfinement confinement,
       Workers workers,
       JobFiles files,
+      WarmStarts warmStarts,
       GpuqProperties properties,
       Clock clock) {
     Duration heartbeat = properties.cluster().heartbeatInterval();
@@ -117,7 +122,12 @@ public class CompositionConfiguration {
                 // gpuq.backup.interval; off on PostgreSQL
                 backup,
                 // every 10 s: the cgroups an ended worker's processes kept too long
-                new LeftoverGroupsDuty(confinement)));
+                new LeftoverGroupsDuty(confinement),
+                // every 10 s: the warm-start zygotes of sweeps that have ended (issue 36)
+                new ZygoteRetirement(
+                    warmStarts,
+                    sweep -> sweeps.find(sweep).map(s -> s.finishedAt() != null).orElse(true),
+                    ZYGOTE_RETIREMENT_INTERVAL)));
     long maxWorkSize = CoreConfiguration.maxWorkSize(properties.worker().maxWorkSize());
     if (maxWorkSize > 0) {
       // every 2 s: each running job's work directory against gpuq.worker.max-work-size

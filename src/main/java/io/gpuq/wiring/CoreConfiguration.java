@@ -11,6 +11,8 @@ import io.gpuq.gpu.GpuPoller;
 import io.gpuq.guard.ExitClassifier;
 import io.gpuq.guard.OomRecognizer;
 import io.gpuq.isolation.Isolation;
+import io.gpuq.job.ClaimedJob;
+import io.gpuq.job.JobPlacement;
 import io.gpuq.job.JobRequestValidator;
 import io.gpuq.job.JobService;
 import io.gpuq.job.JobStore;
@@ -19,6 +21,7 @@ import io.gpuq.launch.JobFiles;
 import io.gpuq.launch.ProcessTreeStopper;
 import io.gpuq.launch.WorkerConfinement;
 import io.gpuq.launch.WorkerLauncher;
+import io.gpuq.launch.WorkerSetup;
 import io.gpuq.launch.WorkerSetups;
 import io.gpuq.launch.Workers;
 import io.gpuq.launch.env.WorkerEnvironment;
@@ -45,6 +48,7 @@ import io.gpuq.security.TokenRegistry;
 import io.gpuq.startup.StartRefusedException;
 import io.gpuq.storage.JdbcUsageLedger;
 import io.gpuq.text.MemorySize;
+import io.gpuq.warm.WarmStarts;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Clock;
@@ -53,6 +57,7 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.BiFunction;
 import java.util.function.ToLongFunction;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
@@ -186,6 +191,7 @@ public class CoreConfiguration {
       GpuPoller poller,
       WorkerEnvironment environment,
       Isolation isolation,
+      WarmStarts warmStarts,
       ProcFs procFs,
       NodeRegistry nodes,
       ExecutorService jobStarter,
@@ -197,7 +203,9 @@ public class CoreConfiguration {
       LocalCapacity capacity) {
     int cpuSlots = properties.scheduler().cpuSlots();
     return new SchedulerBuilder(jobs, workers, files, placer, clock, node.name())
-        .workerSetup(new WorkerSetups(environment, files, isolation, System.getenv()))
+        .workerSetup(
+            warmSetups(
+                new WorkerSetups(environment, files, isolation, System.getenv()), warmStarts))
         .exitClassifier(new ExitClassifier(new OomRecognizer()), properties.worker().logTailBytes())
         .gpus(gpuBackend, inventory, poller::latest)
         .procFs(procFs)
@@ -247,6 +255,27 @@ public class CoreConfiguration {
         WorkerEnvironmentSettings.defaults(files.layout().jaxCache(), files.layout().python())
             .withJaxCompilationCache(properties.worker().jaxCompilationCache())
             .withPreallocateJax(properties.worker().jaxPreallocate()));
+  }
+
+  /** Warm starts (issue 36): their zygotes' directories and scripts in the data directory. */
+  @Bean(destroyMethod = "close")
+  WarmStarts warmStarts(GpuqProperties properties, JobFiles files, Clock clock) {
+    GpuqProperties.Warm warm = properties.warm();
+    return new WarmStarts(
+        files.layout().root().resolve("warm"),
+        warm.idleExit(),
+        warm.maxForks(),
+        warm.readyWait(),
+        clock);
+  }
+
+  /**
+   * A job with {@code preload} gets its worker's setup turned into a warm start's (issue 36); the
+   * setup itself is decided in {@code launch}, which need not know of warm starts.
+   */
+  private static BiFunction<ClaimedJob, JobPlacement, WorkerSetup> warmSetups(
+      WorkerSetups setups, WarmStarts warmStarts) {
+    return (job, placement) -> warmStarts.prepare(job, setups.apply(job, placement));
   }
 
   @Bean

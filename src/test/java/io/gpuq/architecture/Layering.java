@@ -130,7 +130,8 @@ final class Layering {
     "launch",
     "guard",
     "cgroup",
-    "fairshare"
+    "fairshare",
+    "warm"
   };
 
   static ArchRule springConfigurationOnlyInWiring(String root) {

@@ -31,8 +31,15 @@ import tools.jackson.databind.JsonNode;
  *       CPU slots as the machine has cores; with {@code cpus=K}, the template asks for K cores
  *       ({@code resources.cpus}) instead;
  *   <li>{@code pool}: {@code torch.multiprocessing.Pool(8)}, as the seed wrote it;
- *   <li>{@code procs}: 24 processes at once, as the seed's answer suggests.
+ *   <li>{@code procs}: 24 processes at once, as the seed's answer suggests;
+ *   <li>{@code warm} (issue 36): the gpuq sweep with {@code preload: ["torch", "gymnasium"]}, its
+ *       trials forked from one zygote;
+ *   <li>{@code pool2}: {@code Pool(2)}; {@code loky}: joblib's loky backend with {@code n_jobs=2}
+ *       (needs joblib in the interpreter).
  * </ul>
+ *
+ * <p>Beside them it prints the physical floor: the runs' CPU-seconds (measured once, by the {@code
+ * procs} way's children, when it ran) divided by the cores.
  *
  * <p>The makespan is from the start of each way to its last run's end (for gpuq: from the sweep's
  * creation to its {@code DONE}). The Python needs torch and gymnasium: {@code python=} names an
@@ -56,7 +63,7 @@ public final class RlWorkloadBench {
     int processes = given.getInt("procs", 24);
     String cpus = given.get("cpus", "");
     String python = given.get("python", "");
-    List<String> modes = List.of(given.get("modes", "gpuq,pool,procs").split(","));
+    List<String> modes = List.of(given.get("modes", "gpuq,warm,pool,pool2,procs,loky").split(","));
     given.requireAllRead();
 
     String interpreter = python.isEmpty() ? preparedVenv() : python;
@@ -66,8 +73,11 @@ public final class RlWorkloadBench {
       for (String mode : modes) {
         double seconds =
             switch (mode) {
-              case "gpuq" -> viaGpuq(interpreter, runs, steps, cores, cpus);
+              case "gpuq" -> viaGpuq(interpreter, runs, steps, cores, cpus, false);
+              case "warm" -> viaGpuq(interpreter, runs, steps, cores, cpus, true);
               case "pool" -> baseline(interpreter, "pool", runs, poolWorkers, steps);
+              case "pool2" -> baseline(interpreter, "pool", runs, 2, steps);
+              case "loky" -> baseline(interpreter, "loky", runs, 2, steps);
               case "procs" -> baseline(interpreter, "procs", runs, processes, steps);
               default -> throw new IllegalArgumentException("no mode " + mode);
             };
@@ -79,6 +89,9 @@ public final class RlWorkloadBench {
         "%n%d runs of %d CartPole steps, %d cores, rounds=%d (median makespan, s)%n",
         runs, steps, cores, rounds);
     double gpuq = makespans.containsKey("gpuq") ? median(makespans.get("gpuq")) : Double.NaN;
+    System.out.printf(
+        "floor  %8.1f s   the runs' %.1f CPU-seconds (procs) / %d cores%n",
+        cpuSeconds / cores, cpuSeconds, cores);
     for (Map.Entry<String, List<Double>> entry : makespans.entrySet()) {
       double median = median(entry.getValue());
       System.out.printf(
@@ -87,9 +100,13 @@ public final class RlWorkloadBench {
     }
   }
 
+  /** The runs' CPU-seconds, as the last {@code procs} way measured them. */
+  private static double cpuSeconds = Double.NaN;
+
   private static double baseline(String python, String mode, int runs, int width, int steps)
       throws IOException, InterruptedException {
     long start = System.nanoTime();
+    Path output = Files.createTempFile("rl-baseline-", ".out");
     Process process =
         new ProcessBuilder(
                 python,
@@ -98,17 +115,24 @@ public final class RlWorkloadBench {
                 Integer.toString(runs),
                 Integer.toString(width),
                 Integer.toString(steps))
-            .redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+            .redirectError(ProcessBuilder.Redirect.DISCARD)
+            .redirectOutput(output.toFile())
             .start();
     if (process.waitFor() != 0) {
       throw new IllegalStateException(mode + " failed with exit code " + process.exitValue());
     }
-    return (System.nanoTime() - start) / 1e9;
+    double seconds = (System.nanoTime() - start) / 1e9;
+    List<String> lines = Files.readAllLines(output);
+    Files.deleteIfExists(output);
+    if (mode.equals("procs") && !lines.isEmpty()) {
+      cpuSeconds = BenchClient.JSON.readTree(lines.get(lines.size() - 1)).get("cpu_s").asDouble();
+    }
+    return seconds;
   }
 
-  private static double viaGpuq(String python, int runs, int steps, int cores, String cpus)
-      throws Exception {
+  private static double viaGpuq(
+      String python, int runs, int steps, int cores, String cpus, boolean warm) throws Exception {
     Path dataDir = Files.createTempDirectory("rl-workload-bench-");
     try (ConfigurableApplicationContext gpuq =
         new SpringApplicationBuilder(GpuqApplication.class)
@@ -132,10 +156,16 @@ public final class RlWorkloadBench {
           """
           {"name": "cartpole", "method": "grid", "resources": %s,
            "workingDir": "%s",
-           "command": ["%s", "cartpole.py", "{seed}", "%d"],
+           "command": ["%s", "cartpole.py", "{seed}", "%d"],%s
            "parameters": {"seed": {"values": [%s]}}}
           """
-              .formatted(resources, SCRIPTS, python, steps, seeds);
+              .formatted(
+                  resources,
+                  SCRIPTS,
+                  python,
+                  steps,
+                  warm ? " \"preload\": [\"torch\", \"gymnasium\"]," : "",
+                  seeds);
       long start = System.nanoTime();
       JsonNode created = send("POST", base + "/sweeps", sweep);
       String id = created.get("id").asString();

@@ -499,6 +499,49 @@ class IsolationIntegrationTest {
     assertThat(alice.job(link).get("metrics").isNull()).isTrue();
   }
 
+  @Test
+  @DisplayName(
+      "a warm start (issue 36) forks from a zygote of the owner's account, into the trial's"
+          + " cgroups")
+  void a_warm_trial_forks_from_its_accounts_zygote_into_its_cgroup() throws IOException {
+    String code =
+        "import os\n"
+            + "zygote = [l.split()[1] for l in open('/proc/%d/status' % os.getppid())"
+            + " if l.startswith('Uid:')][0]\n"
+            + "print('uid', os.getuid(), 'zygote', zygote, flush=True)\n"
+            + "print(open('/proc/self/cgroup').read(), flush=True)\n";
+    String id =
+        alice.submit(
+            aJob()
+                .command("python3", "-c", code)
+                .cpus(1)
+                .memory("256MiB")
+                .field("preload", List.of("json"))
+                .json());
+
+    JsonNode job = awaitEnd(alice, id);
+
+    List<String> log = logOf(alice, id);
+    assertThat(job.get("state").asString()).as("%s", log).isEqualTo("SUCCEEDED");
+    JsonNode boundBy = job.at("/attempts/0/cores/boundBy");
+    boolean inCgroups = !boundBy.isMissingNode() && "cgroup".equals(boundBy.asString());
+    if (inCgroups
+        && io.gpuq.cgroup.CgroupSupport.detect().version() == io.gpuq.cgroup.CgroupVersion.V2) {
+      // v2 asks for the common ancestor's cgroup.procs too, which stays gpuq's: a cold start.
+      assertThat(log).anyMatch(l -> l.contains("warm start unavailable"));
+      return;
+    }
+    assertThat(log).as("a fork, not a cold start").noneMatch(l -> l.contains("warm start"));
+    int uid = OsAccounts.ensure(ALICE);
+    assertThat(log).contains("uid " + uid + " zygote " + uid);
+    if (inCgroups) {
+      assertThat(log.stream().filter(l -> l.contains(":memory:")))
+          .singleElement()
+          .asString()
+          .endsWith("/" + id + "@1");
+    }
+  }
+
   private static JsonNode awaitEnd(HttpApi api, String id) {
     await()
         .atMost(SOON)
