@@ -81,6 +81,8 @@ public class Dispatcher {
   // and do: none while a pass is under way that reads it, or after one that started a GPU job
   // (the jobs behind move up). Read by submitting threads (#wouldSee).
   private volatile LastPass.Head gpuReach;
+  // Whether the pass under way read the GPU queue (the loop's thread only).
+  private boolean gpuQueueRead;
 
   public Dispatcher(
       JobService jobs,
@@ -119,11 +121,10 @@ public class Dispatcher {
    *     read that queue
    */
   public DispatchResult dispatch(boolean gpuQueueMayHaveChanged) {
-    boolean readsGpuQueue =
-        !gpus.inventory().devices().isEmpty() && (gpuQueueMayHaveChanged || gpuJobsWaiting);
+    gpuQueueRead = false;
     DispatchResult result = pass(gpuQueueMayHaveChanged);
     // A pass that started or lost jobs moved the queue: the next read may reach further.
-    if (readsGpuQueue && result.started() == 0 && result.lost() == 0) {
+    if (gpuQueueRead && result.started() == 0 && result.lost() == 0) {
       gpuReach = gpuHead;
     }
     return result;
@@ -352,6 +353,7 @@ public class Dispatcher {
         jobs.queueHead(
             cpuFirst, cpuFirst == 0 ? 0 : lookahead, lookahead, readGpuQueue ? lookahead : 0);
     if (readGpuQueue) {
+      gpuQueueRead = true;
       gpuJobsWaiting = !head.gpu().isEmpty();
       gpuHead = LastPass.Head.of(head.gpu(), lookahead, lookahead);
     }
