@@ -44,14 +44,17 @@ public final class LogCursor {
       return SafeFiles.readLocked(
           log,
           channel -> {
+            // One size for all three: the job appends without the lock, and lines found before
+            // an append must not be read with it (a tail of 2 sent thousands of a fast writer's).
+            long size = channel.size();
             LogCursor cursor =
                 new LogCursor(
                     log,
-                    lines == null ? 0 : LogFiles.offsetOfLastLines(channel, lines),
+                    lines == null ? 0 : LogFiles.offsetOfLastLines(channel, lines, size),
                     LogCut.of(LogCut.stateFileOf(log)));
-            cursor.endAtStart = cursor.seen.outputPosition(channel.size());
+            cursor.endAtStart = cursor.seen.outputPosition(size);
             if (lines != null) {
-              cursor.first = cursor.readAt(channel, FIRST_READ);
+              cursor.first = cursor.readAt(channel, FIRST_READ, size);
             }
             return cursor;
           });
@@ -91,15 +94,15 @@ public final class LogCursor {
               position = now.logPosition(seen.outputPosition(position));
               seen = now;
             }
-            return readAt(channel, max);
+            return readAt(channel, max, channel.size());
           });
     } catch (NoSuchFileException e) {
       return new byte[0];
     }
   }
 
-  private byte[] readAt(FileChannel channel, int max) throws IOException {
-    long size = channel.size();
+  /** Reads at most {@code max} bytes from this place on, none at or past {@code size}. */
+  private byte[] readAt(FileChannel channel, int max, long size) throws IOException {
     if (position >= size || max <= 0) {
       return new byte[0];
     }

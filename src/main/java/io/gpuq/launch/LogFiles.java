@@ -13,7 +13,14 @@ public final class LogFiles {
 
   /** The byte offset at which the last {@code lines} lines of the file start. */
   public static long offsetOfLastLines(FileChannel file, int lines) throws IOException {
-    long end = file.size();
+    return offsetOfLastLines(file, lines, file.size());
+  }
+
+  /**
+   * The byte offset at which the last {@code lines} lines of the file's first {@code end} bytes
+   * start: of a file still being written, as it was at one moment.
+   */
+  public static long offsetOfLastLines(FileChannel file, int lines, long end) throws IOException {
     if (end == 0 || lines <= 0) {
       return end;
     }

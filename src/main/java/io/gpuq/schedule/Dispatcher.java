@@ -77,6 +77,12 @@ public class Dispatcher {
   // until a pass reads it again. Only the scheduling loop's thread writes them.
   private LastPass.Head cpuHead;
   private LastPass.Head gpuHead;
+  // How far the last pass read the GPU queue, while that read still says what a pass would read
+  // and do: none while a pass is under way that reads it, or after one that started a GPU job
+  // (the jobs behind move up). Read by submitting threads (#wouldSee).
+  private volatile LastPass.Head gpuReach;
+  // Whether the pass under way read the GPU queue (the loop's thread only).
+  private boolean gpuQueueRead;
 
   public Dispatcher(
       JobService jobs,
@@ -115,6 +121,28 @@ public class Dispatcher {
    *     read that queue
    */
   public DispatchResult dispatch(boolean gpuQueueMayHaveChanged) {
+    gpuQueueRead = false;
+    DispatchResult result = pass(gpuQueueMayHaveChanged);
+    // A pass that started or lost jobs moved the queue: the next read may reach further.
+    if (gpuQueueRead && result.started() == 0 && result.lost() == 0) {
+      gpuReach = gpuHead;
+    }
+    return result;
+  }
+
+  /**
+   * Whether the next pass would read this GPU job, just queued. Not when the last pass read the GPU
+   * queue to its limit and the job comes after all it read (and nothing has moved since: a start, a
+   * cancel or freed capacity wakes a pass of its own): that pass would read and place as the last
+   * one did, so a submission behind a long queue need not wake one. With 100,000 queued, each such
+   * pass read the GPU queue's whole lookahead, most of gpuq's CPU at 250 submissions a second.
+   */
+  public boolean wouldSee(String owner, int priority, String id) {
+    LastPass.Head reach = gpuReach;
+    return reach == null || !reach.outOfReach(owner, priority, id);
+  }
+
+  private DispatchResult pass(boolean gpuQueueMayHaveChanged) {
     if (!roomToStart.getAsBoolean()) {
       // A start writes the job's directories, log and exit file: queued jobs wait for space
       // rather than fail to launch. The loop's safety net tries again.
@@ -127,6 +155,9 @@ public class Dispatcher {
     int cpuOnlyRoom = host.freeCpus().compareTo(Cpus.SMALLEST) < 0 ? 0 : freeCpu;
     boolean readGpuQueue =
         !gpus.inventory().devices().isEmpty() && (gpuQueueMayHaveChanged || gpuJobsWaiting);
+    if (readGpuQueue) {
+      gpuReach = null;
+    }
     Instant now = clock.instant();
     Map<String, String> waiting = new HashMap<>();
     Map<String, Integer> fullSweeps = new HashMap<>();
@@ -322,6 +353,7 @@ public class Dispatcher {
         jobs.queueHead(
             cpuFirst, cpuFirst == 0 ? 0 : lookahead, lookahead, readGpuQueue ? lookahead : 0);
     if (readGpuQueue) {
+      gpuQueueRead = true;
       gpuJobsWaiting = !head.gpu().isEmpty();
       gpuHead = LastPass.Head.of(head.gpu(), lookahead, lookahead);
     }

@@ -48,7 +48,12 @@ public final class JobCommands {
     Submission submission = jobs.submit(caller, spec, idempotencyKey);
     A answered = answer.apply(submission.job());
     if (submission.created()) {
-      queued(spec.gpus() > 0);
+      Job job = submission.job();
+      if (spec.gpus() > 0) {
+        loop.queuedGpuJob(job.owner(), job.priority(), job.id());
+      } else {
+        loop.wakeUp();
+      }
     }
     return new Submitted<>(answered, submission.created());
   }

@@ -105,6 +105,26 @@ public final class LastPass {
       return new Head(jobs.size(), jobs.size() >= limit, perOwner, last);
     }
 
+    /**
+     * Whether a read such as this one, of the queue as it was plus this job of {@code owner}, would
+     * leave the job out: the read was cut off at its limit, the owner's jobs were read to the
+     * deepest rank any owner was (the read takes every owner's first job, then every owner's
+     * second, and so on: {@code QueueHeadsImpl}), and the job comes after the last of theirs.
+     */
+    boolean outOfReach(String owner, int priority, String id) {
+      Last last = lastByOwner.get(owner);
+      if (!cutOff || last == null) {
+        return false;
+      }
+      for (Last other : lastByOwner.values()) {
+        if (other.count() > last.count()) {
+          return false;
+        }
+      }
+      return priority < last.priority()
+          || (priority == last.priority() && id.compareTo(last.id()) > 0);
+    }
+
     /** Whether this job of {@code owner} comes after every job of theirs the read returned. */
     boolean behind(String owner, int priority, String id) {
       Last last = lastByOwner.get(owner);

@@ -32,6 +32,16 @@ public class SchedulingLoop {
     wakeups.wakeUpForGpus();
   }
 
+  /**
+   * A GPU job was queued: wakes a pass that reads the GPU queue, unless that pass would not read
+   * the job ({@link Dispatcher#wouldSee}).
+   */
+  public void queuedGpuJob(String owner, int priority, String id) {
+    if (dispatcher.wouldSee(owner, priority, id)) {
+      wakeups.wakeUpForGpus();
+    }
+  }
+
   /** See {@link Wakeups#wakeUp}. */
   public void wakeUp() {
     wakeups.wakeUp();

@@ -5,6 +5,8 @@ import io.gpuq.job.Job;
 import io.gpuq.job.JobBuilder;
 import io.gpuq.job.JobState;
 import io.gpuq.job.JobStore;
+import io.gpuq.schedule.Scheduler;
+import io.gpuq.schedule.SchedulingLoop;
 import io.gpuq.support.PostgresDatabase;
 import io.gpuq.support.PostgresSupport;
 import io.gpuq.support.TestAccounts;
@@ -44,7 +46,7 @@ import org.springframework.context.ConfigurableApplicationContext;
  * statements=false} leaves them out, for a build from before, which has no {@code owner_queued}).
  *
  * <p>{@code bench/run LongQueueBench [queued=100000] [databases=h2,postgres] [shapes=one,ten]
- * [submissions=1000] [passes=30] [starts=10] [statements=true]}
+ * [submissions=1000] [passes=30] [starts=10] [statements=true] [clients=1]}
  */
 public final class LongQueueBench {
 
@@ -59,6 +61,7 @@ public final class LongQueueBench {
     int submissions = given.getInt("submissions", 1000);
     int passes = given.getInt("passes", 30);
     int starts = given.getInt("starts", 10);
+    int clients = given.getInt("clients", 1);
     // false: for a build from before issue 34, which has no owner_queued.
     boolean statements = Boolean.parseBoolean(given.get("statements", "true"));
     given.requireAllRead();
@@ -86,6 +89,7 @@ public final class LongQueueBench {
             passes,
             starts,
             statements,
+            clients,
             root.resolve(database + shape));
       }
     }
@@ -105,6 +109,7 @@ public final class LongQueueBench {
       int passes,
       int starts,
       boolean statements,
+      int clients,
       Path dataDir)
       throws Exception {
     List<String> args = new ArrayList<>();
@@ -146,13 +151,20 @@ public final class LongQueueBench {
       awaitState(store, held, JobState.RUNNING);
 
       System.out.printf("%n%s, %s, load %s%n", database, shape, load());
-      double emptyRate = submitRate(client(port, "alice"), submissions);
+      // Before: each GPU job's submission woke a pass that read the GPU queue's lookahead, as
+      // the bench's wake-up after each one does; after: only one that such a pass would read.
+      SchedulingLoop loop = context.getBean(Scheduler.class).loop();
+      Runnable asBefore = loop::wakeUpForGpus;
+      double emptyBefore = submitRate(client(port, "alice"), submissions, clients, asBefore);
+      double emptyRate = submitRate(client(port, "alice"), submissions, clients, null);
       long t0 = System.nanoTime();
       seed(store, dataSource, shape, queued, pg != null);
       System.out.printf(
           "  seeded %,d queued GPU jobs in %.1f s%n", queued, (System.nanoTime() - t0) / 1e9);
       // New connections: the server closes one left idle while the queue was seeded.
-      double longRate = submitRate(client(port, "alice"), submissions);
+      double longBefore = submitRate(client(port, "alice"), submissions, clients, asBefore);
+      double longRate = submitRate(client(port, "alice"), submissions, clients, null);
+      double longBeforeAgain = submitRate(client(port, "alice"), submissions, clients, asBefore);
       long[] pass = new long[passes];
       for (int i = -3; i < passes; i++) {
         // A write to jobs before each, as a pass follows a submission or an end: H2 answers a
@@ -199,8 +211,12 @@ public final class LongQueueBench {
           "| bob's `true`: gpuq's CPU per job (submit to end, wall %.2f s) | %.2f CPU-s | |%n",
           wallPerStart, cpuPerStart);
       System.out.printf(
-          "| submissions a second, one client: empty queue / long queue | %.0f | %.0f |%n",
-          emptyRate, longRate);
+          "| submissions a second, %d client(s), a GPU pass woken by each (before): empty queue /"
+              + " long queue (twice) | %.0f | %.0f, %.0f |%n",
+          clients, emptyBefore, longBefore, longBeforeAgain);
+      System.out.printf(
+          "| submissions a second, %d client(s), after: empty queue / long queue | %.0f | %.0f |%n",
+          clients, emptyRate, longRate);
       System.out.println("  load after: " + load());
     } finally {
       context.close();
@@ -306,15 +322,45 @@ public final class LongQueueBench {
         .getProcessCpuTime();
   }
 
-  private static double submitRate(SocketHttp client, int count) {
+  /**
+   * GPU jobs submitted a second by {@code clients} threads, {@code count} in all; {@code
+   * afterEach}, when given, runs after each submission.
+   */
+  private static double submitRate(SocketHttp client, int count, int clients, Runnable afterEach)
+      throws Exception {
+    Runnable submit =
+        () -> {
+          id(client.postJson("/api/v1/jobs", job("true", null, 1)));
+          if (afterEach != null) {
+            afterEach.run();
+          }
+        };
     for (int i = 0; i < 50; i++) { // warm-up
-      id(client.postJson("/api/v1/jobs", job("true", null, 1)));
+      submit.run();
     }
-    long start = System.nanoTime();
-    for (int i = 0; i < count; i++) {
-      id(client.postJson("/api/v1/jobs", job("true", null, 1)));
+    java.util.concurrent.ExecutorService pool =
+        java.util.concurrent.Executors.newFixedThreadPool(clients);
+    try {
+      java.util.concurrent.atomic.AtomicInteger left =
+          new java.util.concurrent.atomic.AtomicInteger(count);
+      List<java.util.concurrent.Future<?>> running = new ArrayList<>();
+      long start = System.nanoTime();
+      for (int c = 0; c < clients; c++) {
+        running.add(
+            pool.submit(
+                () -> {
+                  while (left.getAndDecrement() > 0) {
+                    submit.run();
+                  }
+                }));
+      }
+      for (java.util.concurrent.Future<?> each : running) {
+        each.get(10, java.util.concurrent.TimeUnit.MINUTES);
+      }
+      return count / ((System.nanoTime() - start) / 1e9);
+    } finally {
+      pool.shutdownNow();
     }
-    return count / ((System.nanoTime() - start) / 1e9);
   }
 
   private static String job(String command, String argument, int gpus) {

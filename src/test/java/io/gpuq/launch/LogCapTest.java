@@ -175,6 +175,43 @@ class LogCapTest {
     }
   }
 
+  @Test
+  void the_last_lines_of_a_log_being_written_and_cut_are_at_most_as_many_as_asked()
+      throws Exception {
+    RunningWorker worker = launch("yes 'a line of a job that never stops'");
+    Path log = files.log("job");
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> LogCut.of(LogCut.stateFileOf(log)).dropped() > 0);
+    // As the API's tail reads it (JobLogs.stream): the lines found, then up to where the log ended.
+    int tooMany = 0;
+    String example = "";
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    int reads = 0;
+    while (System.nanoTime() < until || reads < 200) {
+      reads++;
+      LogCursor cursor = LogCursor.at(log, 2);
+      long end = cursor.outputEnd();
+      ByteArrayOutputStream read = new ByteArrayOutputStream();
+      while (cursor.outputPosition() < end) {
+        byte[] bytes = cursor.read((int) Math.min(64 * 1024, end - cursor.outputPosition()));
+        if (bytes.length == 0) {
+          break;
+        }
+        read.write(bytes);
+      }
+      long lines = read.toString(StandardCharsets.US_ASCII).lines().count();
+      if (lines > 2 || lines == 0) {
+        tooMany++;
+        example = lines + " lines";
+      }
+    }
+    ProcessSignals.signalGroup(worker.pid(), ProcessSignals.SIGKILL);
+    assertThat(tooMany)
+        .as("reads of other than 1-2 lines among " + reads + ", e.g. " + example)
+        .isZero();
+  }
+
   private RunningWorker launch(String script) throws LaunchException {
     return launch(1, script);
   }

@@ -509,6 +509,44 @@ abstract class SweepStoreContract {
   }
 
   @Test
+  void each_owners_queued_count_follows_trials_stored_started_and_cancelled_in_bulk() {
+    Sweep large = aGridSweep().withTrials(1_200).in(sweeps);
+    aGridSweep().withTrials(300).ownedBy("bob").in(sweeps);
+    assertQueuedCountsAreTheQueue();
+    // A statement that fails half-way counts nothing (issue 34: H2 counts per statement).
+    SweepBuilder broken = aGridSweep();
+    Sweep sweep = broken.sweep();
+    assertThatThrownBy(
+            () -> sweeps.create(sweep, List.of(broken.trial(sweep, 0), broken.trial(sweep, 0))))
+        .isNotNull();
+    assertQueuedCountsAreTheQueue();
+
+    start(large, 7);
+    start(large, 600);
+    assertQueuedCountsAreTheQueue();
+    sweeps.cancel(large.id(), LATER);
+    assertQueuedCountsAreTheQueue();
+    jdbc.update("delete from jobs where owner = 'bob' and trial < 100");
+    assertQueuedCountsAreTheQueue();
+  }
+
+  private void assertQueuedCountsAreTheQueue() {
+    Map<String, Long> kept = new TreeMap<>();
+    jdbc.query(
+        "select owner, jobs from owner_queued where jobs <> 0",
+        row -> {
+          kept.put(row.getString(1), row.getLong(2));
+        });
+    Map<String, Long> counted = new TreeMap<>();
+    jdbc.query(
+        "select owner, count(*) from jobs where state = 'QUEUED' group by owner",
+        row -> {
+          counted.put(row.getString(1), row.getLong(2));
+        });
+    assertThat(kept).isEqualTo(counted);
+  }
+
+  @Test
   void a_cancelled_trial_is_stored_as_the_job_stores_cancel_stores_a_job() {
     Sweep sweep = aGridSweep().withTrials(1).in(sweeps);
     String trial = start(sweep, 0);
