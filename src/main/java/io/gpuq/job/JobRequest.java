@@ -19,7 +19,42 @@ public record JobRequest(
     String timeout,
     Retry retry,
     Map<String, String> labels,
-    Map<String, String> nodeSelector) {
+    Map<String, String> nodeSelector,
+    List<DependsOn> dependsOn) {
+
+  /** Without dependencies, as before issue 37. */
+  public JobRequest(
+      String name,
+      List<String> command,
+      String workingDir,
+      Map<String, String> env,
+      String framework,
+      Resources resources,
+      Integer priority,
+      String timeout,
+      Retry retry,
+      Map<String, String> labels,
+      Map<String, String> nodeSelector) {
+    this(
+        name,
+        command,
+        workingDir,
+        env,
+        framework,
+        resources,
+        priority,
+        timeout,
+        retry,
+        labels,
+        nodeSelector,
+        null);
+  }
+
+  /**
+   * One dependency as the user wrote it (issue 37): {@code job} or {@code sweep}, and a {@code
+   * condition} ({@code afterok} unless given).
+   */
+  public record DependsOn(String job, String sweep, String condition) {}
 
   /**
    * What the job needs: {@code gpus} whole GPUs, each with a budget or whole; {@code cpus} cores (a

@@ -23,8 +23,19 @@ public final class JobCommands {
   private final SubmitChecks checks;
   private final Workers workers;
   private final SchedulingLoop loop;
+  private final DependencyChecks dependencies;
 
   public JobCommands(JobService jobs, SubmitChecks checks, Workers workers, SchedulingLoop loop) {
+    this(jobs, checks, workers, loop, DependencyChecks.NONE);
+  }
+
+  public JobCommands(
+      JobService jobs,
+      SubmitChecks checks,
+      Workers workers,
+      SchedulingLoop loop,
+      DependencyChecks dependencies) {
+    this.dependencies = dependencies;
     this.jobs = jobs;
     this.checks = checks;
     this.workers = workers;
@@ -44,12 +55,22 @@ public final class JobCommands {
   public <A> Submitted<A> submit(
       Caller caller, JobRequest request, String idempotencyKey, Function<Job, A> answer) {
     JobSpec spec = checks.check(caller.name(), request);
-    Submission submission = jobs.submit(caller, spec, idempotencyKey);
+    DependencyChecks.Checked dependsOn = dependencies.check(caller, request.dependsOn());
+    Submission submission =
+        jobs.submit(caller, spec, idempotencyKey, dependsOn.dependsOn(), dependsOn.held());
     A answered = answer.apply(submission.job());
-    if (submission.created()) {
+    if (submission.created() && !submission.job().held()) {
       queued(spec.gpus() > 0);
     }
     return new Submitted<>(answered, submission.created());
+  }
+
+  /** Why a held job waits (issue 37); null for a job that is not held. */
+  public String waitingReason(Job job) {
+    if (!job.held() || job.state() != io.gpuq.job.JobState.QUEUED) {
+      return null;
+    }
+    return dependencies.waitingReason(job.dependsOn());
   }
 
   /**
