@@ -36,7 +36,12 @@ public record SweepBody(
     @Schema(description = "method random: the seed that makes the samples reproducible") Long seed,
     MetricRequest metric,
     Integer maxConcurrent,
-    EarlyStoppingRequest earlyStopping) {
+    EarlyStoppingRequest earlyStopping,
+    @Schema(
+            description =
+                "new (issue 37): what every trial waits for, as a job's dependsOn; the trials"
+                    + " stay QUEUED and held until it is met")
+        List<JobRequest.DependsOn> dependsOn) {
 
   JobRequest template() {
     return new JobRequest(
@@ -50,7 +55,8 @@ public record SweepBody(
         timeout,
         retry,
         labels,
-        nodeSelector);
+        nodeSelector,
+        dependsOn);
   }
 
   SweepRequest sweep() {

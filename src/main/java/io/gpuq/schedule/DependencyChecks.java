@@ -44,7 +44,7 @@ public final class DependencyChecks {
    * @param held whether one of them is not met yet
    */
   public record Checked(List<Dependency> dependsOn, boolean held) {
-    static final Checked NOTHING = new Checked(List.of(), false);
+    public static final Checked NOTHING = new Checked(List.of(), false);
   }
 
   /**

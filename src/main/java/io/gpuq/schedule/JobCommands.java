@@ -65,6 +65,12 @@ public final class JobCommands {
     return new Submitted<>(answered, submission.created());
   }
 
+  /** A sweep's {@code dependsOn} (issue 37), checked as a job's: its trials wait for it. */
+  public DependencyChecks.Checked checkDependencies(
+      Caller caller, java.util.List<io.gpuq.job.JobRequest.DependsOn> dependsOn) {
+    return dependencies.check(caller, dependsOn);
+  }
+
   /** Why a held job waits (issue 37); null for a job that is not held. */
   public String waitingReason(Job job) {
     if (!job.held() || job.state() != io.gpuq.job.JobState.QUEUED) {

@@ -168,6 +168,38 @@ class DependenciesIntegrationTest extends IntegrationTest {
   }
 
   @Test
+  @DisplayName("A sweep may wait for a job: every trial is held until it succeeds")
+  void a_sweeps_trials_wait_for_a_job() throws Exception {
+    Gate gate = gate("dep-trials");
+    String a = alice.submit(aJob().shell(gate.shellWait()).json());
+    Response created =
+        alice.post(
+            "/api/v1/sweeps",
+            "{\"method\": \"grid\", \"command\": [\"true\"], \"resources\": {\"gpus\": 0},"
+                + " \"parameters\": {\"lr\": {\"values\": [1, 2]}},"
+                + " \"dependsOn\": [{\"job\": \""
+                + a
+                + "\"}]}");
+    assertThat(created.status()).as(created.body()).isEqualTo(201);
+    String sweep = created.json().get("id").asString();
+    awaitState(a, "RUNNING");
+    JsonNode trials = alice.get("/api/v1/sweeps/" + sweep + "/trials").json().get("items");
+    assertThat(trials.size()).isEqualTo(2);
+    for (JsonNode trial : trials) {
+      JsonNode job = alice.job(trial.get("jobId").asString());
+      assertThat(job.get("state").asString()).isEqualTo("QUEUED");
+      assertThat(job.get("queuedReason").asString())
+          .isEqualTo("waiting for job " + a + " to succeed");
+    }
+
+    gate.open();
+
+    for (JsonNode trial : trials) {
+      awaitState(trial.get("jobId").asString(), "SUCCEEDED");
+    }
+  }
+
+  @Test
   @DisplayName(
       "Unknown ids, another owner's job, more than 64 and a bad condition are 400s naming the"
           + " field; an ended job that can never satisfy the condition is a 422")
