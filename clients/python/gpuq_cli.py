@@ -262,6 +262,7 @@ def short_reason(job):
 # queuedReason's forms (docs/api.md) as one word each, as squeue shows (Resources) or (Priority);
 # `gpuq show` gives the words and numbers.
 _REASON_WORDS = (
+    (re.compile(r"waiting for (job|sweep) \S+ to |its dependencies are met"), "Dependency"),
     (re.compile(r"waiting for a free CPU slot"), "CpuSlot"),
     (re.compile(r"waiting for \d+ cores?;"), "Cores"),
     (re.compile(r"waiting for [^;]* of host memory;"), "HostMemory"),
@@ -436,6 +437,11 @@ def format_job(job, now, width=DEFAULT_WIDTH):
         add("Retry", "%s attempts, budget x%g after running out of memory"
             % (retry.get("maxAttempts"), retry.get("oomGrowth", 1.5)))
     add("Labels", ", ".join("%s=%s" % kv for kv in sorted((job.get("labels") or {}).items())))
+    # Each dependency as the command that shows it (issue 37).
+    add("Depends on", ", ".join(
+        "%s: gpuq %s" % (d.get("condition"), "show " + d["job"] if d.get("job")
+                         else "sweep show " + str(d.get("sweep")))
+        for d in job.get("dependsOn") or []))
     if job.get("sweep"):
         params = " ".join("%s=%s" % (k, fmt_value(v))
                           for k, v in (job.get("parameters") or {}).items())
@@ -865,9 +871,24 @@ def now_utc():
     return datetime.datetime.now(datetime.timezone.utc)
 
 
+DEPENDENCY_WORDS = {"afterok": "succeeded", "afternotok": "failed", "afterany": "ended"}
+
+
+def dependency(text, condition):
+    """One --after* option's dependency (issue 37): a job id, or sweep:ID."""
+    if text.startswith("sweep:"):
+        return {"sweep": text[len("sweep:"):], "condition": condition}
+    return {"job": text, "condition": condition}
+
+
 def job_body_options(args):
     """The job fields of submit, run and sweep create's options."""
     fields = {}
+    depends_on = []
+    for name in ("depends_after", "depends_after_ok", "depends_after_notok", "depends_after_any"):
+        depends_on.extend(getattr(args, name, None) or [])
+    if depends_on:
+        fields["dependsOn"] = depends_on
     if args.name:
         fields["name"] = args.name
     if args.framework:
@@ -1309,6 +1330,13 @@ def _job_options(p):
     g.add_argument("--priority", type=int)
     g.add_argument("--idempotency-key", metavar="KEY",
                    help="a repeated submit with the same key creates nothing new")
+    for flag, condition in (("--after", "afterok"), ("--after-ok", "afterok"),
+                            ("--after-notok", "afternotok"), ("--after-any", "afterany")):
+        g.add_argument(flag, action="append", metavar="ID",
+                       dest="depends_" + flag[2:].replace("-", "_"),
+                       type=lambda t, c=condition: dependency(t, c),
+                       help="wait until job ID (or sweep:ID) %s; repeatable"
+                            % DEPENDENCY_WORDS[condition])
 
 
 def _json_option(p):

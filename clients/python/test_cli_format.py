@@ -416,6 +416,8 @@ class UnitsTest(unittest.TestCase):
                 ("a GPU is reserved for job X, which has waited longest", "Reserved"),
                 ("start spacing on GPU 0 of node a", "Spacing"),
                 ("waiting for a free CPU slot on node a", "CpuSlot"),
+                ("waiting for job 01J0000000000000000000000A to succeed", "Dependency"),
+                ("waiting for sweep 01J0000000000000000000000A to end", "Dependency"),
                 ("node a does not match nodeSelector {pool=a100}", "Selector"),
                 ("not yet considered by a scheduling pass", "NotYet"),
                 ("waiting for 4 cores; 2 free on node a", "Cores"),
@@ -471,6 +473,20 @@ class CommandLineTest(unittest.TestCase):
                          ["--url=http://a:1", "gpus"])
         job = ["submit", "--gpus", "0", "--", "curl", "--url", "http://x"]
         self.assertEqual(gpuq_cli._url_first(job), job)
+
+    def test_after_options_become_dependencies_and_show_names_each_one(self):
+        args = gpuq_cli.build_parser().parse_args(
+            ["submit", "--after", "A", "--after-notok", "sweep:S", "--after-any", "B",
+             "--", "true"])
+        self.assertEqual(gpuq_cli.job_body_options(args)["dependsOn"], [
+            {"job": "A", "condition": "afterok"},
+            {"sweep": "S", "condition": "afternotok"},
+            {"job": "B", "condition": "afterany"}])
+        job = {"id": "J", "state": "QUEUED", "queuedReason": "waiting for job A to succeed",
+               "dependsOn": [{"job": "A", "condition": "afterok"},
+                             {"sweep": "S", "condition": "afternotok"}]}
+        text = gpuq_cli.format_job(job, NOW)
+        self.assertIn("Depends on  afterok: gpuq show A, afternotok: gpuq sweep show S", text)
 
     def test_every_command_has_help(self):
         parser = gpuq_cli.build_parser()
