@@ -137,6 +137,32 @@ class WebUiTest extends IntegrationTest {
   }
 
   @Test
+  @DisplayName("a job's page shows what it depends on, each a link to that job (issue 37)")
+  void a_jobs_page_links_its_dependencies() throws IOException {
+    Gate gate = Gate.in(dataDir(), "ui-dependency");
+    String first = alice.submit(aJob().name("first").shell(gate.shellWait()).json());
+    String second =
+        alice.submit(
+            aJob()
+                .name("second")
+                .field("dependsOn", java.util.List.of(java.util.Map.of("job", first)))
+                .json());
+    try {
+      signIn(ALICE_TOKEN, "/job/" + second);
+
+      await()
+          .atMost(SOON)
+          .until(() -> text(By.id("job-depends-on")).contains("afterok job " + first));
+      assertThat(text(By.id("job-reason"))).contains("waiting for job " + first + " to succeed");
+      visible(By.cssSelector("#job-depends-on a.dependency")).click();
+      await().atMost(SOON).until(() -> text(By.id("job-name")).equals("first"));
+    } finally {
+      gate.open();
+    }
+    await().atMost(SOON).until(() -> alice.state(second).equals("SUCCEEDED"));
+  }
+
+  @Test
   @DisplayName(
       "a job's page follows its log live, charts its metrics, and its cancel ends it CANCELLED")
   void a_jobs_page_follows_its_log_and_cancels_it() throws IOException {
