@@ -324,6 +324,12 @@ public class CoreConfiguration {
         new DependencyChecks(dependencies));
   }
 
+  /** What the usage report (issue 37) is computed from. */
+  @Bean
+  io.gpuq.job.UsageSource usageSource(javax.sql.DataSource dataSource) {
+    return new io.gpuq.storage.UsageTable(dataSource);
+  }
+
   /** What dependencies (issue 37) are judged by: the held jobs and where their targets stand. */
   @Bean
   DependencyTargets dependencyTargets(javax.sql.DataSource dataSource) {
