@@ -488,13 +488,25 @@ class CommandLineTest(unittest.TestCase):
         text = gpuq_cli.format_job(job, NOW)
         self.assertIn("Depends on  afterok: gpuq show A, afternotok: gpuq sweep show S", text)
 
+    def test_usage_prints_each_group_then_the_total(self):
+        report = {"groups": [{"key": "alice", "jobs": {"SUCCEEDED": 2, "FAILED": 1},
+                              "gpuHours": 1.5, "coreHours": 3, "waitSeconds": {"p50": 2.4,
+                                                                               "p95": 9, "max": 9}}],
+                  "total": {"jobs": {"SUCCEEDED": 5}, "gpuHours": 4, "waitSeconds": {}}}
+        rows = gpuq_cli.usage_rows(report)
+        self.assertEqual(rows[0], ["alice", "2", "1", "0", "0", "1.50", "0.00", "0.00", "3.00",
+                                   "0.00", "2s", "9s", "9s"])
+        self.assertEqual(rows[1][0], "TOTAL")
+        self.assertEqual(rows[1][5], "4.00")
+        self.assertEqual(rows[1][-1], "-")
+
     def test_every_command_has_help(self):
         parser = gpuq_cli.build_parser()
         for argv in (["submit"], ["run"], ["queue"], ["ls"], ["show"], ["logs"], ["cancel"],
                      ["wait"], ["gpus"], ["nodes"], ["owners"], ["login"], ["completion"], ["sweep"],
                      ["sweep", "create"], ["sweep", "ls"], ["sweep", "show"],
                      ["sweep", "trials"], ["sweep", "best"], ["sweep", "cancel"],
-                     ["sweep", "close"]):
+                     ["sweep", "close"], ["usage"]):
             with self.subTest(argv=argv), self.assertRaises(SystemExit) as exit_:
                 with open(os.devnull, "w") as devnull:
                     stdout, sys.stdout = sys.stdout, devnull
