@@ -80,7 +80,15 @@ public class UsageController {
     }
     List<EndedAttempt> attempts = source.attemptsEnded(start, end, labelKey);
     List<FinishedJob> jobs = source.jobsFinished(start, end, labelKey);
-    UsageReport all = UsageReport.of(start, end, grouping, byText, attempts, jobs);
+    // What retention deleted, for the whole days of the window.
+    LocalDate firstDay = LocalDate.ofInstant(start, ZoneOffset.UTC);
+    if (firstDay.atStartOfDay(ZoneOffset.UTC).toInstant().isBefore(start)) {
+      firstDay = firstDay.plusDays(1);
+    }
+    LocalDate endDay = LocalDate.ofInstant(end, ZoneOffset.UTC);
+    List<UsageSource.RolledUpDay> rolledUp =
+        firstDay.isBefore(endDay) ? source.rolledUp(firstDay, endDay) : List.of();
+    UsageReport all = UsageReport.of(start, end, grouping, byText, attempts, jobs, rolledUp);
     if (caller.isAdmin()) {
       return all;
     }
@@ -92,7 +100,8 @@ public class UsageController {
             grouping,
             byText,
             attempts.stream().filter(a -> a.owner().equals(caller.name())).toList(),
-            jobs.stream().filter(j -> j.owner().equals(caller.name())).toList());
+            jobs.stream().filter(j -> j.owner().equals(caller.name())).toList(),
+            rolledUp.stream().filter(d -> d.owner().equals(caller.name())).toList());
     return new UsageReport(start, end, byText, own.groups(), all.total());
   }
 

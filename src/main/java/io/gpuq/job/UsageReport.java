@@ -42,15 +42,21 @@ public record UsageReport(Instant from, Instant to, String by, List<Group> group
 
   /** Seconds from submission to first start, over the jobs that finished and had started. */
   public record Wait(Double p50, Double p95, Double max) {
-    static Wait of(List<Long> millis) {
+    /**
+     * @param rolledUpMax the longest wait of the rolled-up days, negative for none: it counts in
+     *     the max, not in the percentiles, which the roll-up cannot keep
+     */
+    static Wait of(List<Long> millis, double rolledUpMax) {
+      Double max = rolledUpMax < 0 ? null : rolledUpMax;
       if (millis.isEmpty()) {
-        return new Wait(null, null, null);
+        return new Wait(null, null, max);
       }
       List<Long> sorted = millis.stream().sorted().toList();
+      double live = seconds(sorted.get(sorted.size() - 1));
       return new Wait(
           seconds(percentile(sorted, 0.50)),
           seconds(percentile(sorted, 0.95)),
-          seconds(sorted.get(sorted.size() - 1)));
+          max == null ? live : Math.max(live, max));
     }
 
     /**
@@ -74,6 +80,22 @@ public record UsageReport(Instant from, Instant to, String by, List<Group> group
       String byText,
       List<EndedAttempt> attempts,
       List<FinishedJob> jobs) {
+    return of(from, to, by, byText, attempts, jobs, List.of());
+  }
+
+  /**
+   * The report, with what retention deleted and rolled up per day ({@code rolledUp}, the whole days
+   * of the window): by owner and by day in their groups; by label in the group of no label, as the
+   * roll-up keeps no labels.
+   */
+  public static UsageReport of(
+      Instant from,
+      Instant to,
+      By by,
+      String byText,
+      List<EndedAttempt> attempts,
+      List<FinishedJob> jobs,
+      List<UsageSource.RolledUpDay> rolledUp) {
     Function<EndedAttempt, String> attemptKey =
         switch (by) {
           case OWNER -> EndedAttempt::owner;
@@ -96,6 +118,16 @@ public record UsageReport(Instant from, Instant to, String by, List<Group> group
       byKey.computeIfAbsent(jobKey.apply(job), k -> new Sums()).add(job);
       total.add(job);
     }
+    for (UsageSource.RolledUpDay day : rolledUp) {
+      String key =
+          switch (by) {
+            case OWNER -> day.owner();
+            case LABEL -> null;
+            case DAY -> day.day().toString();
+          };
+      byKey.computeIfAbsent(key, k -> new Sums()).add(day);
+      total.add(day);
+    }
     List<Group> groups = new ArrayList<>();
     byKey.forEach((key, sums) -> groups.add(sums.group(key)));
     return new UsageReport(from, to, byText, groups, total.group(null));
@@ -113,6 +145,7 @@ public record UsageReport(Instant from, Instant to, String by, List<Group> group
     double coreHours;
     double memoryGiBHours;
     final List<Long> waits = new ArrayList<>();
+    double rolledUpWaitMax = -1;
 
     void add(EndedAttempt a) {
       double hours = Duration.between(a.startedAt(), a.finishedAt()).toMillis() / 3_600_000.0;
@@ -127,6 +160,18 @@ public record UsageReport(Instant from, Instant to, String by, List<Group> group
       jobs.merge(j.state(), 1L, Long::sum);
       if (j.waitMillis() != null) {
         waits.add(j.waitMillis());
+      }
+    }
+
+    void add(UsageSource.RolledUpDay day) {
+      day.jobs().forEach((state, count) -> jobs.merge(state, count, Long::sum));
+      gpuHours += day.gpuHours();
+      gpuMemoryGiBHours += day.gpuMemoryGiBHours();
+      measuredGpuMemoryGiBHours += day.measuredGpuMemoryGiBHours();
+      coreHours += day.coreHours();
+      memoryGiBHours += day.memoryGiBHours();
+      if (day.waitMaxSeconds() != null) {
+        rolledUpWaitMax = Math.max(rolledUpWaitMax, day.waitMaxSeconds());
       }
     }
 
@@ -145,7 +190,7 @@ public record UsageReport(Instant from, Instant to, String by, List<Group> group
           measuredGpuMemoryGiBHours,
           coreHours,
           memoryGiBHours,
-          Wait.of(waits));
+          Wait.of(waits, rolledUpWaitMax));
     }
   }
 }

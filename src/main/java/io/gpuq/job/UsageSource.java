@@ -39,6 +39,24 @@ public interface UsageSource {
   record FinishedJob(
       String owner, String group, JobState state, Instant finishedAt, Long waitMillis) {}
 
+  /**
+   * What retention deleted, kept per UTC day and owner (issue 37): the figures of the attempts that
+   * ended and the jobs that finished that day.
+   */
+  record RolledUpDay(
+      java.time.LocalDate day,
+      String owner,
+      java.util.Map<JobState, Long> jobs,
+      double gpuHours,
+      double gpuMemoryGiBHours,
+      double measuredGpuMemoryGiBHours,
+      double coreHours,
+      double memoryGiBHours,
+      Double waitMaxSeconds) {}
+
+  /** The rolled-up days from {@code fromDay} to {@code toDay}, excluded. */
+  List<RolledUpDay> rolledUp(java.time.LocalDate fromDay, java.time.LocalDate toDay);
+
   /** Attempts that ended at or after {@code from} and before {@code to}. */
   List<EndedAttempt> attemptsEnded(Instant from, Instant to, String labelKey);
 
