@@ -137,6 +137,24 @@ class WebUiTest extends IntegrationTest {
   }
 
   @Test
+  @DisplayName("the Usage view shows a row per owner and the total (issue 37)")
+  void the_usage_view_shows_each_owner_and_the_total() {
+    String id = admin.submit(aJob().name("used").json());
+    await().atMost(SOON).until(() -> admin.state(id).equals("SUCCEEDED"));
+    signIn(ADMIN_TOKEN, "/usage");
+
+    await()
+        .atMost(SOON)
+        .ignoreExceptions()
+        .until(
+            () ->
+                !page.findElements(By.cssSelector("#usage-by-owner tr[data-key='root']"))
+                    .isEmpty());
+    assertThat(text(By.id("usage-by-owner"))).contains("total");
+    assertThat(text(By.id("usage-by-day"))).contains("total");
+  }
+
+  @Test
   @DisplayName("a job's page shows what it depends on, each a link to that job (issue 37)")
   void a_jobs_page_links_its_dependencies() throws IOException {
     Gate gate = Gate.in(dataDir(), "ui-dependency");
