@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
@@ -29,8 +30,20 @@ class DependenciesIntegrationTest extends IntegrationTest {
     return job.field("dependsOn", dependsOn);
   }
 
+  private final List<Gate> gates = new ArrayList<>();
+
   private Gate gate(String name) {
-    return Gate.in(dataDir(), name);
+    Gate gate = Gate.in(dataDir(), name);
+    gates.add(gate);
+    return gate;
+  }
+
+  /** A test that failed before opening its gates leaves no job waiting on them for ever. */
+  @AfterEach
+  void openEveryGate() throws java.io.IOException {
+    for (Gate gate : gates) {
+      gate.open();
+    }
   }
 
   private void awaitState(String id, String state) {
