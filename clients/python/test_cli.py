@@ -288,6 +288,22 @@ class CommandTest(unittest.TestCase):
 
     # ---- show, logs, cancel ----------------------------------------------------------------
 
+    def test_after_options_make_jobs_wait_and_show_lists_them(self):
+        first = self.submit("sh", "-c", "sleep 1; exit 3")
+        ok = self.submit("true", options=("--after", first))
+        notok = self.submit("true", options=("--after-notok", first))
+        self.assertEqual(self.finished(ok)["state"], "CANCELLED")
+        self.assertEqual(self.finished(notok)["state"], "SUCCEEDED")
+        self.assertIn("Depends on  afterok: gpuq show %s\n" % first, self.ok("show", ok).out)
+
+    def test_usage_prints_a_table_json_and_csv(self):
+        self.finished(self.submit("true"))
+        self.assertIn("GROUP", self.ok("usage").out)
+        self.assertIn("TOTAL", self.ok("usage", "--by", "day").out)
+        report = json.loads(self.ok("usage", "--json", "--by", "label:test").out)
+        self.assertIn(self.run_id, [g.get("key") for g in report["groups"]])
+        self.assertTrue(self.ok("usage", "--csv").out.startswith("GROUP,SUCCEEDED,"))
+
     def test_show_gives_the_job_in_words(self):
         job_id = self.submit("sh", "-c", "exit 3", options=("--name", "show-" + self.run_id))
         self.finished(job_id)

@@ -416,6 +416,8 @@ class UnitsTest(unittest.TestCase):
                 ("a GPU is reserved for job X, which has waited longest", "Reserved"),
                 ("start spacing on GPU 0 of node a", "Spacing"),
                 ("waiting for a free CPU slot on node a", "CpuSlot"),
+                ("waiting for job 01J0000000000000000000000A to succeed", "Dependency"),
+                ("waiting for sweep 01J0000000000000000000000A to end", "Dependency"),
                 ("node a does not match nodeSelector {pool=a100}", "Selector"),
                 ("not yet considered by a scheduling pass", "NotYet"),
                 ("waiting for 4 cores; 2 free on node a", "Cores"),
@@ -472,13 +474,39 @@ class CommandLineTest(unittest.TestCase):
         job = ["submit", "--gpus", "0", "--", "curl", "--url", "http://x"]
         self.assertEqual(gpuq_cli._url_first(job), job)
 
+    def test_after_options_become_dependencies_and_show_names_each_one(self):
+        args = gpuq_cli.build_parser().parse_args(
+            ["submit", "--after", "A", "--after-notok", "sweep:S", "--after-any", "B",
+             "--", "true"])
+        self.assertEqual(gpuq_cli.job_body_options(args)["dependsOn"], [
+            {"job": "A", "condition": "afterok"},
+            {"sweep": "S", "condition": "afternotok"},
+            {"job": "B", "condition": "afterany"}])
+        job = {"id": "J", "state": "QUEUED", "queuedReason": "waiting for job A to succeed",
+               "dependsOn": [{"job": "A", "condition": "afterok"},
+                             {"sweep": "S", "condition": "afternotok"}]}
+        text = gpuq_cli.format_job(job, NOW)
+        self.assertIn("Depends on  afterok: gpuq show A, afternotok: gpuq sweep show S", text)
+
+    def test_usage_prints_each_group_then_the_total(self):
+        report = {"groups": [{"key": "alice", "jobs": {"SUCCEEDED": 2, "FAILED": 1},
+                              "gpuHours": 1.5, "coreHours": 3, "waitSeconds": {"p50": 2.4,
+                                                                               "p95": 9, "max": 9}}],
+                  "total": {"jobs": {"SUCCEEDED": 5}, "gpuHours": 4, "waitSeconds": {}}}
+        rows = gpuq_cli.usage_rows(report)
+        self.assertEqual(rows[0], ["alice", "2", "1", "0", "0", "1.50", "0.00", "0.00", "3.00",
+                                   "0.00", "2s", "9s", "9s"])
+        self.assertEqual(rows[1][0], "TOTAL")
+        self.assertEqual(rows[1][5], "4.00")
+        self.assertEqual(rows[1][-1], "-")
+
     def test_every_command_has_help(self):
         parser = gpuq_cli.build_parser()
         for argv in (["submit"], ["run"], ["queue"], ["ls"], ["show"], ["logs"], ["cancel"],
                      ["wait"], ["gpus"], ["nodes"], ["owners"], ["login"], ["completion"], ["sweep"],
                      ["sweep", "create"], ["sweep", "ls"], ["sweep", "show"],
                      ["sweep", "trials"], ["sweep", "best"], ["sweep", "cancel"],
-                     ["sweep", "close"]):
+                     ["sweep", "close"], ["usage"]):
             with self.subTest(argv=argv), self.assertRaises(SystemExit) as exit_:
                 with open(os.devnull, "w") as devnull:
                     stdout, sys.stdout = sys.stdout, devnull

@@ -209,9 +209,24 @@ def now_utc():
     return datetime.datetime.now(datetime.timezone.utc)
 
 
+DEPENDENCY_WORDS = {"afterok": "succeeded", "afternotok": "failed", "afterany": "ended"}
+
+
+def dependency(text, condition):
+    """One --after* option's dependency (issue 37): a job id, or sweep:ID."""
+    if text.startswith("sweep:"):
+        return {"sweep": text[len("sweep:"):], "condition": condition}
+    return {"job": text, "condition": condition}
+
+
 def job_body_options(args):
     """The job fields of submit, run and sweep create's options."""
     fields = {}
+    depends_on = []
+    for name in ("depends_after", "depends_after_ok", "depends_after_notok", "depends_after_any"):
+        depends_on.extend(getattr(args, name, None) or [])
+    if depends_on:
+        fields["dependsOn"] = depends_on
     if args.name:
         fields["name"] = args.name
     if args.framework:
@@ -515,6 +530,40 @@ def cmd_nodes(client, args):
     return 0
 
 
+USAGE_COLUMNS = ("GROUP", "SUCCEEDED", "FAILED", "CANCELLED", "PRUNED", "GPU_H", "GPU_MEM_GIB_H",
+                 "MEASURED_GIB_H", "CORE_H", "MEM_GIB_H", "WAIT_P50", "WAIT_P95", "WAIT_MAX")
+
+
+def usage_rows(report):
+    """The usage report (issue 37) as rows of USAGE_COLUMNS: each group, then the total."""
+    rows = []
+    for group in list(report.get("groups") or []) + [dict(report.get("total") or {}, key="TOTAL")]:
+        jobs = group.get("jobs") or {}
+        wait = group.get("waitSeconds") or {}
+        rows.append([str(group.get("key") if group.get("key") is not None else "-")]
+                    + [str(jobs.get(s, 0)) for s in ("SUCCEEDED", "FAILED", "CANCELLED", "PRUNED")]
+                    + ["%.2f" % (group.get(k) or 0) for k in (
+                        "gpuHours", "gpuMemoryGiBHours", "measuredGpuMemoryGiBHours", "coreHours",
+                        "memoryGiBHours")]
+                    + ["-" if wait.get(k) is None else "%.0fs" % wait[k]
+                       for k in ("p50", "p95", "max")])
+    return rows
+
+
+def cmd_usage(client, args):
+    report = client.usage(since=args.since, until=args.until, by=args.by)
+    if args.json:
+        print_json(report)
+    elif args.csv:
+        lines = [",".join(USAGE_COLUMNS)]
+        lines += [",".join('"%s"' % c.replace('"', '""') if "," in c or '"' in c else c
+                           for c in row) for row in usage_rows(report)]
+        out("\n".join(lines))
+    else:
+        out(render_table(list(USAGE_COLUMNS), usage_rows(report), terminal_width()))
+    return 0
+
+
 def cmd_login(client, args):
     if args.token_stdin or not sys.stdin.isatty():
         token = sys.stdin.readline().strip()
@@ -663,6 +712,13 @@ def _job_options(p):
                    help="warm start: modules imported once, trials fork from there (repeatable)")
     g.add_argument("--idempotency-key", metavar="KEY",
                    help="a repeated submit with the same key creates nothing new")
+    for flag, condition in (("--after", "afterok"), ("--after-ok", "afterok"),
+                            ("--after-notok", "afternotok"), ("--after-any", "afterany")):
+        g.add_argument(flag, action="append", metavar="ID",
+                       dest="depends_" + flag[2:].replace("-", "_"),
+                       type=lambda t, c=condition: dependency(t, c),
+                       help="wait until job ID (or sweep:ID) %s; repeatable"
+                            % DEPENDENCY_WORDS[condition])
 
 
 def _json_option(p):
@@ -784,6 +840,14 @@ def build_parser():
             s.add_argument("-t", "--state", metavar="STATE")
             s.add_argument("-n", "--limit", type=int, metavar="N")
         s.set_defaults(func=func)
+
+    p = commands.add_parser("usage", help="who used what: GPU-, core- and memory-hours, waits")
+    p.add_argument("--from", dest="since", metavar="DATE", help="such as 2026-12-01 (UTC)")
+    p.add_argument("--to", dest="until", metavar="DATE", help="excluded; default: now")
+    p.add_argument("--by", metavar="owner|day|label:KEY", help="default: owner")
+    p.add_argument("--csv", action="store_true", help="comma-separated, a header line first")
+    _json_option(p)
+    p.set_defaults(func=cmd_usage)
 
     p = commands.add_parser("completion", help="print a shell completion script")
     p.add_argument("shell", choices=("bash",))

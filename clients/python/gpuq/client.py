@@ -466,6 +466,20 @@ class Client:
         """
         return self._json("GET", "/api/v1/owners")
 
+    def usage(self, since=None, until=None, by=None):
+        """Who used what (issue 37), as GET /api/v1/usage answers: {"groups": [...], "total": ...}.
+
+        since/until: dates or instants (UTC); by: "owner" (default), "day" or "label:KEY". A
+        submitter's token sees its own groups and the totals.
+        """
+        query = [(name, value) for name, value in (("from", since), ("to", until), ("by", by))
+                 if value]
+        path = "/api/v1/usage"
+        if query:
+            path += "?" + "&".join("%s=%s" % (name, urllib.parse.quote(str(value), safe=":"))
+                                   for name, value in query)
+        return self._json("GET", path)
+
     def nodes(self):
         """Every live node's cores and host memory as GET /api/v1/nodes answers: a list of
         {"name", "labels", "heartbeatAt", "cpus": {...}, "memory": {...}}, each with allocatable,

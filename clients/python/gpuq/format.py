@@ -224,6 +224,7 @@ def short_reason(job):
 # queuedReason's forms (docs/api.md) as one word each, as squeue shows (Resources) or (Priority);
 # `gpuq show` gives the words and numbers.
 _REASON_WORDS = (
+    (re.compile(r"waiting for (job|sweep) \S+ to |its dependencies are met"), "Dependency"),
     (re.compile(r"waiting for a free CPU slot"), "CpuSlot"),
     (re.compile(r"waiting for \d+ cores?;"), "Cores"),
     (re.compile(r"waiting for [^;]* of host memory;"), "HostMemory"),
@@ -398,6 +399,11 @@ def format_job(job, now, width=DEFAULT_WIDTH):
         add("Retry", "%s attempts, budget x%g after running out of memory"
             % (retry.get("maxAttempts"), retry.get("oomGrowth", 1.5)))
     add("Labels", ", ".join("%s=%s" % kv for kv in sorted((job.get("labels") or {}).items())))
+    # Each dependency as the command that shows it (issue 37).
+    add("Depends on", ", ".join(
+        "%s: gpuq %s" % (d.get("condition"), "show " + d["job"] if d.get("job")
+                         else "sweep show " + str(d.get("sweep")))
+        for d in job.get("dependsOn") or []))
     if job.get("sweep"):
         params = " ".join("%s=%s" % (k, fmt_value(v))
                           for k, v in (job.get("parameters") or {}).items())

@@ -5,6 +5,7 @@ import {queueView} from './queue.js';
 import {jobView} from './job.js';
 import {gpusView} from './gpus.js';
 import {sweepsView, sweepView} from './sweeps.js';
+import {usageView} from './usage.js';
 
 // Routes live in the fragment (#/queue?state=RUNNING): a reload or a shared link shows the same
 // view with the same filters, and gpuq serves one page for all of them.
@@ -14,6 +15,7 @@ const routes = [
   [/^\/gpus$/, () => gpusView],
   [/^\/sweeps$/, () => sweepsView],
   [/^\/sweep\/([^/]+)$/, () => sweepView],
+  [/^\/usage$/, () => usageView],
 ];
 
 const main = document.getElementById('main');

@@ -27,6 +27,20 @@ function attemptTable(attempts) {
       h('td', null, c.endsWith('Bytes') ? bytes(a[c]) : show(a[c])))))));
 }
 
+/** What a job waits for (issue 37), each a link to the job or sweep it names. */
+function dependencyLinks(dependsOn) {
+  if (!dependsOn || !dependsOn.length) return [];
+  const parts = ['Depends on: '];
+  dependsOn.forEach((d, i) => {
+    if (i > 0) parts.push(', ');
+    const target = d.job !== undefined
+      ? h('a', {class: 'dependency', href: '#/job/' + encodeURIComponent(d.job)}, 'job ' + d.job)
+      : h('a', {class: 'dependency', href: '#/sweep/' + encodeURIComponent(d.sweep)}, 'sweep ' + d.sweep);
+    parts.push(d.condition + ' ', target);
+  });
+  return parts;
+}
+
 export function jobView(main, params, id) {
   const path = '/api/v1/jobs/' + encodeURIComponent(id);
   const title = h('h1', {id: 'job-name'});
@@ -34,6 +48,7 @@ export function jobView(main, params, id) {
   const summary = h('p', {class: 'muted', id: 'job-summary'});
   const failure = h('p', {class: 'failure', id: 'job-failure', hidden: true});
   const reason = h('p', {class: 'reason', id: 'job-reason', hidden: true});
+  const dependsOn = h('p', {class: 'muted', id: 'job-depends-on', hidden: true});
   const cancel = h('button', {type: 'button', id: 'job-cancel', hidden: true, onclick: async () => {
     try {
       await post(path + '/cancel');
@@ -47,7 +62,7 @@ export function jobView(main, params, id) {
   const chartBox = h('div', {id: 'job-metrics'}, h('p', {class: 'muted'}, 'No metrics reported.'));
   const log = h('pre', {class: 'log', id: 'job-log'});
   const logState = h('span', {class: 'muted', id: 'job-log-state'});
-  main.append(h('div', {class: 'title'}, title, badge, cancel), summary, reason, failure,
+  main.append(h('div', {class: 'title'}, title, badge, cancel), summary, reason, dependsOn, failure,
     h('section', null, h('h2', null, 'Log ', logState), log),
     h('section', null, h('h2', null, 'Metrics'), chartBox),
     h('section', null, h('h2', null, 'Attempts'), attempts),
@@ -75,6 +90,8 @@ export function jobView(main, params, id) {
         setText(summary, parts.join(' · '));
         setText(reason, job.queuedReason ? 'Queued because: ' + job.queuedReason : '');
         reason.hidden = !job.queuedReason;
+        dependsOn.replaceChildren(...dependencyLinks(job.dependsOn));
+        dependsOn.hidden = !(job.dependsOn && job.dependsOn.length);
         const msg = job.failureMessage || (job.failureReason ? job.failureReason : '');
         setText(failure, msg ? job.state + (job.failureReason ? ' (' + job.failureReason + ')' : '') + ': ' + msg : '');
         failure.hidden = !msg;

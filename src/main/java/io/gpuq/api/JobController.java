@@ -245,11 +245,20 @@ public class JobController {
   }
 
   private JobView view(Caller caller, Job job) {
-    return JobView.of(job, forCaller(caller, queuedReasons.of(job), new HashMap<>()));
+    String waiting = commands.waitingReason(job);
+    return JobView.of(
+        job, waiting != null ? waiting : forCaller(caller, queuedReasons.of(job), new HashMap<>()));
   }
 
   private List<JobView> views(Caller caller, List<Job> jobs) {
     Map<String, String> reasons = queuedReasons.of(jobs);
+    for (Job job : jobs) {
+      // A held job (issue 37) waits for its dependencies, whatever the last pass saw.
+      String waiting = commands.waitingReason(job);
+      if (waiting != null) {
+        reasons.put(job.id(), waiting);
+      }
+    }
     Map<String, Boolean> own = new HashMap<>();
     return jobs.stream()
         .map(job -> JobView.listed(job, forCaller(caller, reasons.get(job.id()), own)))

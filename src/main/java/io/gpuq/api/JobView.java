@@ -80,6 +80,18 @@ public record JobView(
         MetricsView metrics,
     @Schema(
             description =
+                "new (issue 37): what it waits for, each a job or a sweep and a condition;"
+                    + " absent when it waits for nothing")
+        @JsonInclude(JsonInclude.Include.NON_EMPTY)
+        List<DependencyView> dependsOn,
+    @Schema(
+            description =
+                "new (issue 37): true while it is QUEUED but waits for a dependency: no"
+                    + " scheduling pass reads it; absent otherwise")
+        @JsonInclude(JsonInclude.Include.NON_DEFAULT)
+        boolean held,
+    @Schema(
+            description =
                 "new (issue 34): in a listing, the fields cut to its bounds (command,"
                     + " workingDir, labels, nodeSelector, attempts); absent when none was, and"
                     + " in the job's own answer, which has them whole")
@@ -90,6 +102,19 @@ public record JobView(
                 "new (issue 36): the modules its warm start imports once; absent for a cold start")
         @JsonInclude(JsonInclude.Include.NON_NULL)
         List<String> preload) {
+
+  /** One dependency (issue 37): a job or a sweep, and the condition it must end in. */
+  @Schema(name = "JobDependency")
+  public record DependencyView(
+      @JsonInclude(JsonInclude.Include.NON_NULL) String job,
+      @JsonInclude(JsonInclude.Include.NON_NULL) String sweep,
+      @Schema(description = "afterok, afternotok or afterany") String condition) {
+
+    static DependencyView of(io.gpuq.job.Dependency dependency) {
+      return new DependencyView(
+          dependency.job(), dependency.sweep(), dependency.condition().wireName());
+    }
+  }
 
   /**
    * The latest value of each metric and their step; for a sweep's trial, the best value of the
@@ -233,6 +258,8 @@ public record JobView(
         trial.map(SweepTrial::number).orElse(null),
         trial.map(SweepTrial::parametersJson).orElse(null),
         job.reportedMetrics().map(MetricsView::of).orElse(null),
+        job.dependsOn().stream().map(DependencyView::of).toList(),
+        job.held() && job.state() == io.gpuq.job.JobState.QUEUED,
         truncated.isEmpty() ? null : List.copyOf(truncated),
         job.preload().isEmpty() ? null : job.preload());
   }

@@ -38,7 +38,12 @@ public record SweepBody(
     @Schema(description = "method random: the seed that makes the samples reproducible") Long seed,
     MetricRequest metric,
     Integer maxConcurrent,
-    EarlyStoppingRequest earlyStopping) {
+    EarlyStoppingRequest earlyStopping,
+    @Schema(
+            description =
+                "new (issue 37): what every trial waits for, as a job's dependsOn; the trials"
+                    + " stay QUEUED and held until it is met")
+        List<JobRequest.DependsOn> dependsOn) {
 
   JobRequest template() {
     return new JobRequest(
@@ -53,7 +58,8 @@ public record SweepBody(
         retry,
         labels,
         nodeSelector,
-        preload);
+        preload,
+        dependsOn);
   }
 
   SweepRequest sweep() {

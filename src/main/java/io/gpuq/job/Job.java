@@ -111,6 +111,13 @@ public class Job {
   private Integer trial;
   private String parameters;
 
+  // What it waits for (issue 37), and whether it still waits: a held job stays QUEUED but no
+  // scheduling pass reads it, until every dependency is met (released) or one never can be
+  // (cancelled).
+  private List<Dependency> dependsOn;
+
+  private boolean held;
+
   // What the run reported (GPUQ_METRICS_FILE), written by the store's metrics reads, never by the
   // entity: the latest value of each metric (JSON), their step, and for a trial its sweep metric's
   // best value, with the metric's name read from the sweep.
@@ -235,6 +242,49 @@ public class Job {
     JobTransition cancel =
         state == JobState.RUNNING ? JobTransition.CANCEL_RUNNING : JobTransition.CANCEL;
     apply(cancel, Change.end(null, null, CANCEL_MESSAGE, now));
+  }
+
+  /**
+   * Makes this new job wait for its dependencies (issue 37); {@code held} while one of them has not
+   * been met yet.
+   */
+  void dependOn(List<Dependency> dependencies, boolean held) {
+    this.dependsOn = dependencies.isEmpty() ? null : List.copyOf(dependencies);
+    this.held = held && !dependencies.isEmpty();
+  }
+
+  /**
+   * Every dependency of this held job is met: it is queued as any other from now on. False when it
+   * was not held, or no longer queued (released or cancelled by another node first).
+   */
+  public boolean release() {
+    if (!held || state != JobState.QUEUED) {
+      return false;
+    }
+    held = false;
+    return true;
+  }
+
+  /**
+   * A dependency of this held job can no longer be met: it ends CANCELLED, {@code why} naming the
+   * dependency. False when it was no longer held and queued.
+   */
+  public boolean cancelUnmet(String why, Instant now) {
+    if (!held || state != JobState.QUEUED) {
+      return false;
+    }
+    apply(JobTransition.CANCEL_UNMET, Change.end(null, null, why, now));
+    return true;
+  }
+
+  /** What it waits for, or waited for; empty for a job with no dependencies. */
+  public List<Dependency> dependsOn() {
+    return dependsOn == null ? List.of() : dependsOn;
+  }
+
+  /** Whether it is queued but waits for a dependency: no pass reads it. */
+  public boolean held() {
+    return held;
   }
 
   /**
@@ -424,6 +474,8 @@ public class Job {
     copy.sweepId = sweepId;
     copy.trial = trial;
     copy.parameters = parameters;
+    copy.dependsOn = dependsOn == null ? null : List.copyOf(dependsOn);
+    copy.held = held;
     copy.metricsLatest = metricsLatest;
     copy.metricsStep = metricsStep;
     copy.metricBest = metricBest;

@@ -20,9 +20,10 @@ public record JobRequest(
     Retry retry,
     Map<String, String> labels,
     Map<String, String> nodeSelector,
-    List<String> preload) {
+    List<String> preload,
+    List<DependsOn> dependsOn) {
 
-  /** A request without {@code preload} (issue 36): a cold start. */
+  /** A cold start (no {@code preload}, issue 36) without dependencies (issue 37). */
   public JobRequest(
       String name,
       List<String> command,
@@ -47,8 +48,15 @@ public record JobRequest(
         retry,
         labels,
         nodeSelector,
+        null,
         null);
   }
+
+  /**
+   * One dependency as the user wrote it (issue 37): {@code job} or {@code sweep}, and a {@code
+   * condition} ({@code afterok} unless given).
+   */
+  public record DependsOn(String job, String sweep, String condition) {}
 
   /**
    * What the job needs: {@code gpus} whole GPUs, each with a budget or whole; {@code cpus} cores (a

@@ -59,6 +59,19 @@ public class JobService implements JobQueries {
    * @throws IdempotencyKeyReusedException when that earlier job was asked for with another request
    */
   public Submission submit(Caller caller, JobSpec spec, String idempotencyKey) {
+    return submit(caller, spec, idempotencyKey, List.of(), false);
+  }
+
+  /**
+   * {@link #submit(Caller, JobSpec, String)}, for a job that waits for {@code dependsOn} (issue
+   * 37), stored {@code held} while one of them is not met yet.
+   */
+  public Submission submit(
+      Caller caller,
+      JobSpec spec,
+      String idempotencyKey,
+      List<Dependency> dependsOn,
+      boolean held) {
     if (idempotencyKey != null) {
       Optional<Job> earlier = store.findByKey(caller.name(), idempotencyKey);
       if (earlier.isPresent()) {
@@ -68,7 +81,15 @@ public class JobService implements JobQueries {
     try {
       Job job =
           store.submit(
-              new NewJob(ids.next(), caller.name(), spec, idempotencyKey, clock.instant()),
+              new NewJob(
+                  ids.next(),
+                  caller.name(),
+                  spec,
+                  idempotencyKey,
+                  null,
+                  clock.instant(),
+                  dependsOn,
+                  held),
               maxQueuedOf.applyAsLong(caller.name()));
       return new Submission(job, true);
     } catch (IdempotencyKeyTakenException e) {
@@ -127,6 +148,22 @@ public class JobService implements JobQueries {
       stopWorker.accept(job);
     }
     return job;
+  }
+
+  /**
+   * Releases a held job whose dependencies are all met (issue 37): from now on it is queued as any
+   * other. False when it was no longer held (another node released or cancelled it first).
+   */
+  public boolean releaseHeld(String id) {
+    return store.update(id, Job::release).orElse(false);
+  }
+
+  /**
+   * Cancels a held job one of whose dependencies can no longer be met (issue 37), {@code why}
+   * naming it. False when it was no longer held.
+   */
+  public boolean cancelUnmet(String id, String why) {
+    return store.update(id, job -> job.cancelUnmet(why, clock.instant())).orElse(false);
   }
 
   /**

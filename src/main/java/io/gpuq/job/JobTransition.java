@@ -23,6 +23,7 @@ import java.util.Set;
  *                   RUNNING --fail-----> FAILED
  *                   RUNNING --requeueForRetry--> QUEUED (attempt + 1)
  * QUEUED --cancel--> CANCELLED
+ * QUEUED --cancelUnmet--> CANCELLED (a dependency can no longer be met)
  *                   RUNNING --cancelRunning--> CANCELLED (finishedAt once its last process is gone)
  *                   RUNNING --prune----> PRUNED (the same)
  * </pre>
@@ -77,6 +78,17 @@ public enum JobTransition {
       EnumSet.of(QUEUED),
       CANCELLED,
       jobWrites(JobField.FINISHED_AT, Value.NOW),
+      new AttemptMove(AttemptEffect.ENDS_IF_OPEN, CANCELLED)),
+  /**
+   * A queued job that waited for a dependency which can no longer be met (issue 37): cancelled at
+   * once, as a user's cancel would, with the dependency named in its failure message.
+   */
+  CANCEL_UNMET(
+      EnumSet.of(QUEUED),
+      CANCELLED,
+      jobWrites(
+          JobField.FAILURE_MESSAGE, Value.MESSAGE,
+          JobField.FINISHED_AT, Value.NOW),
       new AttemptMove(AttemptEffect.ENDS_IF_OPEN, CANCELLED)),
   /**
    * A running job cancelled: CANCELLED at once, its attempt's outcome too, but neither finishes

@@ -1,6 +1,7 @@
 package io.gpuq.job;
 
 import java.time.Instant;
+import java.util.List;
 
 /**
  * A job to submit: who asked for what, and when.
@@ -13,14 +14,35 @@ public record NewJob(
     JobSpec spec,
     String idempotencyKey,
     SweepTrial trial,
-    Instant createdAt) {
+    Instant createdAt,
+    List<Dependency> dependsOn,
+    boolean held) {
+
+  public NewJob {
+    dependsOn = dependsOn == null ? List.of() : List.copyOf(dependsOn);
+  }
+
+  public NewJob(
+      String id,
+      String owner,
+      JobSpec spec,
+      String idempotencyKey,
+      SweepTrial trial,
+      Instant createdAt) {
+    this(id, owner, spec, idempotencyKey, trial, createdAt, List.of(), false);
+  }
 
   public NewJob(String id, String owner, JobSpec spec, String idempotencyKey, Instant createdAt) {
     this(id, owner, spec, idempotencyKey, null, createdAt);
   }
 
-  /** The job as it is first stored: queued for its first attempt. */
+  /**
+   * The job as it is first stored: queued for its first attempt; held while {@code held} (issue 37:
+   * one of its dependencies is not met yet), so that no pass reads it.
+   */
   public Job job() {
-    return Job.submit(id, owner, spec, idempotencyKey, trial, createdAt);
+    Job job = Job.submit(id, owner, spec, idempotencyKey, trial, createdAt);
+    job.dependOn(dependsOn, held);
+    return job;
   }
 }

@@ -24,8 +24,19 @@ public final class JobCommands {
   private final SubmitChecks checks;
   private final Workers workers;
   private final SchedulingLoop loop;
+  private final DependencyChecks dependencies;
 
   public JobCommands(JobService jobs, SubmitChecks checks, Workers workers, SchedulingLoop loop) {
+    this(jobs, checks, workers, loop, DependencyChecks.NONE);
+  }
+
+  public JobCommands(
+      JobService jobs,
+      SubmitChecks checks,
+      Workers workers,
+      SchedulingLoop loop,
+      DependencyChecks dependencies) {
+    this.dependencies = dependencies;
     this.jobs = jobs;
     this.checks = checks;
     this.workers = workers;
@@ -45,9 +56,11 @@ public final class JobCommands {
   public <A> Submitted<A> submit(
       Caller caller, JobRequest request, String idempotencyKey, Function<Job, A> answer) {
     JobSpec spec = checks.check(caller.name(), request);
-    Submission submission = jobs.submit(caller, spec, idempotencyKey);
+    DependencyChecks.Checked dependsOn = dependencies.check(caller, request.dependsOn());
+    Submission submission =
+        jobs.submit(caller, spec, idempotencyKey, dependsOn.dependsOn(), dependsOn.held());
     A answered = answer.apply(submission.job());
-    if (submission.created()) {
+    if (submission.created() && !submission.job().held()) {
       Job job = submission.job();
       if (spec.gpus() > 0) {
         loop.queuedGpuJob(job.owner(), job.priority(), job.id());
@@ -56,6 +69,20 @@ public final class JobCommands {
       }
     }
     return new Submitted<>(answered, submission.created());
+  }
+
+  /** A sweep's {@code dependsOn} (issue 37), checked as a job's: its trials wait for it. */
+  public DependencyChecks.Checked checkDependencies(
+      Caller caller, java.util.List<io.gpuq.job.JobRequest.DependsOn> dependsOn) {
+    return dependencies.check(caller, dependsOn);
+  }
+
+  /** Why a held job waits (issue 37); null for a job that is not held. */
+  public String waitingReason(Job job) {
+    if (!job.held() || job.state() != io.gpuq.job.JobState.QUEUED) {
+      return null;
+    }
+    return dependencies.waitingReason(job.dependsOn());
   }
 
   /**

@@ -51,8 +51,28 @@ public class FinishedJobRows implements FinishedJobs {
 
   private final JdbcTemplate jdbc;
 
+  /** Where deleted jobs' usage is rolled up first (issue 37); null: nowhere. */
+  private final UsageTable usage;
+
+  private final org.springframework.transaction.support.TransactionTemplate tx;
+
   public FinishedJobRows(JdbcTemplate jdbc) {
+    this(jdbc, null);
+  }
+
+  /**
+   * @param usage adds the deleted jobs' figures to its daily roll-up, in the transaction that
+   *     deletes them (null: nothing is rolled up)
+   */
+  public FinishedJobRows(JdbcTemplate jdbc, UsageTable usage) {
     this.jdbc = jdbc;
+    this.usage = usage;
+    this.tx =
+        usage == null
+            ? null
+            : new org.springframework.transaction.support.TransactionTemplate(
+                new org.springframework.jdbc.datasource.DataSourceTransactionManager(
+                    jdbc.getDataSource()));
   }
 
   /**
@@ -105,7 +125,17 @@ public class FinishedJobRows implements FinishedJobs {
             + ") and"
             + FINISHED_IN
             + " and j.finished_at < ?";
-    return jdbc.update(sql, args.toArray());
+    if (usage == null) {
+      return jdbc.update(sql, args.toArray());
+    }
+    // The same jobs the delete takes, read and rolled up in its transaction: a crash between the
+    // two neither loses a job's figures nor counts them twice.
+    String select = sql.replaceFirst("^delete from jobs j", "select j.id from jobs j");
+    return tx.execute(
+        status -> {
+          usage.rollUp(jdbc.queryForList(select, String.class, args.toArray()));
+          return jdbc.update(sql, args.toArray());
+        });
   }
 
   /** Which of {@code ids} are jobs in the database. */

@@ -51,7 +51,8 @@ public final class JobRows {
       "id, owner, name, state, attempt, command, working_dir, env, framework, gpus,"
           + " gpu_memory_bytes, gpu_fraction, requested_gpu_memory_bytes, requested_gpu_fraction,"
           + " cpus, memory_bytes, requested_memory_bytes, priority, timeout_millis, max_attempts, oom_growth, idempotency_key, node_selector,"
-          + " preload, created_at, queued_at, sweep_id, trial, parameters, version";
+          + " preload, created_at, queued_at, sweep_id, trial, parameters, depends_on, held,"
+          + " version";
 
   /** The SQL type each of {@link #JOB_COLUMNS} is bound as, a null too. */
   private static final int[] JOB_TYPES = {
@@ -84,8 +85,12 @@ public final class JobRows {
     Types.VARCHAR,
     Types.INTEGER,
     Types.VARCHAR,
+    Types.VARCHAR,
+    Types.BOOLEAN,
     Types.BIGINT
   };
+
+  private static final JsonColumns.Dependencies DEPENDENCIES = new JsonColumns.Dependencies();
 
   private static final String LABEL_COLUMNS = "job_id, label_key, label_value";
   private static final int[] LABEL_TYPES = {Types.VARCHAR, Types.VARCHAR, Types.VARCHAR};
@@ -174,6 +179,8 @@ public final class JobRows {
       trial == null ? null : trial.sweepId(),
       trial == null ? null : trial.number(),
       trial == null ? null : trial.parametersJson(),
+      job.dependsOn().isEmpty() ? null : DEPENDENCIES.convertToDatabaseColumn(job.dependsOn()),
+      job.held(),
       0L // version
     };
   }
@@ -251,6 +258,7 @@ public final class JobRows {
       case Types.BIGINT -> statement.setLong(index, (Long) value);
       case Types.DOUBLE -> statement.setDouble(index, (Double) value);
       case Types.DECIMAL -> statement.setBigDecimal(index, (BigDecimal) value);
+      case Types.BOOLEAN -> statement.setBoolean(index, (Boolean) value);
       case Types.TIMESTAMP_WITH_TIMEZONE ->
           statement.setObject(index, ((Instant) value).atOffset(ZoneOffset.UTC));
       default -> throw new IllegalArgumentException("no binding for SQL type " + type);

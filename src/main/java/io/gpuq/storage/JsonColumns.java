@@ -67,4 +67,18 @@ public final class JsonColumns {
       return read(json, new TypeReference<JobPlacement>() {});
     }
   }
+
+  @Converter
+  public static final class Dependencies
+      implements AttributeConverter<List<io.gpuq.job.Dependency>, String> {
+    @Override
+    public String convertToDatabaseColumn(List<io.gpuq.job.Dependency> value) {
+      return write(value);
+    }
+
+    @Override
+    public List<io.gpuq.job.Dependency> convertToEntityAttribute(String json) {
+      return read(json, new TypeReference<List<io.gpuq.job.Dependency>>() {});
+    }
+  }
 }

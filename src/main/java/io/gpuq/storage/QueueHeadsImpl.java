@@ -46,13 +46,15 @@ public class QueueHeadsImpl implements QueueHeads {
 
   /**
    * One owner's first queued jobs of one kind, in their scheduling order: a bounded seek in {@code
-   * jobs_queue_by_owner_and_kind}, read from the index alone. {@code %s}: the sweeps left out. The
-   * order names the index's columns from the first (equal here) so that H2 reads in index order and
-   * stops at the limit; by {@code priority desc, id} alone it read and sorted all the owner's jobs.
+   * jobs_queue_by_owner_and_kind}, read from the index alone. Held jobs (issue 37: waiting for a
+   * dependency) are passed over: they take no place and hold no one up. {@code %s}: the sweeps left
+   * out. The order names the index's columns from the first (equal here) so that H2 reads in index
+   * order and stops at the limit; by {@code priority desc, id} alone it read and sorted all the
+   * owner's jobs.
    */
   private static final String OWNER_HEAD =
       "select j.owner, j.id, j.queued_at from jobs j where j.state = 'QUEUED' and j.gpu_job = ?"
-          + " and j.owner = ?%s order by j.state, j.owner, j.gpu_job, j.priority desc, j.id"
+          + " and j.owner = ? and j.held = false%s order by j.state, j.owner, j.gpu_job, j.priority desc, j.id"
           + " limit ?";
 
   /** {@link #OWNER_HEAD} for many owners in one statement (PostgreSQL). */
@@ -60,6 +62,7 @@ public class QueueHeadsImpl implements QueueHeads {
       "select h.owner, h.id, h.queued_at from unnest(cast(? as varchar[])) with ordinality"
           + " as o (owner, n) cross join lateral (select j.owner, j.id, j.queued_at, j.priority"
           + " from jobs j where j.state = 'QUEUED' and j.gpu_job = ? and j.owner = o.owner"
+          + " and j.held = false"
           + " and (j.sweep_id is null or j.sweep_id <> all (cast(? as varchar[])))"
           + " order by j.priority desc, j.id limit ?) h order by o.n, h.priority desc, h.id";
 
@@ -71,7 +74,7 @@ public class QueueHeadsImpl implements QueueHeads {
    */
   private static final String QUEUED_BY_ID =
       "select j.id, j.owner, j.gpus, j.gpu_memory_bytes, j.gpu_fraction, j.priority, j.queued_at,"
-          + " j.node_selector, j.sweep_id, j.cpus, j.memory_bytes, j.state"
+          + " j.node_selector, j.sweep_id, j.cpus, j.memory_bytes, j.state, j.held"
           + " from jobs j where j.id in (%s)";
 
   private record Key(String owner, String id, Instant queuedAt, int rank) {}
@@ -147,7 +150,7 @@ public class QueueHeadsImpl implements QueueHeads {
             }
             try (ResultSet row = select.executeQuery()) {
               while (row.next()) {
-                if (!"QUEUED".equals(row.getString(12))) {
+                if (!"QUEUED".equals(row.getString(12)) || row.getBoolean(13)) {
                   continue;
                 }
                 QueuedJob job = queuedJob(row);

@@ -130,6 +130,8 @@ public final class TrialTemplate {
         template.retry(),
         TrialLabels.of(templateLabels, sweepId, trial),
         template.nodeSelector(),
-        template.preload());
+        template.preload(),
+        // A sweep's dependsOn holds its trials as the sweep creates them (issue 37), not per trial.
+        null);
   }
 }

@@ -13,6 +13,7 @@ import io.gpuq.job.JobState;
 import io.gpuq.job.NewJob;
 import io.gpuq.job.SubmitAdmission;
 import io.gpuq.job.SweepTrial;
+import io.gpuq.schedule.DependencyChecks;
 import io.gpuq.schedule.JobCommands;
 import io.gpuq.sweep.BestScope;
 import io.gpuq.sweep.BestTrial;
@@ -138,6 +139,9 @@ public class SweepService {
       }
     }
     SweepDefinition definition = new SweepValidator(seeds).validate(request, template);
+    // Every trial waits for the sweep's dependencies (issue 37), held until they are met.
+    DependencyChecks.Checked dependsOn =
+        jobCommands.checkDependencies(caller, template.dependsOn());
     // Before a trial is built: 1,000 copies of a large template are the heap's end.
     long parametersBytes = 0;
     for (Trial trial : definition.initialTrials()) {
@@ -163,7 +167,7 @@ public class SweepService {
         admission.check(caller.name(), spec);
         first = spec;
       }
-      trials.add(trialJob(caller, id, trial, spec, now));
+      trials.add(trialJob(caller, id, trial, spec, now, dependsOn));
     }
     Sweep sweep =
         newSweep(
@@ -272,13 +276,25 @@ public class SweepService {
   }
 
   private NewJob trialJob(Caller caller, String sweepId, Trial trial, JobSpec spec, Instant now) {
+    return trialJob(caller, sweepId, trial, spec, now, DependencyChecks.Checked.NOTHING);
+  }
+
+  private NewJob trialJob(
+      Caller caller,
+      String sweepId,
+      Trial trial,
+      JobSpec spec,
+      Instant now,
+      DependencyChecks.Checked dependsOn) {
     return new NewJob(
         ids.next(),
         caller.name(),
         spec,
         null,
         new SweepTrial(sweepId, trial.number(), trial.parametersJson()),
-        now);
+        now,
+        dependsOn.dependsOn(),
+        dependsOn.held());
   }
 
   public SweepSummary get(Caller caller, String id) {

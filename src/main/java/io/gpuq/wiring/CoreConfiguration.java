@@ -12,6 +12,7 @@ import io.gpuq.guard.ExitClassifier;
 import io.gpuq.guard.OomRecognizer;
 import io.gpuq.isolation.Isolation;
 import io.gpuq.job.ClaimedJob;
+import io.gpuq.job.DependencyTargets;
 import io.gpuq.job.JobPlacement;
 import io.gpuq.job.JobRequestValidator;
 import io.gpuq.job.JobService;
@@ -37,6 +38,7 @@ import io.gpuq.placement.Headroom;
 import io.gpuq.placement.PlacementPolicy;
 import io.gpuq.placement.Placer;
 import io.gpuq.proc.ProcFs;
+import io.gpuq.schedule.DependencyChecks;
 import io.gpuq.schedule.FairShareInputs;
 import io.gpuq.schedule.JobCommands;
 import io.gpuq.schedule.MetricsReading;
@@ -46,6 +48,7 @@ import io.gpuq.schedule.SchedulerBuilder;
 import io.gpuq.schedule.SubmitChecks;
 import io.gpuq.security.TokenRegistry;
 import io.gpuq.startup.StartRefusedException;
+import io.gpuq.storage.DependencyTable;
 import io.gpuq.storage.JdbcUsageLedger;
 import io.gpuq.text.MemorySize;
 import io.gpuq.warm.WarmStarts;
@@ -311,9 +314,26 @@ public class CoreConfiguration {
       SubmitAdmission admission,
       StorageGuard storage,
       Workers workers,
-      Scheduler scheduler) {
+      Scheduler scheduler,
+      DependencyTargets dependencies) {
     return new JobCommands(
-        jobs, new SubmitChecks(validator, storage, admission), workers, scheduler.loop());
+        jobs,
+        new SubmitChecks(validator, storage, admission),
+        workers,
+        scheduler.loop(),
+        new DependencyChecks(dependencies));
+  }
+
+  /** What the usage report (issue 37) is computed from. */
+  @Bean
+  io.gpuq.job.UsageSource usageSource(javax.sql.DataSource dataSource) {
+    return new io.gpuq.storage.UsageTable(dataSource);
+  }
+
+  /** What dependencies (issue 37) are judged by: the held jobs and where their targets stand. */
+  @Bean
+  DependencyTargets dependencyTargets(javax.sql.DataSource dataSource) {
+    return new DependencyTable(dataSource);
   }
 
   @Bean

@@ -13,6 +13,6 @@ public class RetentionConfiguration {
 
   @Bean
   FinishedJobRows finishedJobRows(JdbcTemplate jdbc) {
-    return new FinishedJobRows(jdbc);
+    return new FinishedJobRows(jdbc, new io.gpuq.storage.UsageTable(jdbc.getDataSource()));
   }
 }

@@ -137,6 +137,50 @@ class WebUiTest extends IntegrationTest {
   }
 
   @Test
+  @DisplayName("the Usage view shows a row per owner and the total (issue 37)")
+  void the_usage_view_shows_each_owner_and_the_total() {
+    String id = admin.submit(aJob().name("used").json());
+    await().atMost(SOON).until(() -> admin.state(id).equals("SUCCEEDED"));
+    signIn(ADMIN_TOKEN, "/usage");
+
+    await()
+        .atMost(SOON)
+        .ignoreExceptions()
+        .until(
+            () ->
+                !page.findElements(By.cssSelector("#usage-by-owner tr[data-key='root']"))
+                    .isEmpty());
+    assertThat(text(By.id("usage-by-owner"))).contains("total");
+    assertThat(text(By.id("usage-by-day"))).contains("total");
+  }
+
+  @Test
+  @DisplayName("a job's page shows what it depends on, each a link to that job (issue 37)")
+  void a_jobs_page_links_its_dependencies() throws IOException {
+    Gate gate = Gate.in(dataDir(), "ui-dependency");
+    String first = alice.submit(aJob().name("first").shell(gate.shellWait()).json());
+    String second =
+        alice.submit(
+            aJob()
+                .name("second")
+                .field("dependsOn", java.util.List.of(java.util.Map.of("job", first)))
+                .json());
+    try {
+      signIn(ALICE_TOKEN, "/job/" + second);
+
+      await()
+          .atMost(SOON)
+          .until(() -> text(By.id("job-depends-on")).contains("afterok job " + first));
+      assertThat(text(By.id("job-reason"))).contains("waiting for job " + first + " to succeed");
+      visible(By.cssSelector("#job-depends-on a.dependency")).click();
+      await().atMost(SOON).until(() -> text(By.id("job-name")).equals("first"));
+    } finally {
+      gate.open();
+    }
+    await().atMost(SOON).until(() -> alice.state(second).equals("SUCCEEDED"));
+  }
+
+  @Test
   @DisplayName(
       "a job's page follows its log live, charts its metrics, and its cancel ends it CANCELLED")
   void a_jobs_page_follows_its_log_and_cancels_it() throws IOException {

@@ -185,7 +185,7 @@ public final class InMemoryJobStore implements JobStore {
     Map<String, Integer> rankOf = new HashMap<>();
     List<Job> ranked =
         jobs.values().stream()
-            .filter(job -> job.state() == JobState.QUEUED && kind.test(job))
+            .filter(job -> job.state() == JobState.QUEUED && !job.held() && kind.test(job))
             .filter(
                 job -> job.sweepTrial().map(t -> !fullSweeps.contains(t.sweepId())).orElse(true))
             .sorted(QUEUE_ORDER)

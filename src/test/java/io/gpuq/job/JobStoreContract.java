@@ -226,6 +226,38 @@ abstract class JobStoreContract {
   }
 
   @Test
+  void a_held_job_is_in_no_queue_head_until_released_and_an_unmet_one_is_cancelled_naming_why() {
+    Job first = aQueuedJob().in(store());
+    List<Dependency> onFirst = List.of(Dependency.onJob(first.id(), DependencyCondition.AFTEROK));
+    Job held = service().submit(ALICE, aSpec().priority(10).build(), null, onFirst, true).job();
+    Job heldGpu =
+        service().submit(ALICE, aSpec().gpus(1).priority(10).build(), null, onFirst, true).job();
+    Job other = aQueuedJob().in(store());
+
+    assertThat(store().find(held.id()).orElseThrow().held()).isTrue();
+    assertThat(store().find(held.id()).orElseThrow().dependsOn()).isEqualTo(onFirst);
+    assertThat(store().queueHead(10, 10).cpuOnly())
+        .extracting(QueuedJob::id)
+        .containsExactly(first.id(), other.id());
+    assertThat(store().queueHead(10, 10).gpu()).isEmpty();
+
+    assertThat(service().releaseHeld(held.id())).isTrue();
+    assertThat(service().releaseHeld(held.id())).as("released once").isFalse();
+    assertThat(store().queueHead(10, 10).cpuOnly())
+        .extracting(QueuedJob::id)
+        .containsExactly(held.id(), first.id(), other.id());
+
+    assertThat(service().cancelUnmet(heldGpu.id(), "dependency afterok on job x ...")).isTrue();
+    Job cancelled = store().find(heldGpu.id()).orElseThrow();
+    assertThat(cancelled.state()).isEqualTo(JobState.CANCELLED);
+    assertThat(cancelled.failureMessage()).isEqualTo("dependency afterok on job x ...");
+    assertThat(cancelled.finishedAt()).isEqualTo(T0);
+    assertThat(service().cancelUnmet(heldGpu.id(), "again")).isFalse();
+    assertThat(service().cancelUnmet(other.id(), "not held")).isFalse();
+    assertThat(store().find(other.id()).orElseThrow().state()).isEqualTo(JobState.QUEUED);
+  }
+
+  @Test
   void cpu_only_and_gpu_jobs_are_read_as_two_queues_each_in_scheduling_order() {
     Job cpuLow = aQueuedJob().priority(0).in(store());
     Job gpuLow = aQueuedJob().priority(0).onAGpu().in(store());

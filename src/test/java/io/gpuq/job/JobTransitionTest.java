@@ -29,6 +29,7 @@ class JobTransitionTest {
     "QUEUED,  CANCEL,            CANCELLED",
     "RUNNING, CANCEL_RUNNING,    CANCELLED",
     "RUNNING, PRUNE,             PRUNED",
+    "QUEUED,  CANCEL_UNMET,      CANCELLED",
   })
   void allows_exactly_these_moves(JobState from, JobTransition transition, JobState to) {
     assertThat(transition.applyTo("j1", from)).isEqualTo(to);
@@ -43,6 +44,7 @@ class JobTransitionTest {
             "RUNNING FAIL",
             "RUNNING REQUEUE_FOR_RETRY",
             "QUEUED CANCEL",
+            "QUEUED CANCEL_UNMET",
             "RUNNING CANCEL_RUNNING",
             "RUNNING PRUNE");
     int forbidden = 0;
@@ -58,7 +60,7 @@ class JobTransitionTest {
         }
       }
     }
-    assertThat(forbidden).isEqualTo(JobState.values().length * JobTransition.values().length - 7);
+    assertThat(forbidden).isEqualTo(JobState.values().length * JobTransition.values().length - 8);
   }
 
   @ParameterizedTest

@@ -1,6 +1,10 @@
 package io.gpuq.job;
 
 import static io.gpuq.job.JobBuilder.T0;
+import static io.gpuq.job.JobBuilder.aFailedJob;
+import static io.gpuq.job.JobBuilder.aQueuedJob;
+import static io.gpuq.job.JobBuilder.aRunningJob;
+import static io.gpuq.job.JobBuilder.aSucceededJob;
 import static io.gpuq.job.JobSpecs.aSpec;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -114,6 +118,48 @@ abstract class JpaJobStoreContract extends JobStoreContract {
             id,
             maxConcurrent,
             java.sql.Timestamp.from(T0));
+  }
+
+  @Test
+  void dependencies_read_the_held_jobs_and_where_their_jobs_and_sweeps_stand() {
+    Job succeeded = aSucceededJob().in(store());
+    Job failed = aFailedJob().in(store());
+    Job running = aRunningJob().in(store());
+    List<Dependency> dependsOn =
+        List.of(
+            Dependency.onJob(succeeded.id(), DependencyCondition.AFTEROK),
+            Dependency.onSweep("sweep-d", DependencyCondition.AFTERANY));
+    Job held = service().submit(ALICE, aSpec().build(), null, dependsOn, true).job();
+    Job heldThenCancelled = service().submit(ALICE, aSpec().build(), null, dependsOn, true).job();
+    store().cancel(heldThenCancelled.id(), T0);
+    aSweep("sweep-d", null);
+    aQueuedJob().trialOf(new SweepTrial("sweep-d", 0, "{}")).in(store());
+    aSweep("sweep-e", null);
+    aSucceededJob().trialOf(new SweepTrial("sweep-e", 0, "{}")).in(store());
+    aSweep("sweep-f", null);
+    aFailedJob().trialOf(new SweepTrial("sweep-f", 0, "{}")).in(store());
+    io.gpuq.storage.DependencyTable table = new io.gpuq.storage.DependencyTable(dataSource);
+
+    assertThat(table.heldJobs(null, 10))
+        .containsExactly(new DependencyTargets.HeldJob(held.id(), "alice", dependsOn));
+    assertThat(table.heldJobs(held.id(), 10)).isEmpty();
+    assertThat(table.jobs(List.of(succeeded.id(), failed.id(), running.id(), "nope")))
+        .containsOnly(
+            Map.entry(
+                succeeded.id(), new DependencyTargets.Target("alice", true, true, "SUCCEEDED")),
+            Map.entry(failed.id(), new DependencyTargets.Target("alice", true, false, "FAILED")),
+            Map.entry(
+                running.id(), new DependencyTargets.Target("alice", false, false, "RUNNING")));
+    assertThat(table.sweeps(List.of("sweep-d", "sweep-e", "sweep-f", "nope")))
+        .containsOnlyKeys("sweep-d", "sweep-e", "sweep-f")
+        .satisfies(
+            sweeps -> {
+              assertThat(sweeps.get("sweep-d").ended()).isFalse();
+              assertThat(sweeps.get("sweep-e").ended()).isTrue();
+              assertThat(sweeps.get("sweep-e").succeeded()).isTrue();
+              assertThat(sweeps.get("sweep-f").ended()).isTrue();
+              assertThat(sweeps.get("sweep-f").succeeded()).isFalse();
+            });
   }
 
   @Test

@@ -181,6 +181,57 @@ abstract class RetentionContract {
   }
 
   @Test
+  void the_usage_of_deleted_jobs_survives_in_the_daily_roll_up() {
+    jdbc.update("delete from usage_daily");
+    Instant day = Instant.parse("2026-11-20T10:00:00Z");
+    aJob().finishedAt(day).storedIn(jdbc);
+    aJob().in(JobState.FAILED).finishedAt(day.plus(Duration.ofHours(3))).storedIn(jdbc);
+    aJob().finishedAt(NOW).storedIn(jdbc);
+    io.gpuq.storage.UsageTable usage = new io.gpuq.storage.UsageTable(jdbc.getDataSource());
+    Instant from = Instant.parse("2026-11-01T00:00:00Z");
+    io.gpuq.job.UsageReport.Group before = report(usage, from);
+
+    new RetentionDuty(
+            new FinishedJobRows(jdbc, usage),
+            new JobDirectories(layout),
+            WEEK,
+            Duration.ofMinutes(10),
+            Clock.fixed(NOW, ZoneOffset.UTC))
+        .runOnce();
+
+    assertThat(jobIds()).hasSize(1);
+    io.gpuq.job.UsageReport.Group after = report(usage, from);
+    assertThat(after.jobs()).isEqualTo(before.jobs());
+    assertThat(after.jobs().get(JobState.SUCCEEDED)).isEqualTo(2);
+    assertThat(after.jobs().get(JobState.FAILED)).isEqualTo(1);
+    assertThat(after.coreHours()).isCloseTo(3.0, org.assertj.core.api.Assertions.within(1e-9));
+    assertThat(after.coreHours())
+        .isCloseTo(before.coreHours(), org.assertj.core.api.Assertions.within(1e-9));
+    assertThat(
+            usage.rolledUp(
+                java.time.LocalDate.parse("2026-11-20"), java.time.LocalDate.parse("2026-11-21")))
+        .singleElement()
+        .satisfies(d -> assertThat(d.owner()).isEqualTo("alice"));
+  }
+
+  /** The whole month's report, live attempts and rolled-up days together, as the API reads it. */
+  private static io.gpuq.job.UsageReport.Group report(
+      io.gpuq.storage.UsageTable usage, Instant from) {
+    Instant to = NOW.plus(Duration.ofDays(1));
+    return io.gpuq.job.UsageReport.of(
+            from,
+            to,
+            io.gpuq.job.UsageReport.By.OWNER,
+            "owner",
+            usage.attemptsEnded(from, to, null),
+            usage.jobsFinished(from, to, null),
+            usage.rolledUp(
+                java.time.LocalDate.ofInstant(from, ZoneOffset.UTC),
+                java.time.LocalDate.ofInstant(to, ZoneOffset.UTC)))
+        .total();
+  }
+
+  @Test
   void a_batch_is_read_longest_finished_first() {
     String older = aJob().finishedAt(CUTOFF.minus(Duration.ofDays(2))).storedIn(jdbc);
     aJob().finishedAt(CUTOFF.minus(Duration.ofDays(1))).storedIn(jdbc);
