@@ -420,7 +420,9 @@ class CommandTest(unittest.TestCase):
         job_id = self.submit("sleep", "30")
         try:
             eventually(lambda: self.gq.get(job_id)["state"] == "RUNNING", "the job running")
-            lines = self.ok("owners").out.splitlines()
+            # Wide enough that no column is cut, whatever other tests' jobs hold meanwhile (the
+            # shrinking itself is test_cli_format's).
+            lines = self.ok("owners", env=self.env(COLUMNS="200")).out.splitlines()
             self.assertRegex(lines[0], r"^OWNER +SHARE +RUN +QUEUED +GPUS +GPU-MEM +CORES +"
                                        r"HOST-MEM +RECENT +DOMINANT +POSITION$")
             mine = self.gq.owners()["owners"]
@@ -436,7 +438,7 @@ class CommandTest(unittest.TestCase):
 
     @unittest.skipUnless(ADMIN_TOKEN, "set GPUQ_ADMIN_TOKEN to see every owner")
     def test_owners_show_an_admin_every_owner(self):
-        admin = self.env(GPUQ_TOKEN=ADMIN_TOKEN)
+        admin = self.env(GPUQ_TOKEN=ADMIN_TOKEN, COLUMNS="200")
         owners = [line.split()[0] for line in self.ok("owners", env=admin).out.splitlines()[1:]
                   if line and not line.startswith("Capacity")]
         self.assertIn("alice", owners)

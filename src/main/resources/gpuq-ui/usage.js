@@ -1,6 +1,6 @@
 import {get} from './api.js';
 import {h, number} from './dom.js';
-import {poller} from './app.js';
+import {poller} from './page.js';
 
 const STATES = ['SUCCEEDED', 'FAILED', 'CANCELLED', 'PRUNED'];
 const FIGURES = [['gpuHours', 'GPU-h'], ['gpuMemoryGiBHours', 'GPU mem GiB-h'],
