@@ -36,7 +36,13 @@ public record SweepBody(
     @Schema(description = "method random: the seed that makes the samples reproducible") Long seed,
     MetricRequest metric,
     Integer maxConcurrent,
-    EarlyStoppingRequest earlyStopping) {
+    EarlyStoppingRequest earlyStopping,
+    @Schema(description = "new (issue 35): whether its trials may be preempted")
+        Boolean preemptible,
+    @Schema(description = "new (issue 35): ISO-8601, signal to SIGKILL") String preemptGrace,
+    @Schema(description = "new (issue 35): TERM, USR1, USR2 or INT") String preemptSignal,
+    @Schema(description = "new (issue 35): a signal that long before the timeout")
+        JobRequest.TimeoutSignalRequest timeoutSignal) {
 
   JobRequest template() {
     return new JobRequest(
@@ -50,7 +56,11 @@ public record SweepBody(
         timeout,
         retry,
         labels,
-        nodeSelector);
+        nodeSelector,
+        preemptible,
+        preemptGrace,
+        preemptSignal,
+        timeoutSignal);
   }
 
   SweepRequest sweep() {

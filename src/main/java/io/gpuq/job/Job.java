@@ -85,6 +85,17 @@ public class Job {
 
   private double oomGrowth;
 
+  // Preemption (issue 35): null grace and signal on a job stored before it (the defaults then).
+  private boolean preemptible;
+  private Long preemptGraceMillis;
+  private StopSignal preemptSignal;
+  private StopSignal timeoutSignal;
+  private Long timeoutSignalBeforeMillis;
+
+  // Attempts that ended PREEMPTED (a preemption, a manual requeue, the requeue exit code): they do
+  // not count against maxAttempts.
+  private int requeues;
+
   private Map<String, String> labels = new HashMap<>();
 
   private String idempotencyKey;
@@ -166,6 +177,13 @@ public class Job {
     job.timeoutMillis = spec.timeout() == null ? null : spec.timeout().toMillis();
     job.maxAttempts = spec.maxAttempts();
     job.oomGrowth = spec.oomGrowth();
+    job.preemptible = spec.preemption().preemptible();
+    job.preemptGraceMillis = spec.preemption().grace().toMillis();
+    job.preemptSignal = spec.preemption().signal();
+    if (spec.timeoutSignal() != null) {
+      job.timeoutSignal = spec.timeoutSignal().signal();
+      job.timeoutSignalBeforeMillis = spec.timeoutSignal().before().toMillis();
+    }
     job.labels = new HashMap<>(spec.labels());
     job.nodeSelector = spec.nodeSelector().isEmpty() ? null : spec.nodeSelector();
     job.idempotencyKey = idempotencyKey;
@@ -406,6 +424,12 @@ public class Job {
     copy.timeoutMillis = timeoutMillis;
     copy.maxAttempts = maxAttempts;
     copy.oomGrowth = oomGrowth;
+    copy.preemptible = preemptible;
+    copy.preemptGraceMillis = preemptGraceMillis;
+    copy.preemptSignal = preemptSignal;
+    copy.timeoutSignal = timeoutSignal;
+    copy.timeoutSignalBeforeMillis = timeoutSignalBeforeMillis;
+    copy.requeues = requeues;
     copy.labels = new HashMap<>(labels);
     copy.idempotencyKey = idempotencyKey;
     copy.node = node;
@@ -577,7 +601,32 @@ public class Job {
         maxAttempts,
         oomGrowth,
         labels(),
-        nodeSelector());
+        nodeSelector(),
+        preemption(),
+        timeoutSignal().orElse(null));
+  }
+
+  /** Whether and how it may be preempted (issue 35). */
+  public Preemption preemption() {
+    return new Preemption(
+        preemptible,
+        preemptGraceMillis == null
+            ? Preemption.DEFAULT_GRACE
+            : Duration.ofMillis(preemptGraceMillis),
+        preemptSignal == null ? StopSignal.TERM : preemptSignal);
+  }
+
+  /** The warning before its timeout, if it asked for one (issue 35). */
+  public Optional<TimeoutSignal> timeoutSignal() {
+    return timeoutSignal == null || timeoutSignalBeforeMillis == null
+        ? Optional.empty()
+        : Optional.of(
+            new TimeoutSignal(timeoutSignal, Duration.ofMillis(timeoutSignalBeforeMillis)));
+  }
+
+  /** How many of its attempts ended PREEMPTED so far. */
+  public int requeues() {
+    return requeues;
   }
 
   /** The sweep this job is a trial of, if it is one. */

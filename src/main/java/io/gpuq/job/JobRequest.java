@@ -19,7 +19,45 @@ public record JobRequest(
     String timeout,
     Retry retry,
     Map<String, String> labels,
-    Map<String, String> nodeSelector) {
+    Map<String, String> nodeSelector,
+    Boolean preemptible,
+    String preemptGrace,
+    String preemptSignal,
+    TimeoutSignalRequest timeoutSignal) {
+
+  /** A request that says nothing of preemption (issue 35). */
+  public JobRequest(
+      String name,
+      List<String> command,
+      String workingDir,
+      Map<String, String> env,
+      String framework,
+      Resources resources,
+      Integer priority,
+      String timeout,
+      Retry retry,
+      Map<String, String> labels,
+      Map<String, String> nodeSelector) {
+    this(
+        name,
+        command,
+        workingDir,
+        env,
+        framework,
+        resources,
+        priority,
+        timeout,
+        retry,
+        labels,
+        nodeSelector,
+        null,
+        null,
+        null,
+        null);
+  }
+
+  /** {@code timeoutSignal}: a signal name and an ISO-8601 duration, as sent. */
+  public record TimeoutSignalRequest(String signal, String before) {}
 
   /**
    * What the job needs: {@code gpus} whole GPUs, each with a budget or whole; {@code cpus} cores (a

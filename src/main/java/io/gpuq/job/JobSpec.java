@@ -14,6 +14,8 @@ import java.util.Objects;
  * @param host the cores and host memory the job is given
  * @param timeout null for none
  * @param nodeSelector labels a node must carry to run the job (several gpuq nodes)
+ * @param preemption whether and how it may be preempted (issue 35)
+ * @param timeoutSignal the warning before its timeout; null for none (issue 35)
  */
 public record JobSpec(
     String name,
@@ -29,9 +31,47 @@ public record JobSpec(
     int maxAttempts,
     double oomGrowth,
     Map<String, String> labels,
-    Map<String, String> nodeSelector) {
+    Map<String, String> nodeSelector,
+    Preemption preemption,
+    TimeoutSignal timeoutSignal) {
+
+  /** A spec that is not preemptible and gets no warning before its timeout. */
+  public JobSpec(
+      String name,
+      List<String> command,
+      String workingDir,
+      Map<String, String> env,
+      Framework framework,
+      int gpus,
+      MemoryDemand memory,
+      HostResources host,
+      int priority,
+      Duration timeout,
+      int maxAttempts,
+      double oomGrowth,
+      Map<String, String> labels,
+      Map<String, String> nodeSelector) {
+    this(
+        name,
+        command,
+        workingDir,
+        env,
+        framework,
+        gpus,
+        memory,
+        host,
+        priority,
+        timeout,
+        maxAttempts,
+        oomGrowth,
+        labels,
+        nodeSelector,
+        Preemption.NONE,
+        null);
+  }
 
   public JobSpec {
+    Objects.requireNonNull(preemption, "preemption");
     Objects.requireNonNull(memory, "memory");
     Objects.requireNonNull(host, "host");
     command = List.copyOf(command);

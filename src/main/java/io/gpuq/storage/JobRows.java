@@ -51,7 +51,9 @@ public final class JobRows {
       "id, owner, name, state, attempt, command, working_dir, env, framework, gpus,"
           + " gpu_memory_bytes, gpu_fraction, requested_gpu_memory_bytes, requested_gpu_fraction,"
           + " cpus, memory_bytes, requested_memory_bytes, priority, timeout_millis, max_attempts, oom_growth, idempotency_key, node_selector,"
-          + " created_at, queued_at, sweep_id, trial, parameters, version";
+          + " created_at, queued_at, sweep_id, trial, parameters, version,"
+          + " preemptible, preempt_grace_millis, preempt_signal, timeout_signal,"
+          + " timeout_signal_before_millis, requeues";
 
   /** The SQL type each of {@link #JOB_COLUMNS} is bound as, a null too. */
   private static final int[] JOB_TYPES = {
@@ -83,7 +85,13 @@ public final class JobRows {
     Types.VARCHAR,
     Types.INTEGER,
     Types.VARCHAR,
-    Types.BIGINT
+    Types.BIGINT,
+    Types.BOOLEAN,
+    Types.BIGINT,
+    Types.VARCHAR,
+    Types.VARCHAR,
+    Types.BIGINT,
+    Types.INTEGER
   };
 
   private static final String LABEL_COLUMNS = "job_id, label_key, label_value";
@@ -172,7 +180,13 @@ public final class JobRows {
       trial == null ? null : trial.sweepId(),
       trial == null ? null : trial.number(),
       trial == null ? null : trial.parametersJson(),
-      0L // version
+      0L, // version
+      job.preemption().preemptible(),
+      job.preemption().grace().toMillis(),
+      job.preemption().signal().name(),
+      job.timeoutSignal().map(t -> t.signal().name()).orElse(null),
+      job.timeoutSignal().map(t -> t.before().toMillis()).orElse(null),
+      job.requeues()
     };
   }
 

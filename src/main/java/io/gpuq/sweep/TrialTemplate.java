@@ -129,6 +129,10 @@ public final class TrialTemplate {
         template.timeout(),
         template.retry(),
         TrialLabels.of(templateLabels, sweepId, trial),
-        template.nodeSelector());
+        template.nodeSelector(),
+        template.preemptible(),
+        template.preemptGrace(),
+        template.preemptSignal(),
+        template.timeoutSignal());
   }
 }

@@ -160,6 +160,27 @@ abstract class JobStoreContract {
   }
 
   @Test
+  void a_job_keeps_whether_and_how_it_may_be_preempted_and_its_timeout_signal() {
+    Job asked =
+        aQueuedJob()
+            .spec(
+                s ->
+                    s.preemption(new Preemption(true, Duration.ofSeconds(20), StopSignal.USR2))
+                        .timeout(Duration.ofHours(1))
+                        .timeoutSignal(new TimeoutSignal(StopSignal.USR1, Duration.ofMinutes(5))))
+            .in(store());
+    Job plain = aQueuedJob().in(store());
+
+    assertThat(reload(asked.id()).preemption())
+        .isEqualTo(new Preemption(true, Duration.ofSeconds(20), StopSignal.USR2));
+    assertThat(reload(asked.id()).timeoutSignal())
+        .contains(new TimeoutSignal(StopSignal.USR1, Duration.ofMinutes(5)));
+    assertThat(reload(asked.id()).spec()).isEqualTo(asked.spec());
+    assertThat(reload(plain.id()).preemption()).isEqualTo(Preemption.NONE);
+    assertThat(reload(plain.id()).requeues()).isZero();
+  }
+
+  @Test
   void one_owner_cannot_store_two_jobs_with_one_key_but_two_owners_can() {
     Job first = aQueuedJob().idempotencyKey("nightly").in(store());
 
