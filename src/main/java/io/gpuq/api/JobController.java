@@ -211,7 +211,11 @@ public class JobController {
       return null;
     }
     try {
-      return JobState.valueOf(state.toUpperCase(Locale.ROOT));
+      JobState named = JobState.valueOf(state.toUpperCase(Locale.ROOT));
+      if (!named.isJobState()) {
+        throw new IllegalArgumentException("only an attempt ends " + named);
+      }
+      return named;
     } catch (IllegalArgumentException e) {
       errors.add(
           new FieldError(
@@ -219,7 +223,7 @@ public class JobController {
               "unknown state \""
                   + UserText.echo(state)
                   + "\"; use one of "
-                  + List.of(JobState.values())));
+                  + List.of(JobState.ofJobs())));
       return null;
     }
   }

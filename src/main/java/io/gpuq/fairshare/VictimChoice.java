@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 /**
  * Which running jobs of one node to preempt so that a waiting job fits (issue 35): a pure function
@@ -141,25 +142,51 @@ public final class VictimChoice {
       Standings standings,
       Instant now,
       Duration minRuntime) {
-    if (!standings.isBelow(need.owner()) || fits(need, free, running)) {
+    if (fits(need, free, running)) {
+      return Optional.empty();
+    }
+    return choose(
+        need.owner(),
+        running,
+        standings,
+        now,
+        minRuntime,
+        victims -> fitsWithout(need, free, running, victims));
+  }
+
+  /**
+   * As {@link #choose(Need, Free, List, Standings, Instant, Duration)}, with whether the waiting
+   * job fits once some jobs are gone decided by {@code fitsWithout}: a scheduler asks its own
+   * placer, so that what is preempted is what its next pass needs.
+   *
+   * @param owner the waiting job's owner
+   */
+  public static Optional<List<Running>> choose(
+      String owner,
+      List<Running> running,
+      Standings standings,
+      Instant now,
+      Duration minRuntime,
+      Predicate<List<Running>> fitsWithout) {
+    if (!standings.isBelow(owner)) {
       return Optional.empty();
     }
     List<Running> candidates =
         running.stream()
             .filter(Running::preemptible)
-            .filter(r -> !r.owner().equals(need.owner()))
+            .filter(r -> !r.owner().equals(owner))
             .filter(r -> standings.isAbove(r.owner()))
             .filter(r -> !r.startedAt().plus(minRuntime).isAfter(now))
             .sorted(preference(standings))
             .limit(MAX_CANDIDATES)
             .toList();
-    if (candidates.isEmpty() || !fitsWithout(need, free, running, candidates)) {
+    if (candidates.isEmpty() || !fitsWithout.test(candidates)) {
       return Optional.empty();
     }
     int[] budget = {MAX_COMBINATIONS};
     for (int size = 1; size <= candidates.size(); size++) {
       Optional<List<Running>> found =
-          firstFitting(need, free, running, candidates, size, 0, new ArrayList<>(), budget);
+          firstFitting(fitsWithout, candidates, size, 0, new ArrayList<>(), budget);
       if (found.isPresent()) {
         return found;
       }
@@ -182,9 +209,7 @@ public final class VictimChoice {
    * that makes the need fit: the best set of that size.
    */
   private static Optional<List<Running>> firstFitting(
-      Need need,
-      Free free,
-      List<Running> running,
+      Predicate<List<Running>> fitsWithout,
       List<Running> candidates,
       int size,
       int from,
@@ -192,9 +217,7 @@ public final class VictimChoice {
       int[] budget) {
     if (chosen.size() == size) {
       budget[0]--;
-      return fitsWithout(need, free, running, chosen)
-          ? Optional.of(List.copyOf(chosen))
-          : Optional.empty();
+      return fitsWithout.test(chosen) ? Optional.of(List.copyOf(chosen)) : Optional.empty();
     }
     for (int i = from; i <= candidates.size() - (size - chosen.size()); i++) {
       if (budget[0] <= 0) {
@@ -202,7 +225,7 @@ public final class VictimChoice {
       }
       chosen.add(candidates.get(i));
       Optional<List<Running>> found =
-          firstFitting(need, free, running, candidates, size, i + 1, chosen, budget);
+          firstFitting(fitsWithout, candidates, size, i + 1, chosen, budget);
       chosen.remove(chosen.size() - 1);
       if (found.isPresent()) {
         return found;

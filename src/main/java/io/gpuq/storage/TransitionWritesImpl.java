@@ -48,7 +48,9 @@ class TransitionWritesImpl implements TransitionWrites {
 
   private static final String START_JOB = START_SQL.updateJob(false);
   private static final String INSERT_ATTEMPT = START_SQL.insertAttempt();
-  private static final String SUCCEED_JOB = SUCCEED_SQL.updateJob(true);
+  // Not a job being preempted: its end requeues it whatever its exit code (issue 35).
+  private static final String SUCCEED_JOB =
+      SUCCEED_SQL.updateJob(true) + " and preempt_reason is null";
   private static final String SUCCEED_ATTEMPT = SUCCEED_SQL.updateAttempt();
 
   private static final String LOCK_TO_START =

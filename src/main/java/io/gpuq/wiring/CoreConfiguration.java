@@ -38,6 +38,7 @@ import io.gpuq.placement.Headroom;
 import io.gpuq.placement.PlacementPolicy;
 import io.gpuq.placement.Placer;
 import io.gpuq.proc.ProcFs;
+import io.gpuq.schedule.Dispatcher;
 import io.gpuq.schedule.FairShareInputs;
 import io.gpuq.schedule.JobCommands;
 import io.gpuq.schedule.MetricsReading;
@@ -213,6 +214,8 @@ public class CoreConfiguration {
         .roomToStart(() -> !storage.check().isLow())
         .safetyNet(properties.scheduler().safetyNetInterval())
         .beforeEndRecorded(metricsReading::readBeforeEnd)
+        .preemption(
+            new Dispatcher.PreemptionSettings(properties.preemption().minRuntime(), reason -> {}))
         .fairShare(
             new FairShareInputs(
                 tokens.ownerTerms(),

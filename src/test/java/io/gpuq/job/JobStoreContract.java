@@ -181,6 +181,33 @@ abstract class JobStoreContract {
   }
 
   @Test
+  void a_preemption_is_stored_once_for_a_waiting_job_and_a_victim_is_preempted_once() {
+    Job victim = aRunningJob().ownedBy("alice").on("node-1").in(store());
+    Job other = aRunningJob().ownedBy("alice").on("node-1").in(store());
+    Job waiting = aQueuedJob().ownedBy("bob").in(store());
+    Job another = aQueuedJob().ownedBy("carol").in(store());
+
+    assertThat(store().preemptFor(waiting.id(), "node-1", Map.of(victim.id(), 1))).isTrue();
+    // Not again for the same waiting job (another node), nor the same victim for another job.
+    assertThat(store().preemptFor(waiting.id(), "node-2", Map.of(other.id(), 1))).isFalse();
+    assertThat(store().preemptFor(another.id(), "node-1", Map.of(victim.id(), 1))).isFalse();
+    assertThat(reload(other.id()).preemptReason()).isEmpty();
+    assertThat(reload(another.id()).heldOn()).isNull();
+    assertThat(reload(waiting.id()).heldOn()).isEqualTo("node-1");
+    assertThat(reload(victim.id()).preemptReason()).contains(PreemptReason.FAIR_SHARE);
+    assertThat(reload(victim.id()).preemptedFor()).isEqualTo(waiting.id());
+
+    // Its end, whatever its exit code, requeues it without using up an attempt.
+    store().endAttempt(new AttemptEnd(victim.id(), 1, AttemptOutcome.succeeded(), 0, T0)).join();
+    Job requeued = reload(victim.id());
+    assertThat(requeued.state()).isEqualTo(JobState.QUEUED);
+    assertThat(requeued.attempt()).isEqualTo(2);
+    assertThat(requeued.requeues()).isEqualTo(1);
+    assertThat(requeued.preemptReason()).isEmpty();
+    assertThat(requeued.attempts().get(0).outcome()).isEqualTo(JobState.PREEMPTED);
+  }
+
+  @Test
   void one_owner_cannot_store_two_jobs_with_one_key_but_two_owners_can() {
     Job first = aQueuedJob().idempotencyKey("nightly").in(store());
 

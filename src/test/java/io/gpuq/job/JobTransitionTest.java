@@ -42,6 +42,7 @@ class JobTransitionTest {
             "RUNNING SUCCEED",
             "RUNNING FAIL",
             "RUNNING REQUEUE_FOR_RETRY",
+            "RUNNING REQUEUE_AFTER_PREEMPTION",
             "QUEUED CANCEL",
             "RUNNING CANCEL_RUNNING",
             "RUNNING PRUNE");
@@ -58,7 +59,7 @@ class JobTransitionTest {
         }
       }
     }
-    assertThat(forbidden).isEqualTo(JobState.values().length * JobTransition.values().length - 7);
+    assertThat(forbidden).isEqualTo(JobState.values().length * JobTransition.values().length - 8);
   }
 
   @ParameterizedTest
@@ -75,12 +76,15 @@ class JobTransitionTest {
   @Test
   void only_queued_and_running_are_not_terminal() {
     EnumSet<JobState> live = EnumSet.noneOf(JobState.class);
-    for (JobState s : JobState.values()) {
+    for (JobState s : JobState.ofJobs()) {
       if (!s.isTerminal()) {
         live.add(s);
       }
     }
     assertThat(live).containsExactly(QUEUED, RUNNING);
-    assertThat(EnumSet.complementOf(live)).containsExactly(SUCCEEDED, FAILED, CANCELLED, PRUNED);
+    assertThat(EnumSet.complementOf(live))
+        .containsExactly(SUCCEEDED, FAILED, CANCELLED, PRUNED, JobState.PREEMPTED);
+    assertThat(JobState.PREEMPTED.isTerminal()).isFalse();
+    assertThat(JobState.PREEMPTED.isJobState()).isFalse();
   }
 }

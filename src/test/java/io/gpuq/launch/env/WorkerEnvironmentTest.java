@@ -419,7 +419,11 @@ class WorkerEnvironmentTest {
           .noneMatch(name -> name.toUpperCase().startsWith("SPRING"))
           .filteredOn(name -> name.toUpperCase().startsWith("GPUQ"))
           .containsExactlyInAnyOrder(
-              GPUQ_JOB_ID, GPUQ_GPU_MEMORY_BYTES, WorkerEnvironment.GPUQ_METRICS_FILE);
+              GPUQ_JOB_ID,
+              GPUQ_GPU_MEMORY_BYTES,
+              WorkerEnvironment.GPUQ_METRICS_FILE,
+              GPUQ_CHECKPOINT_DIR,
+              GPUQ_ATTEMPT);
     }
 
     @Test
