@@ -17,6 +17,7 @@ import java.util.Map;
  * @param queuedAt when this attempt joined the queue
  * @param trial the sweep trial it is; null for a job of its own
  * @param host its cores and host memory
+ * @param timeoutSignal the warning before its timeout; null for none (issue 35)
  */
 public record ClaimedJob(
     String id,
@@ -30,7 +31,38 @@ public record ClaimedJob(
     Instant createdAt,
     Instant queuedAt,
     SweepTrial trial,
-    HostResources host) {
+    HostResources host,
+    TimeoutSignal timeoutSignal) {
+
+  /** A claimed job that asked for no warning before its timeout. */
+  public ClaimedJob(
+      String id,
+      String owner,
+      int attempt,
+      List<String> command,
+      String workingDir,
+      Map<String, String> env,
+      Framework framework,
+      Duration timeout,
+      Instant createdAt,
+      Instant queuedAt,
+      SweepTrial trial,
+      HostResources host) {
+    this(
+        id,
+        owner,
+        attempt,
+        command,
+        workingDir,
+        env,
+        framework,
+        timeout,
+        createdAt,
+        queuedAt,
+        trial,
+        host,
+        null);
+  }
 
   /** What a claim of this job, now started, reads for its launch. */
   static ClaimedJob of(Job job) {
@@ -46,7 +78,8 @@ public record ClaimedJob(
         job.createdAt(),
         job.queuedAt(),
         job.sweepTrial().orElse(null),
-        job.host());
+        job.host(),
+        job.timeoutSignal().orElse(null));
   }
 
   /**

@@ -253,6 +253,19 @@ public final class Workers {
     return true;
   }
 
+  /**
+   * Sends this worker's tree one signal, without stopping it: the warning before its timeout
+   * ({@code timeoutSignal}, issue 35). Nothing if it is no longer its job's live worker here.
+   */
+  public void signal(RunningWorker worker, int signal) {
+    if (live.get(worker.jobId()) != worker) {
+      return;
+    }
+    log.info("job {} (pid {}): signal {} before its timeout", worker.jobId(), worker.pid(), signal);
+    ProcessSignals.signalGroup(worker.pid(), signal);
+    confinement.signal(worker.jobId(), worker.attempt(), signal);
+  }
+
   private boolean stopLive(RunningWorker worker, StopReason reason, String detail) {
     if (!worker.markStopping(reason, detail)) {
       return false;

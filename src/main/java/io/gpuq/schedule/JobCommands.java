@@ -5,10 +5,12 @@ import io.gpuq.job.Job;
 import io.gpuq.job.JobRequest;
 import io.gpuq.job.JobService;
 import io.gpuq.job.JobSpec;
+import io.gpuq.job.PreemptReason;
 import io.gpuq.job.Submission;
 import io.gpuq.launch.StopReason;
 import io.gpuq.launch.Workers;
 import java.util.Collection;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -23,8 +25,22 @@ public final class JobCommands {
   private final SubmitChecks checks;
   private final Workers workers;
   private final SchedulingLoop loop;
+  private final Consumer<PreemptReason> preempted;
 
   public JobCommands(JobService jobs, SubmitChecks checks, Workers workers, SchedulingLoop loop) {
+    this(jobs, checks, workers, loop, reason -> {});
+  }
+
+  /**
+   * @param preempted counts each requeue asked for (issue 35)
+   */
+  public JobCommands(
+      JobService jobs,
+      SubmitChecks checks,
+      Workers workers,
+      SchedulingLoop loop,
+      Consumer<PreemptReason> preempted) {
+    this.preempted = preempted;
     this.jobs = jobs;
     this.checks = checks;
     this.workers = workers;
@@ -58,6 +74,27 @@ public final class JobCommands {
    */
   public Job cancel(Caller caller, String id) {
     Job job = jobs.cancel(caller, id, running -> workers.stop(running.id(), StopReason.CANCELLED));
+    loop.wakeUp();
+    return job;
+  }
+
+  /**
+   * Requeues a running job now (issue 35): stored, then its worker here gets its preemption signal
+   * and SIGKILL after its grace; another node's pass signals its own. Its end requeues it.
+   */
+  public Job requeue(Caller caller, String id) {
+    Job job =
+        jobs.requeue(
+            caller,
+            id,
+            running ->
+                workers.stop(
+                    running.id(),
+                    StopReason.PREEMPTED,
+                    "requeued on request",
+                    running.preemption().signal().number(),
+                    running.preemption().grace()));
+    preempted.accept(PreemptReason.MANUAL);
     loop.wakeUp();
     return job;
   }

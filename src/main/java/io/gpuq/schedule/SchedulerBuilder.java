@@ -178,13 +178,15 @@ public final class SchedulerBuilder {
                 beforeEnd.accept(jobId);
               }
             });
+    TimeoutWarnings warnings = new TimeoutWarnings();
     JobExecution execution =
         new JobExecution(
             jobs,
             workers,
             new WorkerHost(setup, gpus.backend(), procFs),
             wakeups::capacityFreed,
-            recordEnd);
+            recordEnd,
+            warnings);
     Supplier<Capacity> cluster = this::clusterCapacity;
     UsageAccounting usageAccounting = new UsageAccounting(jobs, fairShare, cluster, node, clock);
     Dispatcher dispatcher =
@@ -210,7 +212,7 @@ public final class SchedulerBuilder {
         dispatcher,
         new SchedulingLoop(dispatcher, wakeups, safetyNet),
         new WorkerRecovery(jobs, execution, workers, node),
-        new TimeoutDuty(workers, clock),
+        new TimeoutDuty(workers, clock, warnings),
         new StopUnownedWorkers(jobs, workers, node),
         new QueuedReasons(lastPass),
         usageAccounting);

@@ -55,7 +55,8 @@ class TransitionWritesImpl implements TransitionWrites {
 
   private static final String LOCK_TO_START =
       "select id, owner, attempt, command, working_dir, env, framework, timeout_millis, created_at,"
-          + " queued_at, sweep_id, trial, parameters, cpus, memory_bytes from jobs where state in ("
+          + " queued_at, sweep_id, trial, parameters, cpus, memory_bytes, timeout_signal,"
+          + " timeout_signal_before_millis from jobs where state in ("
           + String.join(", ", Collections.nCopies(SOURCES.size(), "?"))
           + ") and id in (%s) for update skip locked";
 
@@ -104,11 +105,21 @@ class TransitionWritesImpl implements TransitionWrites {
                   trial(row),
                   new HostResources(
                       JobRows.cpus(row.getBigDecimal("cpus")),
-                      row.getObject("memory_bytes", Long.class))));
+                      row.getObject("memory_bytes", Long.class)),
+                  timeoutSignal(row)));
         }
       }
     }
     return locked;
+  }
+
+  private static io.gpuq.job.TimeoutSignal timeoutSignal(ResultSet row) throws SQLException {
+    String signal = row.getString("timeout_signal");
+    Long before = row.getObject("timeout_signal_before_millis", Long.class);
+    return signal == null || before == null
+        ? null
+        : new io.gpuq.job.TimeoutSignal(
+            io.gpuq.job.StopSignal.valueOf(signal), java.time.Duration.ofMillis(before));
   }
 
   private static SweepTrial trial(ResultSet row) throws SQLException {

@@ -84,9 +84,14 @@ public class CoreConfiguration {
       GpuMetrics gpuMetrics,
       JobHostMetrics jobHostMetrics,
       SchedulerMetrics schedulerMetrics,
-      TokenRegistry tokens) {
+      TokenRegistry tokens,
+      GpuqProperties properties) {
     return new JobService(
-        store, clock, List.of(gpuMetrics, jobHostMetrics, schedulerMetrics), maxQueuedOf(tokens));
+        store,
+        clock,
+        List.of(gpuMetrics, jobHostMetrics, schedulerMetrics),
+        maxQueuedOf(tokens),
+        properties.preemption().maxRequeues());
   }
 
   /** Each owner's {@code max-queued-jobs}; an owner with no token of their own has the default. */
@@ -200,7 +205,8 @@ public class CoreConfiguration {
       TokenRegistry tokens,
       JdbcTemplate jdbc,
       TransactionTemplate tx,
-      LocalCapacity capacity) {
+      LocalCapacity capacity,
+      SchedulerMetrics schedulerMetrics) {
     int cpuSlots = properties.scheduler().cpuSlots();
     return new SchedulerBuilder(jobs, workers, files, placer, clock, node.name())
         .workerSetup(setupOf(environment, files, isolation))
@@ -215,7 +221,8 @@ public class CoreConfiguration {
         .safetyNet(properties.scheduler().safetyNetInterval())
         .beforeEndRecorded(metricsReading::readBeforeEnd)
         .preemption(
-            new Dispatcher.PreemptionSettings(properties.preemption().minRuntime(), reason -> {}))
+            new Dispatcher.PreemptionSettings(
+                properties.preemption().minRuntime(), schedulerMetrics::preempted))
         .fairShare(
             new FairShareInputs(
                 tokens.ownerTerms(),
@@ -315,9 +322,14 @@ public class CoreConfiguration {
       SubmitAdmission admission,
       StorageGuard storage,
       Workers workers,
-      Scheduler scheduler) {
+      Scheduler scheduler,
+      SchedulerMetrics schedulerMetrics) {
     return new JobCommands(
-        jobs, new SubmitChecks(validator, storage, admission), workers, scheduler.loop());
+        jobs,
+        new SubmitChecks(validator, storage, admission),
+        workers,
+        scheduler.loop(),
+        schedulerMetrics::preempted);
   }
 
   @Bean

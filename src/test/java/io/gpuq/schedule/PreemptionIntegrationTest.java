@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
@@ -133,6 +134,121 @@ class PreemptionIntegrationTest extends IntegrationTest {
       if (bobs != null) {
         bob.post("/api/v1/jobs/" + bobs + "/cancel");
       }
+    }
+  }
+
+  @Test
+  @DisplayName("a run younger than gpuq.preemption.min-runtime (2 s here) is not preempted")
+  void minRuntimeHolds() throws Exception {
+    List<String> alices = new ArrayList<>();
+    String bobs = null;
+    try {
+      for (int i = 0; i < 2; i++) {
+        alices.add(alice.submit(preemptibleTraining()));
+      }
+      await().atMost(SOON).until(() -> running(alices) == 2);
+      bobs = bob.submit(aJob().command("true").gpus(1).json());
+      String bobsJob = bobs;
+      await().atMost(SOON).until(() -> !bob.state(bobsJob).equals("QUEUED"));
+
+      Instant bobStarted =
+          Instant.parse(bob.job(bobs).get("attempts").get(0).get("startedAt").asString());
+      for (String id : alices) {
+        JsonNode first = alice.job(id).get("attempts").get(0);
+        if (first.path("outcome").asString("").equals("PREEMPTED")) {
+          Instant started = Instant.parse(first.get("startedAt").asString());
+          assertThat(Duration.between(started, bobStarted))
+              .isGreaterThanOrEqualTo(Duration.ofSeconds(2));
+        }
+      }
+    } finally {
+      for (String id : alices) {
+        alice.post("/api/v1/jobs/" + id + "/cancel");
+      }
+      if (bobs != null) {
+        bob.post("/api/v1/jobs/" + bobs + "/cancel");
+      }
+    }
+  }
+
+  @Test
+  @DisplayName(
+      "a job that exits with GPUQ_REQUEUE_EXIT_CODE goes back to the queue without using up retry")
+  void requeueExitCode() {
+    String id =
+        alice.submit(
+            aJob()
+                .cpuOnly()
+                .shell(
+                    "if [ \"$GPUQ_ATTEMPT\" = 1 ]; then exit \"$GPUQ_REQUEUE_EXIT_CODE\"; fi; exit 0")
+                .json());
+
+    await().atMost(SOON).until(() -> alice.state(id).equals("SUCCEEDED"));
+    JsonNode view = alice.job(id);
+    assertThat(view.get("attempt").asInt()).isEqualTo(2);
+    assertThat(view.get("requeues").asInt()).isEqualTo(1);
+    assertThat(view.get("attempts").get(0).get("outcome").asString()).isEqualTo("PREEMPTED");
+    assertThat(view.get("attempts").get(0).get("exitCode").asInt()).isEqualTo(85);
+  }
+
+  @Test
+  @DisplayName(
+      "POST /requeue preempts a running job with its signal and grace: its owner may, another owner"
+          + " may not, and a job that does not run answers 409")
+  void manualRequeue() {
+    String id =
+        alice.submit(
+            aJob()
+                .cpuOnly()
+                .field("preemptSignal", "USR1")
+                .shell(
+                    "trap 'echo saved; exit 0' USR1; if [ \"$GPUQ_ATTEMPT\" = 1 ]; then"
+                        + " sleep 30 & wait; fi; exit 0")
+                .json());
+    try {
+      await().atMost(SOON).until(() -> alice.state(id).equals("RUNNING"));
+      assertThat(bob.post("/api/v1/jobs/" + id + "/requeue").status()).isIn(403, 404);
+      assertThat(alice.post("/api/v1/jobs/" + id + "/requeue").status()).isEqualTo(200);
+
+      await().atMost(SOON).until(() -> alice.state(id).equals("SUCCEEDED"));
+      JsonNode view = alice.job(id);
+      assertThat(view.get("attempt").asInt()).isEqualTo(2);
+      assertThat(view.get("attempts").get(0).get("outcome").asString()).isEqualTo("PREEMPTED");
+      assertThat(view.get("attempts").get(0).get("exitCode").asInt()).isZero();
+      assertThat(alice.post("/api/v1/jobs/" + id + "/requeue").status()).isEqualTo(409);
+    } finally {
+      alice.post("/api/v1/jobs/" + id + "/cancel");
+    }
+  }
+
+  @Test
+  @DisplayName(
+      "timeoutSignal sends its signal that long before the timeout: the run saves and requeues"
+          + " itself")
+  void timeoutSignal() {
+    String id =
+        alice.submit(
+            aJob()
+                .cpuOnly()
+                .timeout("PT8S")
+                .field("timeoutSignal", Map.of("signal", "USR1", "before", "PT6S"))
+                .shell(
+                    "[ \"$GPUQ_ATTEMPT\" = 2 ] && exit 0; trap 'echo warned >"
+                        + " \"$GPUQ_CHECKPOINT_DIR/warned\"; exit $GPUQ_REQUEUE_EXIT_CODE' USR1;"
+                        + " sleep 30 & wait")
+                .json());
+    try {
+      await().atMost(SOON).until(() -> alice.state(id).equals("SUCCEEDED"));
+      JsonNode first = alice.job(id).get("attempts").get(0);
+      assertThat(first.get("outcome").asString()).isEqualTo("PREEMPTED");
+      Duration ran =
+          Duration.between(
+              Instant.parse(first.get("startedAt").asString()),
+              Instant.parse(first.get("finishedAt").asString()));
+      assertThat(ran).isLessThan(Duration.ofSeconds(8));
+      assertThat(dataDir().resolve("work").resolve(id).resolve("checkpoint/warned")).exists();
+    } finally {
+      alice.post("/api/v1/jobs/" + id + "/cancel");
     }
   }
 

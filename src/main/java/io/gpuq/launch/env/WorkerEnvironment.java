@@ -61,6 +61,12 @@ public final class WorkerEnvironment {
   /** The checkpoint directory's name in the job's work directory. */
   public static final String CHECKPOINT_DIR_NAME = "checkpoint";
 
+  /**
+   * The exit code with which a job asks to go back to the queue (issue 35), as a preempted one
+   * does; always {@link io.gpuq.job.AttemptEnd#REQUEUE_EXIT_CODE}.
+   */
+  public static final String GPUQ_REQUEUE_EXIT_CODE = "GPUQ_REQUEUE_EXIT_CODE";
+
   /** Which attempt of the job this is, from 1 (issue 35). */
   public static final String GPUQ_ATTEMPT = "GPUQ_ATTEMPT";
 
@@ -127,6 +133,7 @@ public final class WorkerEnvironment {
                   GPUQ_METRICS_FILE,
                   GPUQ_CHECKPOINT_DIR,
                   GPUQ_ATTEMPT,
+                  GPUQ_REQUEUE_EXIT_CODE,
                   XLA_PYTHON_CLIENT_MEM_FRACTION,
                   XLA_PYTHON_CLIENT_PREALLOCATE,
                   JAX_COMPILATION_CACHE_DIR,
@@ -180,6 +187,7 @@ public final class WorkerEnvironment {
     vars.put(GPUQ_METRICS_FILE, spec.workDir().resolve(METRICS_FILE_NAME).toString());
     vars.put(GPUQ_CHECKPOINT_DIR, checkpointDir(spec).toString());
     vars.put(GPUQ_ATTEMPT, Integer.toString(spec.attempt()));
+    vars.put(GPUQ_REQUEUE_EXIT_CODE, Integer.toString(io.gpuq.job.AttemptEnd.REQUEUE_EXIT_CODE));
     switch (spec.framework()) {
       case JAX -> {
         putXlaFraction(vars, spec);

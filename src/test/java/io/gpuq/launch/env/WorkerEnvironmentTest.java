@@ -87,7 +87,8 @@ class WorkerEnvironmentTest {
           .containsEntry(GPUQ_ATTEMPT, "1");
       assertThat(third)
           .containsEntry(GPUQ_CHECKPOINT_DIR, WORK_DIR.resolve("checkpoint").toString())
-          .containsEntry(GPUQ_ATTEMPT, "3");
+          .containsEntry(GPUQ_ATTEMPT, "3")
+          .containsEntry(GPUQ_REQUEUE_EXIT_CODE, "85");
     }
 
     @ParameterizedTest
@@ -423,7 +424,8 @@ class WorkerEnvironmentTest {
               GPUQ_GPU_MEMORY_BYTES,
               WorkerEnvironment.GPUQ_METRICS_FILE,
               GPUQ_CHECKPOINT_DIR,
-              GPUQ_ATTEMPT);
+              GPUQ_ATTEMPT,
+              GPUQ_REQUEUE_EXIT_CODE);
     }
 
     @Test
