@@ -263,6 +263,7 @@ public final class JobRows {
       case Types.BIGINT -> statement.setLong(index, (Long) value);
       case Types.DOUBLE -> statement.setDouble(index, (Double) value);
       case Types.DECIMAL -> statement.setBigDecimal(index, (BigDecimal) value);
+      case Types.BOOLEAN -> statement.setBoolean(index, (Boolean) value);
       case Types.TIMESTAMP_WITH_TIMEZONE ->
           statement.setObject(index, ((Instant) value).atOffset(ZoneOffset.UTC));
       default -> throw new IllegalArgumentException("no binding for SQL type " + type);
