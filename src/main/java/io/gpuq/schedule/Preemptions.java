@@ -67,6 +67,14 @@ final class Preemptions {
   private final Set<String> held = new LinkedHashSet<>();
   private final Map<String, String> reasons = new HashMap<>();
   private List<Job> running = List.of();
+  private Instant readAt;
+
+  /**
+   * How old this node's running jobs, as last read, may be when no preemption is under way. Passes
+   * can follow each other closely on a busy node; a stale list is safe (the store checks each
+   * victim again when the preemption is stored), and costs at most this long of delay.
+   */
+  static final Duration REREAD = Duration.ofSeconds(1);
 
   Preemptions(
       JobService jobs,
@@ -94,6 +102,11 @@ final class Preemptions {
    *     nothing
    */
   boolean beforePass() {
+    Instant now = clock.instant();
+    if (readAt != null && underWay.isEmpty() && now.isBefore(readAt.plus(REREAD))) {
+      return false;
+    }
+    readAt = now;
     running = jobs.runningOn(node);
     Map<String, Set<String>> stillRunning = new LinkedHashMap<>();
     for (Job job : running) {
