@@ -519,7 +519,7 @@ class CommandLineTest(unittest.TestCase):
     def test_bash_completion_offers_the_commands_and_their_options(self):
         script = gpuq_cli.bash_completion(gpuq_cli.build_parser())
         self.assertIn("complete -F _gpuq gpuq", script)
-        self.assertIn('opts="submit run queue ls show logs cancel wait gpus nodes owners login '
+        self.assertIn('opts="submit run queue ls show logs cancel requeue wait gpus nodes owners login '
                       'sweep', script)
         self.assertIn("--gpu-memory", script)
         self.assertIn("--cpus --memory", script)

@@ -467,6 +467,14 @@ def cmd_cancel(client, args):
     return status
 
 
+def cmd_requeue(client, args):
+    # Issue 35: preempts the running job now (its signal, then SIGKILL after its grace); it goes
+    # back to the queue without using up its retries.
+    job = client.requeue(args.id)
+    out("%s %s (requeued; it stops within its preemptGrace)" % (job["id"], job["state"]))
+    return 0
+
+
 def cmd_wait(client, args):
     finished = {}
     pending = list(dict.fromkeys(args.ids))
@@ -786,6 +794,10 @@ def build_parser():
     p.add_argument("ids", nargs="*", metavar="ID")
     p.add_argument("--sweep", metavar="SWEEP")
     p.set_defaults(func=cmd_cancel)
+
+    p = commands.add_parser("requeue", help="preempt a running job now and queue it again")
+    p.add_argument("id", metavar="ID")
+    p.set_defaults(func=cmd_requeue)
 
     p = commands.add_parser("wait", help="wait for jobs; exit with the first failure's code")
     p.add_argument("ids", nargs="+", metavar="ID")

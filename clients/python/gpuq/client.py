@@ -222,6 +222,11 @@ class Client:
         """Cancels a queued or running job (its whole process tree) and returns it."""
         return self._job(self._json("POST", "/api/v1/jobs/%s/cancel" % _quote(job_id)))
 
+    def requeue(self, job_id):
+        """Preempts a running job now (issue 35): its preemption signal, SIGKILL after its grace;
+        it goes back to the queue without using up its retries. Returns the job."""
+        return self._job(self._json("POST", "/api/v1/jobs/%s/requeue" % _quote(job_id)))
+
     def wait(self, job_id, progress=True, poll=1.0, timeout=None, file=None):
         """Waits until the job has finished and returns it.
 

@@ -8,10 +8,11 @@
 # which drops to that account before the user's program runs: this wrapper stays gpuq's, so the job
 # can neither signal it nor forge what it writes.
 #
-# The traps keep this shell alive while its command handles SIGTERM (a training run may save a
+# The traps keep this shell alive while its command handles SIGTERM, or the USR1, USR2 or INT a
+# preemption or a timeout warning sends (issue 35: a training run may save a
 # checkpoint), and are reset to the defaults in the command itself. A trap with an empty action
 # would instead be inherited as "ignore".
-trap ':' TERM INT HUP
+trap ':' TERM INT HUP USR1 USR2
 # Opened before the job runs, so nothing the job does later can make the write below block or go
 # elsewhere; the job itself never gets this descriptor (3>&- below). gpuq wrote a placeholder of
 # blank lines there before the start: opened without truncating it, the code overwrites bytes the
@@ -59,7 +60,7 @@ done
 # cgroup and is killed with it; it ignores the signals of a stop, so that a job saving its work on
 # SIGTERM can still print.
 keep_log() {
-  trap '' TERM INT HUP
+  trap '' TERM INT HUP USR1 USR2
   max=$1
   state=$2
   # Fixed, so that each later cut finds the marker where the first one put it.

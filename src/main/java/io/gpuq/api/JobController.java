@@ -153,6 +153,21 @@ public class JobController {
     return view(caller, commands.cancel(caller, id));
   }
 
+  @PostMapping("/{id}/requeue")
+  @Operation(
+      summary = "Requeue a running job (issue 35)",
+      description =
+          "Preempts the job now: its process tree gets its preemptSignal, then SIGKILL after its"
+              + " preemptGrace; its attempt ends PREEMPTED and the job goes back to the queue,"
+              + " without using up retry.maxAttempts. Its owner or an admin.")
+  @ApiResponse(responseCode = "200", description = "the job, still RUNNING while it stops")
+  @ApiResponse(
+      responseCode = "409",
+      description = "the job is not running, or is being preempted or requeued already")
+  public JobView requeue(Caller caller, @PathVariable String id) {
+    return view(caller, commands.requeue(caller, id));
+  }
+
   @GetMapping(value = "/{id}/logs", produces = MediaType.TEXT_PLAIN_VALUE)
   @Operation(summary = "The job's stdout and stderr (all attempts)")
   @ApiResponse(responseCode = "200", description = "text/plain")
@@ -211,7 +226,11 @@ public class JobController {
       return null;
     }
     try {
-      return JobState.valueOf(state.toUpperCase(Locale.ROOT));
+      JobState named = JobState.valueOf(state.toUpperCase(Locale.ROOT));
+      if (!named.isJobState()) {
+        throw new IllegalArgumentException("only an attempt ends " + named);
+      }
+      return named;
     } catch (IllegalArgumentException e) {
       errors.add(
           new FieldError(
@@ -219,7 +238,7 @@ public class JobController {
               "unknown state \""
                   + UserText.echo(state)
                   + "\"; use one of "
-                  + List.of(JobState.values())));
+                  + List.of(JobState.ofJobs())));
       return null;
     }
   }

@@ -78,6 +78,15 @@ public record JobView(
             description =
                 "what the run reported through GPUQ_METRICS_FILE; null when it reported nothing")
         MetricsView metrics,
+    @Schema(description = "new (issue 35): whether gpuq may preempt it for fair share")
+        boolean preemptible,
+    @Schema(description = "new (issue 35): ISO-8601, from its preemption signal to SIGKILL")
+        String preemptGrace,
+    @Schema(description = "new (issue 35): TERM, USR1, USR2 or INT") String preemptSignal,
+    @Schema(description = "new (issue 35): the warning before its timeout; absent for none")
+        @JsonInclude(JsonInclude.Include.NON_NULL)
+        TimeoutSignalView timeoutSignal,
+    @Schema(description = "new (issue 35): its attempts that ended PREEMPTED") int requeues,
     @Schema(
             description =
                 "new (issue 37): what it waits for, each a job or a sweep and a condition;"
@@ -153,6 +162,9 @@ public record JobView(
           Number cpus,
       @Schema(description = "host memory in bytes, reserved and capped; absent for none")
           Long memory) {}
+
+  @Schema(name = "TimeoutSignal")
+  public record TimeoutSignalView(String signal, String before) {}
 
   @Schema(name = "Retry")
   public record RetryView(int maxAttempts, double oomGrowth) {}
@@ -258,6 +270,13 @@ public record JobView(
         trial.map(SweepTrial::number).orElse(null),
         trial.map(SweepTrial::parametersJson).orElse(null),
         job.reportedMetrics().map(MetricsView::of).orElse(null),
+        job.preemption().preemptible(),
+        job.preemption().grace().toString(),
+        job.preemption().signal().name(),
+        job.timeoutSignal()
+            .map(t -> new TimeoutSignalView(t.signal().name(), t.before().toString()))
+            .orElse(null),
+        job.requeues(),
         job.dependsOn().stream().map(DependencyView::of).toList(),
         job.held() && job.state() == io.gpuq.job.JobState.QUEUED,
         truncated.isEmpty() ? null : List.copyOf(truncated),

@@ -43,7 +43,13 @@ public record SweepBody(
             description =
                 "new (issue 37): what every trial waits for, as a job's dependsOn; the trials"
                     + " stay QUEUED and held until it is met")
-        List<JobRequest.DependsOn> dependsOn) {
+        List<JobRequest.DependsOn> dependsOn,
+    @Schema(description = "new (issue 35): whether its trials may be preempted")
+        Boolean preemptible,
+    @Schema(description = "new (issue 35): ISO-8601, signal to SIGKILL") String preemptGrace,
+    @Schema(description = "new (issue 35): TERM, USR1, USR2 or INT") String preemptSignal,
+    @Schema(description = "new (issue 35): a signal that long before the timeout")
+        JobRequest.TimeoutSignalRequest timeoutSignal) {
 
   JobRequest template() {
     return new JobRequest(
@@ -59,7 +65,11 @@ public record SweepBody(
         labels,
         nodeSelector,
         preload,
-        dependsOn);
+        dependsOn,
+        preemptible,
+        preemptGrace,
+        preemptSignal,
+        timeoutSignal);
   }
 
   SweepRequest sweep() {

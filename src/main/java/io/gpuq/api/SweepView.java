@@ -65,7 +65,7 @@ public record SweepView(
     long total = summary.total();
     trials.put("total", total);
     long ended = 0;
-    for (JobState state : JobState.values()) {
+    for (JobState state : JobState.ofJobs()) {
       long count = summary.trials().getOrDefault(state, 0L);
       trials.put(state.name(), count);
       if (state.isTerminal()) {

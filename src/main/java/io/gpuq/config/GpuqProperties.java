@@ -36,7 +36,8 @@ public record GpuqProperties(
     @DefaultValue Metrics metrics,
     @DefaultValue Ui ui,
     @DefaultValue FairShare fairShare,
-    @DefaultValue Warm warm) {
+    @DefaultValue Warm warm,
+    @DefaultValue Preemption preemption) {
 
   public GpuqProperties {
     nodeLabels = nodeLabels == null ? Map.of() : Map.copyOf(nodeLabels);
@@ -318,4 +319,30 @@ public record GpuqProperties(
       @DefaultValue("2m") Duration idleExit,
       @DefaultValue("1000") int maxForks,
       @DefaultValue("120s") Duration readyWait) {}
+
+  /**
+   * Preemption for fair share (issue 35).
+   *
+   * @param grace the time between a preempted job's signal and SIGKILL, where it names none
+   * @param maxGrace the most a job's {@code preemptGrace} may be
+   * @param minRuntime a job younger than this is never preempted for fair share
+   * @param maxRequeues how often one job may go back to the queue by its requeue exit code
+   */
+  public record Preemption(
+      @DefaultValue("60s") Duration grace,
+      @DefaultValue("10m") Duration maxGrace,
+      @DefaultValue("5m") Duration minRuntime,
+      @DefaultValue("100") int maxRequeues) {
+
+    public Preemption {
+      if (grace.isNegative() || maxGrace.isNegative() || grace.compareTo(maxGrace) > 0) {
+        throw new IllegalArgumentException(
+            "gpuq.preemption.grace must be between 0 and gpuq.preemption.max-grace");
+      }
+      if (minRuntime.isNegative() || maxRequeues < 0) {
+        throw new IllegalArgumentException(
+            "gpuq.preemption.min-runtime and max-requeues must not be negative");
+      }
+    }
+  }
 }

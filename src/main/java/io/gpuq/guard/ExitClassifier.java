@@ -40,6 +40,7 @@ public final class ExitClassifier {
       return switch (exit.stopReason()) {
         case CANCELLED -> new AttemptOutcome(null, "cancelled", code);
         case PRUNED -> new AttemptOutcome(null, "pruned", code);
+        case PREEMPTED -> new AttemptOutcome(null, "preempted", code);
         case TIMEOUT -> new AttemptOutcome(FailureReason.TIMEOUT, words, code);
         case STALE -> new AttemptOutcome(FailureReason.LOST, words, code);
         case OVER_BUDGET -> new AttemptOutcome(FailureReason.OVER_BUDGET, words, code);
@@ -80,6 +81,7 @@ public final class ExitClassifier {
         + switch (exit.stopReason()) {
           case CANCELLED -> "cancelled by the user";
           case PRUNED -> "pruned by the sweep's early-stopping rule";
+          case PREEMPTED -> "preempted; its job is queued again";
           case TIMEOUT -> "it ran past its timeout";
           case STALE -> "its job was given to another node";
           case OVER_BUDGET -> "it used more GPU memory than its budget";

@@ -18,6 +18,7 @@ import java.util.Map;
  * @param trial the sweep trial it is; null for a job of its own
  * @param host its cores and host memory
  * @param preload the modules its warm start imports once (issue 36); empty for a cold start
+ * @param timeoutSignal the warning before its timeout; null for none (issue 35)
  */
 public record ClaimedJob(
     String id,
@@ -32,13 +33,14 @@ public record ClaimedJob(
     Instant queuedAt,
     SweepTrial trial,
     HostResources host,
-    List<String> preload) {
+    List<String> preload,
+    TimeoutSignal timeoutSignal) {
 
   public ClaimedJob {
     preload = preload == null ? List.of() : List.copyOf(preload);
   }
 
-  /** A claimed job without {@code preload}: a cold start. */
+  /** A claimed job without {@code preload} (a cold start) and no warning before its timeout. */
   public ClaimedJob(
       String id,
       String owner,
@@ -65,7 +67,8 @@ public record ClaimedJob(
         queuedAt,
         trial,
         host,
-        List.of());
+        List.of(),
+        null);
   }
 
   /** What a claim of this job, now started, reads for its launch. */
@@ -83,7 +86,8 @@ public record ClaimedJob(
         job.queuedAt(),
         job.sweepTrial().orElse(null),
         job.host(),
-        job.preload());
+        job.preload(),
+        job.timeoutSignal().orElse(null));
   }
 
   /**

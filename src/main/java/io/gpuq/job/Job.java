@@ -85,6 +85,24 @@ public class Job {
 
   private double oomGrowth;
 
+  // Preemption (issue 35): null grace and signal on a job stored before it (the defaults then).
+  private boolean preemptible;
+  private Long preemptGraceMillis;
+  private StopSignal preemptSignal;
+  private StopSignal timeoutSignal;
+  private Long timeoutSignalBeforeMillis;
+
+  // Attempts that ended PREEMPTED (a preemption, a manual requeue, the requeue exit code): they do
+  // not count against maxAttempts.
+  private int requeues;
+
+  // While its running attempt is being preempted: why, and the waiting job it serves (fair share).
+  private PreemptReason preemptReason;
+  private String preemptedFor;
+
+  // While queued: the node preempting jobs to start it there (issue 35).
+  private String heldOn;
+
   private Map<String, String> labels = new HashMap<>();
 
   private String idempotencyKey;
@@ -176,6 +194,13 @@ public class Job {
     job.timeoutMillis = spec.timeout() == null ? null : spec.timeout().toMillis();
     job.maxAttempts = spec.maxAttempts();
     job.oomGrowth = spec.oomGrowth();
+    job.preemptible = spec.preemption().preemptible();
+    job.preemptGraceMillis = spec.preemption().grace().toMillis();
+    job.preemptSignal = spec.preemption().signal();
+    if (spec.timeoutSignal() != null) {
+      job.timeoutSignal = spec.timeoutSignal().signal();
+      job.timeoutSignalBeforeMillis = spec.timeoutSignal().before().toMillis();
+    }
     job.labels = new HashMap<>(spec.labels());
     job.nodeSelector = spec.nodeSelector().isEmpty() ? null : spec.nodeSelector();
     job.preload = spec.preload().isEmpty() ? null : spec.preload();
@@ -209,7 +234,8 @@ public class Job {
   public JobState failAttempt(
       FailureReason reason, String message, Integer exitCode, long gpuMemoryCapBytes, Instant now) {
     Change change = Change.end(exitCode, reason, message, now);
-    if (attempt < maxAttempts && reason.isRetried()) {
+    // Preempted attempts (requeues) do not count against maxAttempts (issue 35).
+    if (attempt - requeues < maxAttempts && reason.isRetried()) {
       if (reason.isMemoryFailure()) {
         growBudget(gpuMemoryCapBytes);
       }
@@ -314,7 +340,14 @@ public class Job {
     switch (state) {
       case CANCELLED, PRUNED -> recordStoppedEnd(outcome.exitCode(), end.endedAt());
       case RUNNING -> {
-        if (outcome.isSuccess()) {
+        if (preemptReason != null
+            || (end.requeueExitCode() != null
+                && end.requeueExitCode().equals(outcome.exitCode())
+                && requeues < end.maxRequeues())) {
+          PreemptReason why = preemptReason != null ? preemptReason : PreemptReason.REQUEUE_EXIT;
+          requeueAfterPreemption(why, outcome.exitCode(), end.endedAt());
+          log.info("job {} attempt {} preempted ({}); job is queued again", id, end.attempt(), why);
+        } else if (outcome.isSuccess()) {
           succeed(outcome.exitCode(), end.endedAt());
         } else {
           JobState next =
@@ -363,6 +396,57 @@ public class Job {
     }
   }
 
+  /**
+   * Marks the running attempt as preempted (issue 35): its worker is being stopped with its signal,
+   * and whatever its exit, its end requeues the job ({@link
+   * JobTransition#REQUEUE_AFTER_PREEMPTION}).
+   *
+   * @param servedJobId the waiting job its place goes to; null for a manual requeue
+   * @return false when it is not running that attempt or is already being preempted
+   */
+  public boolean markPreempting(int attempt, PreemptReason reason, String servedJobId) {
+    if (state != JobState.RUNNING || this.attempt != attempt || preemptReason != null) {
+      return false;
+    }
+    preemptReason = reason;
+    preemptedFor = servedJobId;
+    return true;
+  }
+
+  /** A queued job held for the place a preemption on {@code node} frees (issue 35). */
+  public boolean holdOn(String node) {
+    if (state != JobState.QUEUED) {
+      return false;
+    }
+    heldOn = node;
+    return true;
+  }
+
+  private void requeueAfterPreemption(PreemptReason why, Integer exitCode, Instant now) {
+    String words =
+        switch (why) {
+          case FAIR_SHARE -> "preempted for another owner's job (fair share)";
+          case REQUEUE_EXIT -> "requeued by its exit code " + exitCode;
+          case MANUAL -> "requeued on request";
+        };
+    apply(JobTransition.REQUEUE_AFTER_PREEMPTION, Change.end(exitCode, null, words, now));
+  }
+
+  /** Why its running attempt is being preempted, if it is (issue 35). */
+  public Optional<PreemptReason> preemptReason() {
+    return Optional.ofNullable(preemptReason);
+  }
+
+  /** The waiting job a fair-share preemption of it serves; null otherwise. */
+  public String preemptedFor() {
+    return preemptedFor;
+  }
+
+  /** The node preempting jobs for this queued job; null for none. */
+  public String heldOn() {
+    return heldOn;
+  }
+
   /** Records an attempt's worker process, whether or not the attempt is still open. */
   void recordProcess(WorkerProcess process) {
     attemptNumbered(process.attempt())
@@ -409,13 +493,26 @@ public class Job {
     int current = attempt;
     transition
         .jobWrites()
-        .forEach((field, value) -> set(field, change.valueOf(value, transition, current)));
+        .forEach(
+            (field, value) ->
+                set(
+                    field,
+                    value == JobTransition.Value.INCREMENTED
+                        ? incremented(field)
+                        : change.valueOf(value, transition, current)));
   }
 
   private void end(JobAttempt ended, JobTransition transition, Change change) {
     transition
         .attemptWrites()
         .forEach((field, value) -> ended.set(field, change.valueOf(value, transition, attempt)));
+  }
+
+  private Object incremented(JobField field) {
+    if (field != JobField.REQUEUES) {
+      throw new IllegalArgumentException(field + " is not a count");
+    }
+    return requeues + 1;
   }
 
   private void set(JobField field, Object value) {
@@ -430,6 +527,10 @@ public class Job {
       case FAILURE_MESSAGE -> failureMessage = (String) value;
       case EXIT_CODE -> exitCode = (Integer) value;
       case PEAK_GPU_MEMORY_BYTES -> peakGpuMemoryBytes = (Long) value;
+      case REQUEUES -> requeues = (Integer) value;
+      case PREEMPT_REASON -> preemptReason = (PreemptReason) value;
+      case PREEMPTED_FOR -> preemptedFor = (String) value;
+      case HELD_ON -> heldOn = (String) value;
     }
   }
 
@@ -460,6 +561,15 @@ public class Job {
     copy.timeoutMillis = timeoutMillis;
     copy.maxAttempts = maxAttempts;
     copy.oomGrowth = oomGrowth;
+    copy.preemptible = preemptible;
+    copy.preemptGraceMillis = preemptGraceMillis;
+    copy.preemptSignal = preemptSignal;
+    copy.timeoutSignal = timeoutSignal;
+    copy.timeoutSignalBeforeMillis = timeoutSignalBeforeMillis;
+    copy.requeues = requeues;
+    copy.preemptReason = preemptReason;
+    copy.preemptedFor = preemptedFor;
+    copy.heldOn = heldOn;
     copy.labels = new HashMap<>(labels);
     copy.idempotencyKey = idempotencyKey;
     copy.node = node;
@@ -640,7 +750,32 @@ public class Job {
         oomGrowth,
         labels(),
         nodeSelector(),
-        preload());
+        preload(),
+        preemption(),
+        timeoutSignal().orElse(null));
+  }
+
+  /** Whether and how it may be preempted (issue 35). */
+  public Preemption preemption() {
+    return new Preemption(
+        preemptible,
+        preemptGraceMillis == null
+            ? Preemption.DEFAULT_GRACE
+            : Duration.ofMillis(preemptGraceMillis),
+        preemptSignal == null ? StopSignal.TERM : preemptSignal);
+  }
+
+  /** The warning before its timeout, if it asked for one (issue 35). */
+  public Optional<TimeoutSignal> timeoutSignal() {
+    return timeoutSignal == null || timeoutSignalBeforeMillis == null
+        ? Optional.empty()
+        : Optional.of(
+            new TimeoutSignal(timeoutSignal, Duration.ofMillis(timeoutSignalBeforeMillis)));
+  }
+
+  /** How many of its attempts ended PREEMPTED so far. */
+  public int requeues() {
+    return requeues;
   }
 
   /** The sweep this job is a trial of, if it is one. */

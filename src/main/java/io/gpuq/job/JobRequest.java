@@ -21,9 +21,16 @@ public record JobRequest(
     Map<String, String> labels,
     Map<String, String> nodeSelector,
     List<String> preload,
-    List<DependsOn> dependsOn) {
+    List<DependsOn> dependsOn,
+    Boolean preemptible,
+    String preemptGrace,
+    String preemptSignal,
+    TimeoutSignalRequest timeoutSignal) {
 
-  /** A cold start (no {@code preload}, issue 36) without dependencies (issue 37). */
+  /**
+   * A cold start (no {@code preload}, issue 36) without dependencies (issue 37) that says nothing
+   * of preemption (issue 35).
+   */
   public JobRequest(
       String name,
       List<String> command,
@@ -49,8 +56,15 @@ public record JobRequest(
         labels,
         nodeSelector,
         null,
+        null,
+        null,
+        null,
+        null,
         null);
   }
+
+  /** {@code timeoutSignal}: a signal name and an ISO-8601 duration, as sent. */
+  public record TimeoutSignalRequest(String signal, String before) {}
 
   /**
    * One dependency as the user wrote it (issue 37): {@code job} or {@code sweep}, and a {@code

@@ -64,6 +64,17 @@ public final class JobRequestValidator {
 
   private final Set<String> reservedEnvNames;
   private final HostResources hostDefaults;
+  private final PreemptionSettings preemptionSettings;
+
+  /**
+   * The operator's grace for a preemption (issue 35): {@code gpuq.preemption.grace}, what a
+   * preemptible job that names none gets, and {@code gpuq.preemption.max-grace}, the most one may
+   * ask for.
+   */
+  public record PreemptionSettings(Duration defaultGrace, Duration maxGrace) {
+    public static final PreemptionSettings DEFAULTS =
+        new PreemptionSettings(Preemption.DEFAULT_GRACE, Duration.ofMinutes(10));
+  }
 
   /**
    * @param reservedEnvNames variables gpuq imposes on every worker; a request may not set them
@@ -77,8 +88,16 @@ public final class JobRequestValidator {
    *     gpuq.scheduler.default-cpus}, {@code gpuq.scheduler.default-memory})
    */
   public JobRequestValidator(Set<String> reservedEnvNames, HostResources hostDefaults) {
+    this(reservedEnvNames, hostDefaults, PreemptionSettings.DEFAULTS);
+  }
+
+  public JobRequestValidator(
+      Set<String> reservedEnvNames,
+      HostResources hostDefaults,
+      PreemptionSettings preemptionSettings) {
     this.reservedEnvNames = Set.copyOf(reservedEnvNames);
     this.hostDefaults = hostDefaults;
+    this.preemptionSettings = preemptionSettings;
   }
 
   public JobSpec validate(JobRequest request) {
@@ -116,6 +135,8 @@ public final class JobRequestValidator {
     Map<String, String> labels = labels("labels", request.labels(), errors);
     Map<String, String> nodeSelector = labels("nodeSelector", request.nodeSelector(), errors);
     List<String> preload = preload(request.preload(), command, errors);
+    Preemption preemption = preemption(request, errors);
+    TimeoutSignal timeoutSignal = timeoutSignal(request.timeoutSignal(), timeout, errors);
     errors.throwIfAny(InvalidJobRequestException::new);
     return new JobSpec(
         name,
@@ -132,7 +153,9 @@ public final class JobRequestValidator {
         oomGrowth,
         labels,
         nodeSelector,
-        preload);
+        preload,
+        preemption,
+        timeoutSignal);
   }
 
   /**
@@ -162,6 +185,91 @@ public final class JobRequestValidator {
               + " (command: [\"python3\", \"train.py\", ...])");
     }
     return List.copyOf(preload);
+  }
+
+  private Preemption preemption(JobRequest request, FieldErrors errors) {
+    Duration grace = preemptionSettings.defaultGrace();
+    if (request.preemptGrace() != null) {
+      Duration asked = duration("preemptGrace", request.preemptGrace(), errors);
+      if (asked != null) {
+        if (asked.isNegative() || asked.compareTo(preemptionSettings.maxGrace()) > 0) {
+          errors.add(
+              "preemptGrace",
+              "must be between PT0S and "
+                  + preemptionSettings.maxGrace()
+                  + " (gpuq.preemption.max-grace)");
+        } else {
+          grace = asked;
+        }
+      }
+    }
+    StopSignal signal = StopSignal.TERM;
+    if (request.preemptSignal() != null) {
+      signal = signal("preemptSignal", request.preemptSignal(), errors);
+    }
+    return new Preemption(Boolean.TRUE.equals(request.preemptible()), grace, signal);
+  }
+
+  private static TimeoutSignal timeoutSignal(
+      JobRequest.TimeoutSignalRequest request, Duration timeout, FieldErrors errors) {
+    if (request == null) {
+      return null;
+    }
+    StopSignal signal =
+        request.signal() == null
+            ? StopSignal.USR1
+            : signal("timeoutSignal.signal", request.signal(), errors);
+    if (request.before() == null) {
+      errors.add("timeoutSignal.before", "is required: an ISO-8601 duration such as \"PT5M\"");
+      return null;
+    }
+    Duration before = duration("timeoutSignal.before", request.before(), errors);
+    if (before == null) {
+      return null;
+    }
+    if (timeout == null) {
+      errors.add("timeoutSignal", "needs a timeout to come before");
+      return null;
+    }
+    if (before.compareTo(Duration.ofSeconds(1)) < 0 || before.compareTo(timeout) >= 0) {
+      errors.add("timeoutSignal.before", "must be at least PT1S and shorter than the timeout");
+      return null;
+    }
+    return new TimeoutSignal(signal, before);
+  }
+
+  private static StopSignal signal(String field, String name, FieldErrors errors) {
+    if (name.length() > 16) {
+      errors.add(field, "must be one of " + StopSignal.allowed());
+      return StopSignal.TERM;
+    }
+    return StopSignal.named(name)
+        .orElseGet(
+            () -> {
+              errors.add(
+                  field, "\"" + UserText.echo(name) + "\" is not one of " + StopSignal.allowed());
+              return StopSignal.TERM;
+            });
+  }
+
+  /** An ISO-8601 duration in milliseconds, or null with the field named in {@code errors}. */
+  private static Duration duration(String field, String text, FieldErrors errors) {
+    String example = " such as \"PT60S\" or \"PT5M\"";
+    if (text.length() > MAX_TIMEOUT_LENGTH) {
+      errors.add(field, "must be at most " + MAX_TIMEOUT_LENGTH + " characters" + example);
+      return null;
+    }
+    try {
+      Duration duration = Duration.parse(text);
+      if (duration.compareTo(MAX_TIMEOUT) > 0 || duration.isNegative()) {
+        errors.add(field, "must be between PT0S and 365 days (P365D)");
+        return null;
+      }
+      return duration.truncatedTo(ChronoUnit.MILLIS);
+    } catch (DateTimeParseException | ArithmeticException e) {
+      errors.add(field, "\"" + UserText.echo(text) + "\" is not an ISO-8601 duration" + example);
+      return null;
+    }
   }
 
   private static List<String> command(List<String> command, FieldErrors errors) {

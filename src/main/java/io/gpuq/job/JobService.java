@@ -31,6 +31,7 @@ public class JobService implements JobQueries {
   private final JobIds ids;
   private final List<JobLifecycleListener> listeners;
   private final ToLongFunction<String> maxQueuedOf;
+  private final int maxRequeues;
 
   /** With no limit on queued jobs: for tests of other things. */
   public JobService(JobStore store, Clock clock, List<JobLifecycleListener> listeners) {
@@ -45,6 +46,20 @@ public class JobService implements JobQueries {
       Clock clock,
       List<JobLifecycleListener> listeners,
       ToLongFunction<String> maxQueuedOf) {
+    this(store, clock, listeners, maxQueuedOf, 100);
+  }
+
+  /**
+   * @param maxRequeues how often a job may go back to the queue by exiting with {@link
+   *     AttemptEnd#REQUEUE_EXIT_CODE} ({@code gpuq.preemption.max-requeues})
+   */
+  public JobService(
+      JobStore store,
+      Clock clock,
+      List<JobLifecycleListener> listeners,
+      ToLongFunction<String> maxQueuedOf,
+      int maxRequeues) {
+    this.maxRequeues = maxRequeues;
     this.maxQueuedOf = maxQueuedOf;
     this.store = store;
     this.listeners = List.copyOf(listeners);
@@ -290,7 +305,15 @@ public class JobService implements JobQueries {
     Instant now = clock.instant();
     Instant at = endedAt == null || endedAt.isAfter(now) ? now : endedAt;
     return store
-        .endAttempt(new AttemptEnd(id, attempt, outcome, gpuMemoryCapBytes, at))
+        .endAttempt(
+            new AttemptEnd(
+                id,
+                attempt,
+                outcome,
+                gpuMemoryCapBytes,
+                at,
+                AttemptEnd.REQUEUE_EXIT_CODE,
+                maxRequeues))
         .thenApply(
             after -> {
               if (after != null) {
@@ -298,6 +321,36 @@ public class JobService implements JobQueries {
               }
               return after;
             });
+  }
+
+  /**
+   * Preempts running jobs of this node so that a waiting job starts here (issue 35): all of them or
+   * none, and only if none of them is being preempted already and no node holds the waiting job yet
+   * ({@link JobStore#preemptFor}).
+   */
+  public boolean preemptFor(String servedJobId, String node, Map<String, Integer> victimAttempts) {
+    return store.preemptFor(servedJobId, node, victimAttempts);
+  }
+
+  /**
+   * Requeues a running job now, with its grace (issue 35: {@code POST /api/v1/jobs/{id}/requeue}):
+   * its owner or an admin.
+   *
+   * @throws JobConflictException when it is not running, or is being preempted already
+   */
+  public Job requeue(Caller caller, String id, Consumer<Job> stopWorker) {
+    accessible(caller, id);
+    boolean marked =
+        store
+            .update(id, job -> job.markPreempting(job.attempt(), PreemptReason.MANUAL, null))
+            .orElseThrow(() -> new JobNotFoundException(id));
+    Job job = get(caller, id);
+    if (!marked) {
+      throw new JobConflictException(
+          "job " + id + " is not running (" + job.state() + "), or is being requeued already");
+    }
+    stopWorker.accept(job);
+    return job;
   }
 
   /** What became of this attempt that a worker on {@code node} runs. */

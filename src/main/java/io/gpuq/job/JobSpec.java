@@ -16,6 +16,8 @@ import java.util.Objects;
  * @param nodeSelector labels a node must carry to run the job (several gpuq nodes)
  * @param preload the modules a warm start imports once for all the trials that fork from it (issue
  *     36); empty for a cold start
+ * @param preemption whether and how it may be preempted (issue 35)
+ * @param timeoutSignal the warning before its timeout; null for none (issue 35)
  */
 public record JobSpec(
     String name,
@@ -32,9 +34,14 @@ public record JobSpec(
     double oomGrowth,
     Map<String, String> labels,
     Map<String, String> nodeSelector,
-    List<String> preload) {
+    List<String> preload,
+    Preemption preemption,
+    TimeoutSignal timeoutSignal) {
 
-  /** A spec without {@code preload}: a cold start. */
+  /**
+   * A cold start (no {@code preload}) that is not preemptible and gets no warning before its
+   * timeout.
+   */
   public JobSpec(
       String name,
       List<String> command,
@@ -65,10 +72,13 @@ public record JobSpec(
         oomGrowth,
         labels,
         nodeSelector,
-        List.of());
+        List.of(),
+        Preemption.NONE,
+        null);
   }
 
   public JobSpec {
+    Objects.requireNonNull(preemption, "preemption");
     Objects.requireNonNull(memory, "memory");
     Objects.requireNonNull(host, "host");
     command = List.copyOf(command);

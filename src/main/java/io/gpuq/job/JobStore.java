@@ -207,6 +207,59 @@ public interface JobStore extends AutoCloseable {
         .orElseThrow(() -> new JobNotFoundException(jobId));
   }
 
+  /**
+   * Preempts running jobs so that a waiting job starts on {@code node} (issue 35), in one
+   * transaction: all or none. Nothing happens when the waiting job is no longer queued, another
+   * node holds it already, or a victim no longer runs that attempt or is being preempted already:
+   * so two nodes never preempt for one job, and no job is preempted twice.
+   *
+   * @param victimAttempts each victim's id and the attempt it runs
+   * @return whether they were preempted
+   */
+  default boolean preemptFor(String servedJobId, String node, Map<String, Integer> victimAttempts) {
+    return preemptIn(this::update, servedJobId, node, victimAttempts);
+  }
+
+  /**
+   * The rule of {@link #preemptFor}, on whatever reads and writes the jobs (within one
+   * transaction).
+   */
+  static boolean preemptIn(
+      JobUpdates jobs, String servedJobId, String node, Map<String, Integer> victimAttempts) {
+    boolean free =
+        jobs.update(servedJobId, job -> job.state() == JobState.QUEUED && job.heldOn() == null)
+            .orElse(false);
+    if (!free || victimAttempts.isEmpty()) {
+      return false;
+    }
+    for (Map.Entry<String, Integer> victim : victimAttempts.entrySet()) {
+      boolean ready =
+          jobs.update(
+                  victim.getKey(),
+                  job ->
+                      job.state() == JobState.RUNNING
+                          && job.attempt() == victim.getValue()
+                          && job.preemptReason().isEmpty()
+                          && node.equals(job.node()))
+              .orElse(false);
+      if (!ready) {
+        return false;
+      }
+    }
+    jobs.update(servedJobId, job -> job.holdOn(node));
+    victimAttempts.forEach(
+        (id, attempt) ->
+            jobs.update(
+                id, job -> job.markPreempting(attempt, PreemptReason.FAIR_SHARE, servedJobId)));
+    return true;
+  }
+
+  /** A read-modify-write of one job, as {@link #update}. */
+  @FunctionalInterface
+  interface JobUpdates {
+    <T> Optional<T> update(String id, Function<Job, T> change);
+  }
+
   /** The peak of GPU memory measured for a running job's process tree, if higher than before. */
   default void observeGpuMemory(String id, long bytes) {
     update(

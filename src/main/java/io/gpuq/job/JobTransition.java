@@ -22,6 +22,7 @@ import java.util.Set;
  * QUEUED --start--> RUNNING --succeed--> SUCCEEDED
  *                   RUNNING --fail-----> FAILED
  *                   RUNNING --requeueForRetry--> QUEUED (attempt + 1)
+ *                   RUNNING --requeueAfterPreemption--> QUEUED (attempt + 1, outcome PREEMPTED)
  * QUEUED --cancel--> CANCELLED
  * QUEUED --cancelUnmet--> CANCELLED (a dependency can no longer be met)
  *                   RUNNING --cancelRunning--> CANCELLED (finishedAt once its last process is gone)
@@ -41,6 +42,7 @@ public enum JobTransition {
           JobField.PLACEMENT, Value.PLACEMENT,
           JobField.NODE, Value.PLACEMENT_NODE,
           JobField.STARTED_AT, Value.NOW,
+          JobField.HELD_ON, Value.NONE,
           JobField.FAILURE_REASON, Value.NONE,
           JobField.FAILURE_MESSAGE, Value.NONE,
           JobField.EXIT_CODE, Value.NONE),
@@ -73,6 +75,25 @@ public enum JobTransition {
           JobField.QUEUED_AT, Value.NOW,
           JobField.PEAK_GPU_MEMORY_BYTES, Value.NONE),
       new AttemptMove(AttemptEffect.ENDS, FAILED)),
+  /**
+   * A preempted attempt ended (issue 35), whatever its exit code: the job goes back to the queue,
+   * where its submission keeps its place among its owner's jobs. It does not count against {@code
+   * retry.maxAttempts}: {@code requeues} grows with the attempt number.
+   */
+  REQUEUE_AFTER_PREEMPTION(
+      EnumSet.of(RUNNING),
+      QUEUED,
+      jobWrites(
+          JobField.ATTEMPT, Value.NEXT_ATTEMPT,
+          JobField.PLACEMENT, Value.NONE,
+          JobField.NODE, Value.NONE,
+          JobField.STARTED_AT, Value.NONE,
+          JobField.QUEUED_AT, Value.NOW,
+          JobField.PEAK_GPU_MEMORY_BYTES, Value.NONE,
+          JobField.REQUEUES, Value.INCREMENTED,
+          JobField.PREEMPT_REASON, Value.NONE,
+          JobField.PREEMPTED_FOR, Value.NONE),
+      new AttemptMove(AttemptEffect.ENDS, JobState.PREEMPTED)),
   /** A queued job cancelled: it has no process, so it finishes at once. */
   CANCEL(
       EnumSet.of(QUEUED),
@@ -121,7 +142,15 @@ public enum JobTransition {
     FAILURE_REASON,
     FAILURE_MESSAGE,
     EXIT_CODE,
-    PEAK_GPU_MEMORY_BYTES;
+    PEAK_GPU_MEMORY_BYTES,
+    /** Its attempts that ended PREEMPTED (issue 35). */
+    REQUEUES,
+    /** Why its running attempt is being preempted; null while it is not (issue 35). */
+    PREEMPT_REASON,
+    /** The waiting job its preemption serves; null for none (issue 35). */
+    PREEMPTED_FOR,
+    /** The node that preempts jobs to start this queued job there; null for none (issue 35). */
+    HELD_ON;
 
     /** Its column: its name in lower case. */
     public String column() {
@@ -162,7 +191,9 @@ public enum JobTransition {
     /** The attempt's outcome this transition states. */
     ATTEMPT_OUTCOME,
     /** The job's attempt number plus one. */
-    NEXT_ATTEMPT
+    NEXT_ATTEMPT,
+    /** The column's own value plus one. */
+    INCREMENTED
   }
 
   /** What a transition does to the job's current attempt. */
@@ -321,6 +352,8 @@ public enum JobTransition {
         case MESSAGE -> message;
         case ATTEMPT_OUTCOME -> transition.attemptOutcome();
         case NEXT_ATTEMPT -> attempt + 1;
+        case INCREMENTED ->
+            throw new IllegalArgumentException("an increment is the column's own, not the move's");
       };
     }
   }

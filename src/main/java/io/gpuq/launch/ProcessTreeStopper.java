@@ -54,11 +54,24 @@ public final class ProcessTreeStopper {
    * {@code killAll} runs first: what kills the worker's cgroup at once.
    */
   public CompletableFuture<Void> stop(long rootPid, Runnable killAll) {
+    return stop(rootPid, ProcessSignals.SIGTERM, grace, killAll);
+  }
+
+  /**
+   * As {@link #stop(long, Runnable)}, with another first signal and grace: a preemption's (issue
+   * 35), which the job chose so that it can checkpoint before SIGKILL.
+   */
+  public CompletableFuture<Void> stop(
+      long rootPid, int signal, Duration graceOfThisStop, Runnable killAll) {
     Set<ProcessHandle> tree = treeOf(rootPid);
-    ProcessSignals.signalGroup(rootPid, ProcessSignals.SIGTERM);
-    tree.forEach(ProcessHandle::destroy);
+    ProcessSignals.signalGroup(rootPid, signal);
+    if (signal == ProcessSignals.SIGTERM) {
+      tree.forEach(ProcessHandle::destroy);
+    } else {
+      tree.forEach(process -> ProcessSignals.signal(process.pid(), signal));
+    }
     CompletableFuture<Void> done = new CompletableFuture<>();
-    long killAt = System.nanoTime() + grace.toNanos();
+    long killAt = System.nanoTime() + graceOfThisStop.toNanos();
     timer.execute(() -> awaitOrKill(rootPid, tree, killAt, killAll, false, done));
     return done;
   }

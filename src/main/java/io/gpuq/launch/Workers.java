@@ -7,6 +7,7 @@ import io.gpuq.job.WorkerProcess;
 import io.gpuq.proc.ProcFs;
 import io.gpuq.text.Cpus;
 import java.io.IOException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.HashSet;
@@ -228,6 +229,41 @@ public final class Workers {
   /** As {@link #stop(RunningWorker, StopReason)}, with the reason in words and numbers. */
   public boolean stop(RunningWorker worker, StopReason reason, String detail) {
     return live.get(worker.jobId()) == worker && stopLive(worker, reason, detail);
+  }
+
+  /**
+   * Stops a job's worker tree with {@code signal}, then SIGKILL after {@code grace}: a preemption
+   * (issue 35). Returns false when no worker of that job lives here or it is already being stopped.
+   */
+  public boolean stop(String jobId, StopReason reason, String detail, int signal, Duration grace) {
+    RunningWorker worker = live.get(jobId);
+    if (worker == null || !worker.markStopping(reason, detail)) {
+      return false;
+    }
+    log.info(
+        "stopping job {} (pid {}): {} ({}), signal {}, grace {}",
+        jobId,
+        worker.pid(),
+        reason,
+        detail,
+        signal,
+        grace);
+    stopper.stop(worker.pid(), signal, grace, () -> confinement.killAll(jobId, worker.attempt()));
+    confinement.signal(jobId, worker.attempt(), signal);
+    return true;
+  }
+
+  /**
+   * Sends this worker's tree one signal, without stopping it: the warning before its timeout
+   * ({@code timeoutSignal}, issue 35). Nothing if it is no longer its job's live worker here.
+   */
+  public void signal(RunningWorker worker, int signal) {
+    if (live.get(worker.jobId()) != worker) {
+      return;
+    }
+    log.info("job {} (pid {}): signal {} before its timeout", worker.jobId(), worker.pid(), signal);
+    ProcessSignals.signalGroup(worker.pid(), signal);
+    confinement.signal(worker.jobId(), worker.attempt(), signal);
   }
 
   private boolean stopLive(RunningWorker worker, StopReason reason, String detail) {

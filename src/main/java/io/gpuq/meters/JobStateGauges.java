@@ -22,7 +22,7 @@ public final class JobStateGauges {
       Clock clock,
       Duration maxAge) {
     this.counts = new ReusedReading<>("jobs per state", countByState, clock, maxAge);
-    for (JobState state : JobState.values()) {
+    for (JobState state : JobState.ofJobs()) {
       Gauge.builder(MeterNames.JOBS, () -> count(state))
           .description("Jobs per state")
           .tag(MeterNames.STATE, state.name())

@@ -4,10 +4,12 @@ import static io.gpuq.meters.MeterNames.NODE;
 import static io.gpuq.meters.MeterNames.OUTCOME;
 import static io.gpuq.meters.MeterNames.REASON;
 
+import io.gpuq.job.AttemptEnd;
 import io.gpuq.job.AttemptOutcome;
 import io.gpuq.job.FailureReason;
 import io.gpuq.job.JobLifecycleListener;
 import io.gpuq.job.JobState;
+import io.gpuq.job.PreemptReason;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -56,6 +58,10 @@ public final class SchedulerMetrics implements JobLifecycleListener {
   public SchedulerMetrics(MeterRegistry registry, String node) {
     this.registry = registry;
     this.node = node;
+    // At 0 from the start, so that an alert's rate() sees the first preemption.
+    for (PreemptReason reason : PreemptReason.values()) {
+      preemptions(reason);
+    }
     this.queueWait =
         waitTimer(
             MeterNames.JOB_QUEUE_WAIT, "Time an attempt waited in the queue before it started");
@@ -110,6 +116,25 @@ public final class SchedulerMetrics implements JobLifecycleListener {
     String as = jobState == JobState.QUEUED ? RETRIED : jobState.name();
     FailureReason reason = outcome.failureReason();
     finished(as, reason == null ? NO_REASON : reason.name()).increment();
+    if (jobState == JobState.QUEUED
+        && outcome.exitCode() != null
+        && outcome.exitCode() == AttemptEnd.REQUEUE_EXIT_CODE) {
+      preempted(PreemptReason.REQUEUE_EXIT);
+    }
+  }
+
+  /** One preemption (issue 35): {@code gpuq_preemptions_total{reason}}. */
+  public void preempted(PreemptReason reason) {
+    preemptions(reason).increment();
+  }
+
+  private Counter preemptions(PreemptReason reason) {
+    return Counter.builder(MeterNames.PREEMPTIONS)
+        .description(
+            "Attempts preempted: for fair share (fair_share), by their own exit code"
+                + " (requeue_exit), or on request (manual)")
+        .tags(NODE, node, REASON, reason.wireName())
+        .register(registry);
   }
 
   private static Duration nonNegative(Duration duration) {

@@ -63,7 +63,7 @@ public final class SweepMeters extends FixedDelayDuty {
         .forEach(
             (sweep, perState) -> {
               // Every state, 0 included, so that a panel's lines do not break off.
-              for (JobState state : JobState.values()) {
+              for (JobState state : JobState.ofJobs()) {
                 trialSeries.put(
                     Tags.of(MeterNames.SWEEP, sweep, MeterNames.STATE, state.name()),
                     perState.getOrDefault(state, 0L));

@@ -70,6 +70,8 @@ public class Dispatcher {
   private final FairShareInputs fairShare;
   private final Supplier<Capacity> cluster;
   private final Supplier<Map<String, Double>> recentUsage;
+  // Null: preemption is off (no preemption settings given).
+  private final Preemptions preemptions;
   private final Map<Integer, Instant> lastStartOnGpu = new ConcurrentHashMap<>();
   private final Set<CompletableFuture<Void>> launches = ConcurrentHashMap.newKeySet();
   private volatile boolean gpuJobsWaiting = true;
@@ -98,6 +100,53 @@ public class Dispatcher {
       FairShareInputs fairShare,
       Supplier<Capacity> cluster,
       Supplier<Map<String, Double>> recentUsage) {
+    this(
+        jobs,
+        workers,
+        execution,
+        placer,
+        gpus,
+        node,
+        clock,
+        starter,
+        roomToStart,
+        reasons,
+        fairShare,
+        cluster,
+        recentUsage,
+        null);
+  }
+
+  /**
+   * @param preemption the minimum runtime before a job may be preempted, and where preemptions are
+   *     counted; null for none (issue 35)
+   */
+  public Dispatcher(
+      JobService jobs,
+      Workers workers,
+      JobExecution execution,
+      Placer placer,
+      NodeGpus gpus,
+      LocalNode node,
+      Clock clock,
+      Executor starter,
+      BooleanSupplier roomToStart,
+      LastPass reasons,
+      FairShareInputs fairShare,
+      Supplier<Capacity> cluster,
+      Supplier<Map<String, Double>> recentUsage,
+      PreemptionSettings preemption) {
+    this.preemptions =
+        preemption == null
+            ? null
+            : new Preemptions(
+                jobs,
+                workers,
+                placer,
+                node.name(),
+                clock,
+                preemption.minRuntime(),
+                preemption.counted());
     this.fairShare = fairShare;
     this.cluster = cluster;
     this.recentUsage = recentUsage;
@@ -159,9 +208,29 @@ public class Dispatcher {
       gpuReach = null;
     }
     Instant now = clock.instant();
+    if (preemptions != null && preemptions.beforePass()) {
+      // A preemption is under way here: the place it frees is the waiting job's, so nothing else
+      // starts until its victims are gone (at most their grace). Their ends wake the loop.
+      reasons.record(
+          reasons
+              .lastPass()
+              .map(last -> last.seenAgain(now, freeCpu, host.freeCpus(), host.freeMemoryBytes()))
+              .orElse(null));
+      return new DispatchResult(0, 0, Duration.ofSeconds(1));
+    }
     Map<String, String> waiting = new HashMap<>();
     Map<String, Integer> fullSweeps = new HashMap<>();
     List<QueuedJob> queue = queueHead(cpuOnlyRoom, readGpuQueue, waiting, fullSweeps);
+    int heldStarted = 0;
+    if (queue != null && preemptions != null) {
+      List<QueuedJob> held = preemptions.heldAmong(queue);
+      if (!held.isEmpty()) {
+        heldStarted = startHeld(held, freeCpu, host, now);
+        List<QueuedJob> rest = new ArrayList<>(queue);
+        rest.removeAll(held);
+        queue = rest;
+      }
+    }
     if (queue == null) {
       // Nothing read: no CPU slot (or no core) is free, and the GPU queue and capacity are as the
       // last pass found them, so its reasons stand; the CPU-only jobs wait for a slot or cores.
@@ -187,9 +256,13 @@ public class Dispatcher {
               Map.of()));
       return new DispatchResult(0, 0, null);
     }
+    // A held job's start counts against what is left for the rest.
+    int freeCpuNow =
+        heldStarted == 0 ? freeCpu : Math.max(0, node.cpuSlots() - workers.cpuOnlyCount());
+    HostCapacity hostNow = heldStarted == 0 ? host : hostCapacity();
     List<GpuCapacity> capacities = capacities();
     FairShareOrder order = fairShareOrder(queue, capacities);
-    PlacementPlan plan = placer.plan(capacities, freeCpu, host, order, now);
+    PlacementPlan plan = placer.plan(capacities, freeCpuNow, hostNow, order, now);
     plan.waits().forEach((id, wait) -> waiting.put(id, reasonFor(id, wait, plan, order)));
     Map<String, String> ownersAtLimit = new HashMap<>();
     order
@@ -203,12 +276,32 @@ public class Dispatcher {
                 ownersAtLimit.put(owner, limit.reason());
               }
             });
+    if (preemptions != null) {
+      Map<String, Wait> waits = plan.waits().asMap();
+      List<QueuedJob> waitingForRoom =
+          queue.stream()
+              .filter(
+                  job ->
+                      waits.get(job.id()) != null
+                          && !(waits.get(job.id()) instanceof Wait.NeverHere))
+              .filter(job -> !ownersAtLimit.containsKey(job.owner()))
+              .toList();
+      preemptions.consider(
+          waitingForRoom,
+          standingsWithRunningOwners(order),
+          order.capacity(),
+          capacities,
+          freeCpuNow,
+          hostNow,
+          job -> JobDemands.requestOf(job, 0),
+          waiting);
+    }
     long cpuPlaced = plan.starts().stream().filter(PlacementDecision::isCpuOnly).count();
     reasons.record(
         new LastPass.Pass(
             now,
             node.name(),
-            (int) (freeCpu - cpuPlaced),
+            (int) (freeCpuNow - cpuPlaced),
             waiting,
             fullSweeps,
             cpuHead,
@@ -223,8 +316,74 @@ public class Dispatcher {
     // One transaction claims the whole plan; jobs another node claimed meanwhile drop out.
     // Each owner's running limits are checked again there, against what every node holds by then.
     List<ClaimedJob> claimed = jobs.markStarted(placements, order.startLimits());
-    // Launches run side by side on the starter threads, and the pass does not wait for them: the
-    // places they hold count as taken until each worker is live (or its launch failed).
+    launch(claimed, placements, now);
+    int started = claimed.size() + heldStarted;
+    Duration retryIn = plan.retryAt().map(at -> Duration.between(now, at)).orElse(null);
+    return new DispatchResult(started, placements.size() - claimed.size(), retryIn);
+  }
+
+  /**
+   * The minimum runtime before a job may be preempted for fair share, and what counts each
+   * preemption (issue 35).
+   */
+  public record PreemptionSettings(
+      Duration minRuntime, java.util.function.Consumer<io.gpuq.job.PreemptReason> counted) {}
+
+  /**
+   * Starts the jobs held for the places their preemptions freed, before any other job of the pass
+   * (issue 35).
+   *
+   * @return how many started
+   */
+  private int startHeld(List<QueuedJob> held, int freeCpu, HostCapacity host, Instant now) {
+    List<PlacementRequest> requests = new ArrayList<>();
+    for (int i = 0; i < held.size(); i++) {
+      requests.add(JobDemands.requestOf(held.get(i), i));
+    }
+    PlacementPlan plan =
+        placer.plan(
+            capacities(), freeCpu, host, io.gpuq.placement.PassOrder.queueOrder(requests), now);
+    Map<String, JobPlacement> placements = new LinkedHashMap<>();
+    for (PlacementDecision decision : plan.starts()) {
+      placements.put(decision.jobId(), placementOf(decision));
+    }
+    if (placements.isEmpty()) {
+      return 0;
+    }
+    List<ClaimedJob> claimed = jobs.markStarted(placements);
+    launch(claimed, placements, now);
+    return claimed.size();
+  }
+
+  /**
+   * Every owner's standing for a preemption: those of the queue the order read, and those whose
+   * jobs run here, with what they hold over every node.
+   */
+  private Map<String, Standing> standingsWithRunningOwners(FairShareOrder order) {
+    Map<String, Standing> standings = new HashMap<>(order.standings());
+    Map<String, Held> held = jobs.heldByOwner();
+    Map<String, Double> recent = recentUsage.get();
+    for (Map.Entry<String, Held> entry : held.entrySet()) {
+      standings.computeIfAbsent(
+          entry.getKey(),
+          owner ->
+              new Standing(
+                  fairShare.shareOf(owner), entry.getValue(), recent.getOrDefault(owner, 0.0)));
+    }
+    // An owner read by the order with one owner in the queue has no held figures: read them now.
+    standings.replaceAll(
+        (owner, standing) ->
+            standing.held().equals(Held.NONE) && held.containsKey(owner)
+                ? new Standing(standing.share(), held.get(owner), standing.recent())
+                : standing);
+    return standings;
+  }
+
+  /**
+   * Launches claimed jobs side by side on the starter threads; the pass does not wait for them: the
+   * places they hold count as taken until each worker is live (or its launch failed).
+   */
+  private void launch(List<ClaimedJob> claimed, Map<String, JobPlacement> placements, Instant now) {
     for (ClaimedJob job : claimed) {
       JobPlacement placement = placements.get(job.id());
       placement.gpus().forEach(gpu -> lastStartOnGpu.put(gpu.index(), now));
@@ -240,9 +399,6 @@ public class Dispatcher {
       launches.add(launch);
       launch.whenComplete((done, failure) -> launches.remove(launch));
     }
-    int started = claimed.size();
-    Duration retryIn = plan.retryAt().map(at -> Duration.between(now, at)).orElse(null);
-    return new DispatchResult(started, placements.size() - started, retryIn);
   }
 
   /**

@@ -6,10 +6,12 @@ import io.gpuq.job.JobNotFoundException;
 import io.gpuq.job.JobRequest;
 import io.gpuq.job.JobService;
 import io.gpuq.job.JobSpec;
+import io.gpuq.job.PreemptReason;
 import io.gpuq.job.Submission;
 import io.gpuq.launch.StopReason;
 import io.gpuq.launch.Workers;
 import java.util.Collection;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -25,18 +27,25 @@ public final class JobCommands {
   private final Workers workers;
   private final SchedulingLoop loop;
   private final DependencyChecks dependencies;
+  private final Consumer<PreemptReason> preempted;
 
   public JobCommands(JobService jobs, SubmitChecks checks, Workers workers, SchedulingLoop loop) {
-    this(jobs, checks, workers, loop, DependencyChecks.NONE);
+    this(jobs, checks, workers, loop, DependencyChecks.NONE, reason -> {});
   }
 
+  /**
+   * @param dependencies checks a submission's {@code dependsOn} (issue 37)
+   * @param preempted counts each requeue asked for (issue 35)
+   */
   public JobCommands(
       JobService jobs,
       SubmitChecks checks,
       Workers workers,
       SchedulingLoop loop,
-      DependencyChecks dependencies) {
+      DependencyChecks dependencies,
+      Consumer<PreemptReason> preempted) {
     this.dependencies = dependencies;
+    this.preempted = preempted;
     this.jobs = jobs;
     this.checks = checks;
     this.workers = workers;
@@ -107,6 +116,27 @@ public final class JobCommands {
       throw new JobNotFoundException(id);
     }
     Job job = jobs.prune(caller, id, why, running -> workers.stop(running.id(), StopReason.PRUNED));
+    loop.wakeUp();
+    return job;
+  }
+
+  /**
+   * Requeues a running job now (issue 35): stored, then its worker here gets its preemption signal
+   * and SIGKILL after its grace; another node's pass signals its own. Its end requeues it.
+   */
+  public Job requeue(Caller caller, String id) {
+    Job job =
+        jobs.requeue(
+            caller,
+            id,
+            running ->
+                workers.stop(
+                    running.id(),
+                    StopReason.PREEMPTED,
+                    "requeued on request",
+                    running.preemption().signal().number(),
+                    running.preemption().grace()));
+    preempted.accept(PreemptReason.MANUAL);
     loop.wakeUp();
     return job;
   }

@@ -52,12 +52,28 @@ public class JobExecution {
    * @param recordEnd handed each worker's exit (a launched one's, an adopted one's, or one found
    *     ended after a restart)
    */
+  private final TimeoutWarnings warnings;
+
   public JobExecution(
       JobService jobs,
       Workers workers,
       WorkerHost host,
       Consumer<JobPlacement> onCapacityFreed,
       RecordWorkerEnd recordEnd) {
+    this(jobs, workers, host, onCapacityFreed, recordEnd, new TimeoutWarnings());
+  }
+
+  /**
+   * @param warnings where a job's warning before its timeout is registered (issue 35)
+   */
+  JobExecution(
+      JobService jobs,
+      Workers workers,
+      WorkerHost host,
+      Consumer<JobPlacement> onCapacityFreed,
+      RecordWorkerEnd recordEnd,
+      TimeoutWarnings warnings) {
+    this.warnings = warnings;
     this.jobs = jobs;
     this.workers = workers;
     this.host = host;
@@ -103,6 +119,8 @@ public class JobExecution {
       return Optional.empty();
     }
     attachGpus(worker, placement);
+    warnings.register(
+        job.id(), job.attempt(), worker.startedAt(), job.timeout(), job.timeoutSignal());
     long startTicks = host.procFs().stat(worker.pid()).map(ProcStat::startTimeTicks).orElse(0L);
     BoundCores cores = workers.confinement().boundCoresOf(job.id(), job.attempt()).orElse(null);
     WorkerProcess process =
@@ -134,6 +152,12 @@ public class JobExecution {
     }
     if (process.isPresent()) {
       Instant deadline = job.timeout() == null ? null : job.startedAt().plus(job.timeout());
+      warnings.register(
+          job.id(),
+          job.attempt(),
+          job.startedAt(),
+          job.timeout(),
+          job.timeoutSignal().orElse(null));
       if (adopt(process.get(), job.startedAt(), deadline, placement, job.host()).isPresent()) {
         log.info("re-adopted job {} (pid {})", job.id(), process.get().pid());
         return true;

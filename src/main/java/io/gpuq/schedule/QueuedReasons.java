@@ -280,4 +280,17 @@ public final class QueuedReasons {
     // Not in what the pass read, nor behind it: queued again (a retry) or moved up since.
     return NOT_YET_CONSIDERED;
   }
+
+  /**
+   * A job held for the place a preemption frees (issue 35): "preempting 1 job of another owner
+   * (grace 60 s)". The victims' owner is not named: the waiting owner sees this.
+   */
+  static String preempting(int victims, java.time.Duration grace) {
+    return "preempting "
+        + victims
+        + (victims == 1 ? " job" : " jobs")
+        + " of another owner (grace "
+        + grace.toSeconds()
+        + " s)";
+  }
 }

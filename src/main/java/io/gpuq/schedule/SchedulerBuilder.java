@@ -54,6 +54,7 @@ public final class SchedulerBuilder {
   private Duration safetyNet = Duration.ofSeconds(5);
   private Consumer<String> beforeEndRecorded = jobId -> {};
   private FairShareInputs fairShare = FairShareInputs.ALONE;
+  private Dispatcher.PreemptionSettings preemption;
 
   public SchedulerBuilder(
       JobService jobs, Workers workers, JobFiles files, Placer placer, Clock clock, String node) {
@@ -133,6 +134,12 @@ public final class SchedulerBuilder {
   }
 
   /** The owners' shares, the other nodes' capacity and recent usage; by default a node alone. */
+  /** Preemption for fair share (issue 35); without it, none. */
+  public SchedulerBuilder preemption(Dispatcher.PreemptionSettings preemption) {
+    this.preemption = preemption;
+    return this;
+  }
+
   public SchedulerBuilder fairShare(FairShareInputs fairShare) {
     this.fairShare = fairShare;
     return this;
@@ -171,13 +178,15 @@ public final class SchedulerBuilder {
                 beforeEnd.accept(jobId);
               }
             });
+    TimeoutWarnings warnings = new TimeoutWarnings();
     JobExecution execution =
         new JobExecution(
             jobs,
             workers,
             new WorkerHost(setup, gpus.backend(), procFs),
             wakeups::capacityFreed,
-            recordEnd);
+            recordEnd,
+            warnings);
     Supplier<Capacity> cluster = this::clusterCapacity;
     UsageAccounting usageAccounting = new UsageAccounting(jobs, fairShare, cluster, node, clock);
     Dispatcher dispatcher =
@@ -194,7 +203,8 @@ public final class SchedulerBuilder {
             lastPass,
             fairShare,
             cluster,
-            usageAccounting::recentUsage);
+            usageAccounting::recentUsage,
+            preemption);
     return new Scheduler(
         wakeups,
         execution,
@@ -202,7 +212,7 @@ public final class SchedulerBuilder {
         dispatcher,
         new SchedulingLoop(dispatcher, wakeups, safetyNet),
         new WorkerRecovery(jobs, execution, workers, node),
-        new TimeoutDuty(workers, clock),
+        new TimeoutDuty(workers, clock, warnings),
         new StopUnownedWorkers(jobs, workers, node),
         new QueuedReasons(lastPass),
         usageAccounting);

@@ -13,17 +13,29 @@ public class TimeoutDuty extends FixedDelayDuty {
 
   private final Workers workers;
   private final Clock clock;
+  private final TimeoutWarnings warnings;
 
   public TimeoutDuty(Workers workers, Clock clock) {
+    this(workers, clock, new TimeoutWarnings());
+  }
+
+  /**
+   * @param warnings the signals sent before a timeout ({@code timeoutSignal}, issue 35)
+   */
+  TimeoutDuty(Workers workers, Clock clock, TimeoutWarnings warnings) {
     super("timeouts", Duration.ofMillis(200));
     this.workers = workers;
     this.clock = clock;
+    this.warnings = warnings;
   }
 
   @Override
   public void runOnce() {
     Instant now = clock.instant();
     for (RunningWorker worker : workers.live()) {
+      warnings
+          .takeDue(worker.jobId(), worker.attempt(), now)
+          .ifPresent(warning -> workers.signal(worker, warning.signal()));
       if (worker.deadline() != null && !now.isBefore(worker.deadline())) {
         workers.stop(
             worker.jobId(),

@@ -184,7 +184,7 @@ public class JdbcSweepStore implements SweepStore {
     Map<String, Map<JobState, Long>> counts = new HashMap<>();
     for (String id : sweepIds) {
       Map<JobState, Long> zero = new EnumMap<>(JobState.class);
-      for (JobState state : JobState.values()) {
+      for (JobState state : JobState.ofJobs()) {
         zero.put(state, 0L);
       }
       counts.put(id, zero);

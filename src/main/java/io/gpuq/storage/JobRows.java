@@ -52,7 +52,8 @@ public final class JobRows {
           + " gpu_memory_bytes, gpu_fraction, requested_gpu_memory_bytes, requested_gpu_fraction,"
           + " cpus, memory_bytes, requested_memory_bytes, priority, timeout_millis, max_attempts, oom_growth, idempotency_key, node_selector,"
           + " preload, created_at, queued_at, sweep_id, trial, parameters, depends_on, held,"
-          + " version";
+          + " version, preemptible, preempt_grace_millis, preempt_signal, timeout_signal,"
+          + " timeout_signal_before_millis, requeues";
 
   /** The SQL type each of {@link #JOB_COLUMNS} is bound as, a null too. */
   private static final int[] JOB_TYPES = {
@@ -87,7 +88,13 @@ public final class JobRows {
     Types.VARCHAR,
     Types.VARCHAR,
     Types.BOOLEAN,
-    Types.BIGINT
+    Types.BIGINT,
+    Types.BOOLEAN,
+    Types.BIGINT,
+    Types.VARCHAR,
+    Types.VARCHAR,
+    Types.BIGINT,
+    Types.INTEGER
   };
 
   private static final JsonColumns.Dependencies DEPENDENCIES = new JsonColumns.Dependencies();
@@ -181,7 +188,13 @@ public final class JobRows {
       trial == null ? null : trial.parametersJson(),
       job.dependsOn().isEmpty() ? null : DEPENDENCIES.convertToDatabaseColumn(job.dependsOn()),
       job.held(),
-      0L // version
+      0L, // version
+      job.preemption().preemptible(),
+      job.preemption().grace().toMillis(),
+      job.preemption().signal().name(),
+      job.timeoutSignal().map(t -> t.signal().name()).orElse(null),
+      job.timeoutSignal().map(t -> t.before().toMillis()).orElse(null),
+      job.requeues()
     };
   }
 

@@ -377,6 +377,32 @@ public class JpaJobStore implements JobStore {
     }
   }
 
+  /**
+   * In one transaction: the waiting job's row is written (held on this node), so a second node's
+   * preemption for it conflicts on its version and, tried again, finds it held.
+   */
+  @Override
+  public boolean preemptFor(String servedJobId, String node, Map<String, Integer> victimAttempts) {
+    return retryingOnConflict(
+        status -> {
+          boolean done =
+              JobStore.preemptIn(
+                  new JobStore.JobUpdates() {
+                    @Override
+                    public <T> Optional<T> update(String id, Function<Job, T> change) {
+                      return jobs.findById(id).map(change);
+                    }
+                  },
+                  servedJobId,
+                  node,
+                  victimAttempts);
+          if (done) {
+            jobs.flush();
+          }
+          return done;
+        });
+  }
+
   @Override
   public List<Job> runningOn(String node) {
     return tx.execute(status -> jobs.findByStateAndNode(JobState.RUNNING, node));
@@ -427,7 +453,7 @@ public class JpaJobStore implements JobStore {
   @Override
   public Map<JobState, Long> countByState() {
     Map<JobState, Long> counts = new EnumMap<>(JobState.class);
-    for (JobState state : JobState.values()) {
+    for (JobState state : JobState.ofJobs()) {
       counts.put(state, 0L);
     }
     tx.execute(status -> jobs.countByStateRaw())

@@ -68,7 +68,15 @@ public final class TransitionSql {
   private String jobSets() {
     List<String> sets = new ArrayList<>();
     sets.add("state = ?");
-    transition.jobWrites().forEach((field, value) -> sets.add(field.column() + assigned(value)));
+    transition
+        .jobWrites()
+        .forEach(
+            (field, value) ->
+                sets.add(
+                    field.column()
+                        + (value == Value.INCREMENTED
+                            ? " = " + field.column() + " + 1"
+                            : assigned(value))));
     // As an entity update would: a transaction holding the job (a cancel) then fails instead of
     // overwriting this.
     sets.add("version = version + 1");
@@ -203,7 +211,7 @@ public final class TransitionSql {
       int attempt)
       throws SQLException {
     for (Value value : writes.values()) {
-      if (value != Value.NONE) {
+      if (value != Value.NONE && value != Value.INCREMENTED) {
         statement.setObject(index++, jdbc(change.valueOf(value, transition, attempt)));
       }
     }

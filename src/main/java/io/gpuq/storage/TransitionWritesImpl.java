@@ -48,12 +48,15 @@ class TransitionWritesImpl implements TransitionWrites {
 
   private static final String START_JOB = START_SQL.updateJob(false);
   private static final String INSERT_ATTEMPT = START_SQL.insertAttempt();
-  private static final String SUCCEED_JOB = SUCCEED_SQL.updateJob(true);
+  // Not a job being preempted: its end requeues it whatever its exit code (issue 35).
+  private static final String SUCCEED_JOB =
+      SUCCEED_SQL.updateJob(true) + " and preempt_reason is null";
   private static final String SUCCEED_ATTEMPT = SUCCEED_SQL.updateAttempt();
 
   private static final String LOCK_TO_START =
       "select id, owner, attempt, command, working_dir, env, framework, timeout_millis, created_at,"
-          + " queued_at, sweep_id, trial, parameters, cpus, memory_bytes, preload from jobs where state in ("
+          + " queued_at, sweep_id, trial, parameters, cpus, memory_bytes, preload, timeout_signal,"
+          + " timeout_signal_before_millis from jobs where state in ("
           + String.join(", ", Collections.nCopies(SOURCES.size(), "?"))
           + ") and id in (%s) for update skip locked";
 
@@ -103,7 +106,8 @@ class TransitionWritesImpl implements TransitionWrites {
                   new HostResources(
                       JobRows.cpus(row.getBigDecimal("cpus")),
                       row.getObject("memory_bytes", Long.class)),
-                  preload(row.getString("preload"))));
+                  preload(row.getString("preload")),
+                  timeoutSignal(row)));
         }
       }
     }
@@ -112,6 +116,15 @@ class TransitionWritesImpl implements TransitionWrites {
 
   private static List<String> preload(String column) {
     return column == null ? List.of() : COMMAND.convertToEntityAttribute(column);
+  }
+
+  private static io.gpuq.job.TimeoutSignal timeoutSignal(ResultSet row) throws SQLException {
+    String signal = row.getString("timeout_signal");
+    Long before = row.getObject("timeout_signal_before_millis", Long.class);
+    return signal == null || before == null
+        ? null
+        : new io.gpuq.job.TimeoutSignal(
+            io.gpuq.job.StopSignal.valueOf(signal), java.time.Duration.ofMillis(before));
   }
 
   private static SweepTrial trial(ResultSet row) throws SQLException {

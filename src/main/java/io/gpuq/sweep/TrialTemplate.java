@@ -132,6 +132,10 @@ public final class TrialTemplate {
         template.nodeSelector(),
         template.preload(),
         // A sweep's dependsOn holds its trials as the sweep creates them (issue 37), not per trial.
-        null);
+        null,
+        template.preemptible(),
+        template.preemptGrace(),
+        template.preemptSignal(),
+        template.timeoutSignal());
   }
 }

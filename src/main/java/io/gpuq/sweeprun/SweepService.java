@@ -435,7 +435,7 @@ public class SweepService {
   /** A sweep as just stored: every trial queued, none has reported; nothing to read back. */
   private static SweepSummary justCreated(Sweep sweep, int trials) {
     Map<JobState, Long> counts = new EnumMap<>(JobState.class);
-    for (JobState state : JobState.values()) {
+    for (JobState state : JobState.ofJobs()) {
       counts.put(state, 0L);
     }
     counts.put(JobState.QUEUED, (long) trials);

@@ -48,7 +48,10 @@ public class ApiConfiguration {
   @Bean
   JobRequestValidator jobRequestValidator(GpuqProperties properties) {
     return new JobRequestValidator(
-        WorkerEnvironment.reservedNames(), hostDefaults(properties.scheduler()));
+        WorkerEnvironment.reservedNames(),
+        hostDefaults(properties.scheduler()),
+        new JobRequestValidator.PreemptionSettings(
+            properties.preemption().grace(), properties.preemption().maxGrace()));
   }
 
   /** {@code gpuq.scheduler.default-cpus} and {@code default-memory}, or a refusal to start. */

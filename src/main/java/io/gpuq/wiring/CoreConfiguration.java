@@ -39,6 +39,7 @@ import io.gpuq.placement.PlacementPolicy;
 import io.gpuq.placement.Placer;
 import io.gpuq.proc.ProcFs;
 import io.gpuq.schedule.DependencyChecks;
+import io.gpuq.schedule.Dispatcher;
 import io.gpuq.schedule.FairShareInputs;
 import io.gpuq.schedule.JobCommands;
 import io.gpuq.schedule.MetricsReading;
@@ -86,9 +87,14 @@ public class CoreConfiguration {
       GpuMetrics gpuMetrics,
       JobHostMetrics jobHostMetrics,
       SchedulerMetrics schedulerMetrics,
-      TokenRegistry tokens) {
+      TokenRegistry tokens,
+      GpuqProperties properties) {
     return new JobService(
-        store, clock, List.of(gpuMetrics, jobHostMetrics, schedulerMetrics), maxQueuedOf(tokens));
+        store,
+        clock,
+        List.of(gpuMetrics, jobHostMetrics, schedulerMetrics),
+        maxQueuedOf(tokens),
+        properties.preemption().maxRequeues());
   }
 
   /** Each owner's {@code max-queued-jobs}; an owner with no token of their own has the default. */
@@ -203,7 +209,8 @@ public class CoreConfiguration {
       TokenRegistry tokens,
       JdbcTemplate jdbc,
       TransactionTemplate tx,
-      LocalCapacity capacity) {
+      LocalCapacity capacity,
+      SchedulerMetrics schedulerMetrics) {
     int cpuSlots = properties.scheduler().cpuSlots();
     return new SchedulerBuilder(jobs, workers, files, placer, clock, node.name())
         .workerSetup(
@@ -219,6 +226,9 @@ public class CoreConfiguration {
         .roomToStart(() -> !storage.check().isLow())
         .safetyNet(properties.scheduler().safetyNetInterval())
         .beforeEndRecorded(metricsReading::readBeforeEnd)
+        .preemption(
+            new Dispatcher.PreemptionSettings(
+                properties.preemption().minRuntime(), schedulerMetrics::preempted))
         .fairShare(
             new FairShareInputs(
                 tokens.ownerTerms(),
@@ -315,13 +325,15 @@ public class CoreConfiguration {
       StorageGuard storage,
       Workers workers,
       Scheduler scheduler,
-      DependencyTargets dependencies) {
+      DependencyTargets dependencies,
+      SchedulerMetrics schedulerMetrics) {
     return new JobCommands(
         jobs,
         new SubmitChecks(validator, storage, admission),
         workers,
         scheduler.loop(),
-        new DependencyChecks(dependencies));
+        new DependencyChecks(dependencies),
+        schedulerMetrics::preempted);
   }
 
   /** What the usage report (issue 37) is computed from. */

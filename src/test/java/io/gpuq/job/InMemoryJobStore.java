@@ -287,6 +287,12 @@ public final class InMemoryJobStore implements JobStore {
   }
 
   @Override
+  public synchronized boolean preemptFor(
+      String servedJobId, String node, Map<String, Integer> victimAttempts) {
+    return JobStore.preemptIn(this::update, servedJobId, node, victimAttempts);
+  }
+
+  @Override
   public synchronized List<Job> runningOn(String node) {
     return jobs.values().stream()
         .filter(job -> job.state() == JobState.RUNNING && node.equals(job.node()))
@@ -505,7 +511,7 @@ public final class InMemoryJobStore implements JobStore {
   @Override
   public synchronized Map<JobState, Long> countByState() {
     Map<JobState, Long> counts = new EnumMap<>(JobState.class);
-    for (JobState state : JobState.values()) {
+    for (JobState state : JobState.ofJobs()) {
       counts.put(state, 0L);
     }
     jobs.values().forEach(job -> counts.merge(job.state(), 1L, Long::sum));

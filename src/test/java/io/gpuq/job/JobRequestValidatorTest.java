@@ -310,6 +310,59 @@ class JobRequestValidatorTest {
         .isInstanceOf(InvalidJobRequestException.class);
   }
 
+  @Test
+  @DisplayName("a job is not preemptible unless it says so; then TERM after the default grace")
+  void preemption_defaults() {
+    JobSpec plain = validator.validate(aRequest().build());
+    JobSpec preemptible = validator.validate(aRequest().preemptible(true, null, null).build());
+
+    assertThat(plain.preemption().preemptible()).isFalse();
+    assertThat(preemptible.preemption())
+        .isEqualTo(new Preemption(true, Duration.ofSeconds(60), StopSignal.TERM));
+    assertThat(plain.timeoutSignal()).isNull();
+  }
+
+  @Test
+  @DisplayName("a preemption's grace is at most gpuq.preemption.max-grace, its signal one of four")
+  void preemption_bounds() {
+    JobRequestValidator tight =
+        new JobRequestValidator(
+            Set.of(),
+            HostResources.ONE_CORE,
+            new JobRequestValidator.PreemptionSettings(
+                Duration.ofSeconds(5), Duration.ofSeconds(30)));
+
+    assertThat(
+            tight.validate(aRequest().preemptible(true, "PT30S", "sigusr1").build()).preemption())
+        .isEqualTo(new Preemption(true, Duration.ofSeconds(30), StopSignal.USR1));
+    assertThat(tight.validate(aRequest().preemptible(true, null, "INT").build()).preemption())
+        .isEqualTo(new Preemption(true, Duration.ofSeconds(5), StopSignal.INT));
+    InvalidJobRequestException e =
+        catchThrowableOfType(
+            InvalidJobRequestException.class,
+            () -> tight.validate(aRequest().preemptible(true, "PT31S", "KILL").build()));
+    assertThat(e.errors())
+        .extracting(FieldError::field)
+        .containsExactly("preemptGrace", "preemptSignal");
+    assertThat(errorsOf(aRequest().preemptible(true, "soon", null)))
+        .containsExactly("preemptGrace");
+  }
+
+  @Test
+  @DisplayName("a timeout signal comes before a timeout, and within it")
+  void timeout_signal() {
+    assertThat(
+            validator
+                .validate(aRequest().timeout("PT1H").timeoutSignal("USR1", "PT5M").build())
+                .timeoutSignal())
+        .isEqualTo(new TimeoutSignal(StopSignal.USR1, Duration.ofMinutes(5)));
+    assertThat(errorsOf(aRequest().timeoutSignal("USR1", "PT5M"))).containsExactly("timeoutSignal");
+    assertThat(errorsOf(aRequest().timeout("PT1M").timeoutSignal("USR1", "PT5M")))
+        .containsExactly("timeoutSignal.before");
+    assertThat(errorsOf(aRequest().timeout("PT1H").timeoutSignal("HUP", "PT5M")))
+        .containsExactly("timeoutSignal.signal");
+  }
+
   private List<String> errorsOf(RequestBuilder request) {
     try {
       validator.validate(request.build());
@@ -335,6 +388,22 @@ class JobRequestValidatorTest {
     private JobRequest.Retry retry;
     private final Map<String, String> labels = new HashMap<>();
     private final Map<String, String> nodeSelector = new HashMap<>();
+    private Boolean preemptible;
+    private String preemptGrace;
+    private String preemptSignal;
+    private JobRequest.TimeoutSignalRequest timeoutSignal;
+
+    RequestBuilder preemptible(Boolean preemptible, String grace, String signal) {
+      this.preemptible = preemptible;
+      this.preemptGrace = grace;
+      this.preemptSignal = signal;
+      return this;
+    }
+
+    RequestBuilder timeoutSignal(String signal, String before) {
+      this.timeoutSignal = new JobRequest.TimeoutSignalRequest(signal, before);
+      return this;
+    }
 
     RequestBuilder nodeSelector(String key, String value) {
       nodeSelector.put(key, value);
@@ -406,7 +475,13 @@ class JobRequestValidatorTest {
           timeout,
           retry,
           labels,
-          nodeSelector);
+          nodeSelector,
+          null,
+          null,
+          preemptible,
+          preemptGrace,
+          preemptSignal,
+          timeoutSignal);
     }
   }
 }

@@ -28,6 +28,18 @@ public final class JobSpecs {
   private int attempts = 1;
   private double growth = 1.5;
   private HostResources host = HostResources.ONE_CORE;
+  private Preemption preemption = Preemption.NONE;
+  private TimeoutSignal timeoutSignal;
+
+  public JobSpecs preemption(Preemption preemption) {
+    this.preemption = preemption;
+    return this;
+  }
+
+  public JobSpecs timeoutSignal(TimeoutSignal timeoutSignal) {
+    this.timeoutSignal = timeoutSignal;
+    return this;
+  }
 
   private JobSpecs() {}
 
@@ -133,6 +145,9 @@ public final class JobSpecs {
         attempts,
         growth,
         labels,
-        nodeSelector);
+        nodeSelector,
+        List.of(),
+        preemption,
+        timeoutSignal);
   }
 }

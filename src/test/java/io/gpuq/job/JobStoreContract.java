@@ -160,6 +160,54 @@ abstract class JobStoreContract {
   }
 
   @Test
+  void a_job_keeps_whether_and_how_it_may_be_preempted_and_its_timeout_signal() {
+    Job asked =
+        aQueuedJob()
+            .spec(
+                s ->
+                    s.preemption(new Preemption(true, Duration.ofSeconds(20), StopSignal.USR2))
+                        .timeout(Duration.ofHours(1))
+                        .timeoutSignal(new TimeoutSignal(StopSignal.USR1, Duration.ofMinutes(5))))
+            .in(store());
+    Job plain = aQueuedJob().in(store());
+
+    assertThat(reload(asked.id()).preemption())
+        .isEqualTo(new Preemption(true, Duration.ofSeconds(20), StopSignal.USR2));
+    assertThat(reload(asked.id()).timeoutSignal())
+        .contains(new TimeoutSignal(StopSignal.USR1, Duration.ofMinutes(5)));
+    assertThat(reload(asked.id()).spec()).isEqualTo(asked.spec());
+    assertThat(reload(plain.id()).preemption()).isEqualTo(Preemption.NONE);
+    assertThat(reload(plain.id()).requeues()).isZero();
+  }
+
+  @Test
+  void a_preemption_is_stored_once_for_a_waiting_job_and_a_victim_is_preempted_once() {
+    Job victim = aRunningJob().ownedBy("alice").on("node-1").in(store());
+    Job other = aRunningJob().ownedBy("alice").on("node-1").in(store());
+    Job waiting = aQueuedJob().ownedBy("bob").in(store());
+    Job another = aQueuedJob().ownedBy("carol").in(store());
+
+    assertThat(store().preemptFor(waiting.id(), "node-1", Map.of(victim.id(), 1))).isTrue();
+    // Not again for the same waiting job (another node), nor the same victim for another job.
+    assertThat(store().preemptFor(waiting.id(), "node-2", Map.of(other.id(), 1))).isFalse();
+    assertThat(store().preemptFor(another.id(), "node-1", Map.of(victim.id(), 1))).isFalse();
+    assertThat(reload(other.id()).preemptReason()).isEmpty();
+    assertThat(reload(another.id()).heldOn()).isNull();
+    assertThat(reload(waiting.id()).heldOn()).isEqualTo("node-1");
+    assertThat(reload(victim.id()).preemptReason()).contains(PreemptReason.FAIR_SHARE);
+    assertThat(reload(victim.id()).preemptedFor()).isEqualTo(waiting.id());
+
+    // Its end, whatever its exit code, requeues it without using up an attempt.
+    store().endAttempt(new AttemptEnd(victim.id(), 1, AttemptOutcome.succeeded(), 0, T0)).join();
+    Job requeued = reload(victim.id());
+    assertThat(requeued.state()).isEqualTo(JobState.QUEUED);
+    assertThat(requeued.attempt()).isEqualTo(2);
+    assertThat(requeued.requeues()).isEqualTo(1);
+    assertThat(requeued.preemptReason()).isEmpty();
+    assertThat(requeued.attempts().get(0).outcome()).isEqualTo(JobState.PREEMPTED);
+  }
+
+  @Test
   void one_owner_cannot_store_two_jobs_with_one_key_but_two_owners_can() {
     Job first = aQueuedJob().idempotencyKey("nightly").in(store());
 

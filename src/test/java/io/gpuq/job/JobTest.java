@@ -197,4 +197,50 @@ class JobTest {
     assertThat(job.peakGpuMemoryBytes()).isEqualTo(5 * GIB);
     assertThat(job.attempts().get(0).peakGpuMemoryBytes()).isEqualTo(5 * GIB);
   }
+
+  @Test
+  @DisplayName(
+      "the requeue exit code requeues up to max-requeues times, and a requeue uses up no retry"
+          + " (issue 35)")
+  void requeue_exit_code_and_retries() {
+    Job job = Job.submit("j1", "alice", aSpec().attempts(2).build(), null, T0);
+    AttemptOutcome code85 = new AttemptOutcome(FailureReason.EXIT_CODE, "exited with code 85", 85);
+
+    job.start(ON_GPU_0, T0);
+    job.endAttempt(new AttemptEnd("j1", 1, code85, 0, T0.plusSeconds(1), 85, 1));
+    assertThat(job.state()).isEqualTo(JobState.QUEUED);
+    assertThat(job.requeues()).isEqualTo(1);
+    assertThat(job.attempts().get(0).outcome()).isEqualTo(JobState.PREEMPTED);
+
+    // Past max-requeues (1), 85 is an ordinary failure: with 2 attempts, one retry is left.
+    job.start(ON_GPU_0, T0.plusSeconds(2));
+    job.endAttempt(new AttemptEnd("j1", 2, code85, 0, T0.plusSeconds(3), 85, 1));
+    assertThat(job.state()).isEqualTo(JobState.QUEUED);
+    assertThat(job.attempts().get(1).outcome()).isEqualTo(JobState.FAILED);
+
+    job.start(ON_GPU_0, T0.plusSeconds(4));
+    job.endAttempt(new AttemptEnd("j1", 3, code85, 0, T0.plusSeconds(5), 85, 1));
+    assertThat(job.state()).isEqualTo(JobState.FAILED);
+    assertThat(job.attempt()).isEqualTo(3);
+  }
+
+  @Test
+  @DisplayName("a job marked for preemption ends PREEMPTED even when it exits 0, and only once")
+  void preempted_whatever_the_exit_code() {
+    Job job = Job.submit("j1", "alice", aSpec().build(), null, T0);
+    job.start(ON_GPU_0, T0);
+
+    assertThat(job.markPreempting(1, PreemptReason.FAIR_SHARE, "j2")).isTrue();
+    assertThat(job.markPreempting(1, PreemptReason.MANUAL, null)).isFalse();
+    job.endAttempt(new AttemptEnd("j1", 1, AttemptOutcome.succeeded(), 0, T0.plusSeconds(9)));
+
+    assertThat(job.state()).isEqualTo(JobState.QUEUED);
+    assertThat(job.attempt()).isEqualTo(2);
+    assertThat(job.preemptReason()).isEmpty();
+    assertThat(job.preemptedFor()).isNull();
+    assertThat(job.attempts().get(0).outcome()).isEqualTo(JobState.PREEMPTED);
+    assertThat(job.attempts().get(0).failureMessage())
+        .isEqualTo("preempted for another owner's job (fair share)");
+    assertThat(job.markPreempting(2, PreemptReason.MANUAL, null)).isFalse();
+  }
 }

@@ -43,6 +43,7 @@ class JobTransitionTest {
             "RUNNING SUCCEED",
             "RUNNING FAIL",
             "RUNNING REQUEUE_FOR_RETRY",
+            "RUNNING REQUEUE_AFTER_PREEMPTION",
             "QUEUED CANCEL",
             "QUEUED CANCEL_UNMET",
             "RUNNING CANCEL_RUNNING",
@@ -77,12 +78,15 @@ class JobTransitionTest {
   @Test
   void only_queued_and_running_are_not_terminal() {
     EnumSet<JobState> live = EnumSet.noneOf(JobState.class);
-    for (JobState s : JobState.values()) {
+    for (JobState s : JobState.ofJobs()) {
       if (!s.isTerminal()) {
         live.add(s);
       }
     }
     assertThat(live).containsExactly(QUEUED, RUNNING);
-    assertThat(EnumSet.complementOf(live)).containsExactly(SUCCEEDED, FAILED, CANCELLED, PRUNED);
+    assertThat(EnumSet.complementOf(live))
+        .containsExactly(SUCCEEDED, FAILED, CANCELLED, PRUNED, JobState.PREEMPTED);
+    assertThat(JobState.PREEMPTED.isTerminal()).isFalse();
+    assertThat(JobState.PREEMPTED.isJobState()).isFalse();
   }
 }

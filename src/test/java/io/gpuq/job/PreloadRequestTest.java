@@ -82,6 +82,7 @@ class PreloadRequestTest {
 
   private static JobRequest request(List<String> command, List<String> preload) {
     return new JobRequest(
-        null, command, null, Map.of(), null, null, null, null, null, null, null, preload, null);
+        null, command, null, Map.of(), null, null, null, null, null, null, null, preload, null,
+        null, null, null, null);
   }
 }

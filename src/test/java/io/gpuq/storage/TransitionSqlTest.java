@@ -23,6 +23,15 @@ class TransitionSqlTest {
   }
 
   @Test
+  void the_sql_of_a_requeue_after_preemption_counts_the_requeue_in_the_row_itself() {
+    TransitionSql requeue = new TransitionSql(JobTransition.REQUEUE_AFTER_PREEMPTION);
+
+    assertThat(requeue.updateJob(true))
+        .contains("requeues = requeues + 1", "preempt_reason = null", "preempted_for = null")
+        .startsWith("update jobs set state = ?, attempt = ?,");
+  }
+
+  @Test
   void the_sql_of_a_start_clears_with_null_and_inserts_the_attempt_it_opens() {
     TransitionSql start = new TransitionSql(JobTransition.START);
 
@@ -30,7 +39,7 @@ class TransitionSqlTest {
         .isEqualTo(
             "update jobs set state = ?, placement = ?, node = ?, started_at = ?,"
                 + " failure_reason = null, failure_message = null, exit_code = null,"
-                + " version = version + 1 where id = ? and state in (?)");
+                + " held_on = null, version = version + 1 where id = ? and state in (?)");
     assertThat(start.insertAttempt())
         .isEqualTo(
             "insert into job_attempts (job_id, attempt, node, placement, budget_bytes, started_at)"

@@ -31,6 +31,9 @@ import org.springframework.test.context.DynamicPropertySource;
       "gpuq.placement.start-spacing=100ms",
       "gpuq.gpu.poll-interval=250ms",
       "gpuq.guard.tolerance-bytes=64MiB",
+      // Preemption tests (issue 35) need not wait the default 5 minutes; only preemptible jobs,
+      // which no other test submits, are ever preempted.
+      "gpuq.preemption.min-runtime=2s",
       // Opted in, so that the metrics tests see gpuq_job_info's names; LessForOthersToSeeTest
       // checks the default, no names.
       "gpuq.metrics.job-names=true",

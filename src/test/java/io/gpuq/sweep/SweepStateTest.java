@@ -35,7 +35,7 @@ class SweepStateTest {
 
   private static Map<JobState, Long> trials(JobState... states) {
     Map<JobState, Long> counts = new EnumMap<>(JobState.class);
-    for (JobState state : JobState.values()) {
+    for (JobState state : JobState.ofJobs()) {
       counts.put(state, 0L);
     }
     for (JobState state : states) {

@@ -84,7 +84,8 @@ class WarmReadoptionTest {
             Instant.now(),
             null,
             HostResources.ONE_CORE,
-            List.of("json"));
+            List.of("json"),
+            null);
     Map<String, String> env = new HashMap<>();
     env.put("PATH", System.getenv("PATH"));
     WorkerSetup setup = warm.prepare(job, new WorkerSetup(null, env, List.of()));

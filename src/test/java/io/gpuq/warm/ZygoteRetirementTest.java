@@ -56,7 +56,8 @@ class ZygoteRetirementTest {
             Instant.now(),
             new SweepTrial("sweep-1", 0, "{}"),
             HostResources.ONE_CORE,
-            List.of("json"));
+            List.of("json"),
+            null);
     WorkerSetup setup =
         warm.prepare(
             trial, new WorkerSetup(null, Map.of("PATH", System.getenv("PATH")), List.of()));

@@ -52,6 +52,24 @@ public final class WorkerEnvironment {
    */
   public static final String METRICS_FILE_NAME = "metrics.jsonl";
 
+  /**
+   * The job's checkpoint directory (issue 35): one per job, the same in every attempt (on the same
+   * node), mode 0700 and owned by the job's account, deleted with the job's files by retention.
+   */
+  public static final String GPUQ_CHECKPOINT_DIR = "GPUQ_CHECKPOINT_DIR";
+
+  /** The checkpoint directory's name in the job's work directory. */
+  public static final String CHECKPOINT_DIR_NAME = "checkpoint";
+
+  /**
+   * The exit code with which a job asks to go back to the queue (issue 35), as a preempted one
+   * does; always {@link io.gpuq.job.AttemptEnd#REQUEUE_EXIT_CODE}.
+   */
+  public static final String GPUQ_REQUEUE_EXIT_CODE = "GPUQ_REQUEUE_EXIT_CODE";
+
+  /** Which attempt of the job this is, from 1 (issue 35). */
+  public static final String GPUQ_ATTEMPT = "GPUQ_ATTEMPT";
+
   public static final String HOME = "HOME";
   public static final String USER = "USER";
   public static final String LOGNAME = "LOGNAME";
@@ -113,6 +131,9 @@ public final class WorkerEnvironment {
                   GPUQ_GPU_MEMORY_BYTES,
                   TMPDIR,
                   GPUQ_METRICS_FILE,
+                  GPUQ_CHECKPOINT_DIR,
+                  GPUQ_ATTEMPT,
+                  GPUQ_REQUEUE_EXIT_CODE,
                   XLA_PYTHON_CLIENT_MEM_FRACTION,
                   XLA_PYTHON_CLIENT_PREALLOCATE,
                   JAX_COMPILATION_CACHE_DIR,
@@ -164,6 +185,9 @@ public final class WorkerEnvironment {
     vars.put(GPUQ_GPU_MEMORY_BYTES, Long.toString(spec.budgetBytesPerGpu()));
     vars.put(TMPDIR, tmpDir(spec).toString());
     vars.put(GPUQ_METRICS_FILE, spec.workDir().resolve(METRICS_FILE_NAME).toString());
+    vars.put(GPUQ_CHECKPOINT_DIR, checkpointDir(spec).toString());
+    vars.put(GPUQ_ATTEMPT, Integer.toString(spec.attempt()));
+    vars.put(GPUQ_REQUEUE_EXIT_CODE, Integer.toString(io.gpuq.job.AttemptEnd.REQUEUE_EXIT_CODE));
     switch (spec.framework()) {
       case JAX -> {
         putXlaFraction(vars, spec);
@@ -277,6 +301,7 @@ public final class WorkerEnvironment {
   public List<Path> directoriesToCreate(WorkerSpec spec) {
     List<Path> dirs = new ArrayList<>();
     dirs.add(tmpDir(spec));
+    dirs.add(checkpointDir(spec));
     jaxCacheDir(spec).ifPresent(dirs::add);
     return List.copyOf(dirs);
   }
@@ -301,6 +326,10 @@ public final class WorkerEnvironment {
       case PER_JOB -> Optional.of(spec.workDir().resolve("jax-cache"));
       case OFF -> Optional.empty();
     };
+  }
+
+  private static Path checkpointDir(WorkerSpec spec) {
+    return spec.workDir().resolve(CHECKPOINT_DIR_NAME);
   }
 
   private static Path tmpDir(WorkerSpec spec) {

@@ -20,6 +20,7 @@ import java.util.Objects;
  *     LOGNAME}, and its JAX compilation cache
  * @param cpus the job's cores, rounded up (0.25 is 1, 1.5 is 2): the thread count its runtimes are
  *     given
+ * @param attempt which attempt of the job this worker runs, from 1 ({@code GPUQ_ATTEMPT})
  */
 public record WorkerSpec(
     String jobId,
@@ -27,7 +28,19 @@ public record WorkerSpec(
     List<PlacedGpu> gpus,
     Path workDir,
     Account account,
-    int cpus) {
+    int cpus,
+    int attempt) {
+
+  /** A worker of its job's first attempt. */
+  public WorkerSpec(
+      String jobId,
+      Framework framework,
+      List<PlacedGpu> gpus,
+      Path workDir,
+      Account account,
+      int cpus) {
+    this(jobId, framework, gpus, workDir, account, cpus, 1);
+  }
 
   public WorkerSpec {
     if (jobId == null || jobId.isBlank()) {
@@ -44,6 +57,9 @@ public record WorkerSpec(
     Objects.requireNonNull(account, "account");
     if (cpus < 1) {
       throw new IllegalArgumentException("a worker has at least 1 core, not " + cpus);
+    }
+    if (attempt < 1) {
+      throw new IllegalArgumentException("attempts count from 1, not " + attempt);
     }
   }
 

@@ -75,6 +75,24 @@ class WorkerEnvironmentTest {
 
     @ParameterizedTest
     @EnumSource(Framework.class)
+    @DisplayName(
+        "knows its checkpoint directory, the same in every attempt, and which attempt it is"
+            + " (issue 35)")
+    void knowsItsCheckpointDirectoryAndAttempt(Framework framework) {
+      var first = environment.imposedVariables(aWorker().framework(framework).build());
+      var third = environment.imposedVariables(aWorker().framework(framework).attempt(3).build());
+
+      assertThat(first)
+          .containsEntry(GPUQ_CHECKPOINT_DIR, WORK_DIR.resolve("checkpoint").toString())
+          .containsEntry(GPUQ_ATTEMPT, "1");
+      assertThat(third)
+          .containsEntry(GPUQ_CHECKPOINT_DIR, WORK_DIR.resolve("checkpoint").toString())
+          .containsEntry(GPUQ_ATTEMPT, "3")
+          .containsEntry(GPUQ_REQUEUE_EXIT_CODE, "85");
+    }
+
+    @ParameterizedTest
+    @EnumSource(Framework.class)
     @DisplayName("a CPU-only worker sees no GPU and has a budget of 0")
     void cpuOnlyWorkerSeesNoGpu(Framework framework) {
       var vars = environment.imposedVariables(aWorker().framework(framework).cpuOnly().build());
@@ -336,7 +354,9 @@ class WorkerEnvironmentTest {
               "XLA_PYTHON_CLIENT_PREALLOCATE",
               "GPUQ_JOB_ID",
               "GPUQ_GPU_MEMORY_BYTES",
-              "GPUQ_METRICS_FILE");
+              "GPUQ_METRICS_FILE",
+              "GPUQ_CHECKPOINT_DIR",
+              "GPUQ_ATTEMPT");
     }
 
     @Test
@@ -400,7 +420,12 @@ class WorkerEnvironmentTest {
           .noneMatch(name -> name.toUpperCase().startsWith("SPRING"))
           .filteredOn(name -> name.toUpperCase().startsWith("GPUQ"))
           .containsExactlyInAnyOrder(
-              GPUQ_JOB_ID, GPUQ_GPU_MEMORY_BYTES, WorkerEnvironment.GPUQ_METRICS_FILE);
+              GPUQ_JOB_ID,
+              GPUQ_GPU_MEMORY_BYTES,
+              WorkerEnvironment.GPUQ_METRICS_FILE,
+              GPUQ_CHECKPOINT_DIR,
+              GPUQ_ATTEMPT,
+              GPUQ_REQUEUE_EXIT_CODE);
     }
 
     @Test
@@ -544,11 +569,15 @@ class WorkerEnvironmentTest {
           new WorkerEnvironment(settings().withJaxCompilationCache(JaxCompilationCache.PER_JOB));
 
       assertThat(perJob.directoriesToCreate(aWorker().framework(Framework.JAX).build()))
-          .containsExactly(WORK_DIR.resolve("tmp"), WORK_DIR.resolve("jax-cache"));
+          .containsExactly(
+              WORK_DIR.resolve("tmp"),
+              WORK_DIR.resolve("checkpoint"),
+              WORK_DIR.resolve("jax-cache"));
       assertThat(perJob.directoriesToCreate(aWorker().framework(Framework.PYTORCH).build()))
-          .containsExactly(WORK_DIR.resolve("tmp"));
+          .containsExactly(WORK_DIR.resolve("tmp"), WORK_DIR.resolve("checkpoint"));
       assertThat(environment.directoriesToCreate(aWorker().framework(Framework.JAX).build()))
-          .containsExactly(WORK_DIR.resolve("tmp"), NODE_CACHE.resolve("1001"));
+          .containsExactly(
+              WORK_DIR.resolve("tmp"), WORK_DIR.resolve("checkpoint"), NODE_CACHE.resolve("1001"));
     }
   }
 

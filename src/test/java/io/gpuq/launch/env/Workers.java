@@ -43,6 +43,12 @@ final class Workers {
     private Path workDir = WORK_DIR;
     private Account account = ALICE;
     private int cpus = 1;
+    private int attempt = 1;
+
+    Builder attempt(int attempt) {
+      this.attempt = attempt;
+      return this;
+    }
 
     Builder cpus(int cpus) {
       this.cpus = cpus;
@@ -91,7 +97,7 @@ final class Workers {
           gpus.stream()
               .map(gpu -> new PlacedGpu(gpu.index(), gpu.uuid(), budget, gpu.totalBytes()))
               .toList();
-      return new WorkerSpec(jobId, framework, placed, workDir, account, cpus);
+      return new WorkerSpec(jobId, framework, placed, workDir, account, cpus, attempt);
     }
   }
 }
