@@ -33,7 +33,8 @@ public record WorkerSetups(
             files.workDir(job.id()),
             account,
             // A fraction's runtimes get a thread for each core it may touch: 0.25 runs one.
-            Math.toIntExact(job.host().cpus().wholeCoresUp()));
+            Math.toIntExact(job.host().cpus().wholeCoresUp()),
+            job.attempt());
     return new WorkerSetup(
         isolation.needsSwitch(account) ? account : null,
         environment.environment(spec, gpuqEnvironment, job.env(), job.trial()),
