@@ -61,7 +61,8 @@ class JobTransitionTest {
         }
       }
     }
-    assertThat(forbidden).isEqualTo(JobState.values().length * JobTransition.values().length - allowed.size());
+    assertThat(forbidden)
+        .isEqualTo(JobState.values().length * JobTransition.values().length - allowed.size());
   }
 
   @ParameterizedTest
