@@ -121,9 +121,11 @@ public class CompositionConfiguration {
                 // gpuq.storage.check-interval
                 new StorageCheckDuty(storage, properties.storage().checkInterval(), clock),
                 new SweepCompletionDuty(sweeps, clock, SWEEP_COMPLETION_INTERVAL),
-                // every second: held jobs released or cancelled as their dependencies end
+                // every second: held jobs released or cancelled as their dependencies end; a
+                // released job may need GPUs, and a plain wake-up reads the GPU queue only if the
+                // last read found jobs waiting there
                 new DependencyDuty(
-                    dependencies, jobs, scheduler.loop()::wakeUp, DEPENDENCY_INTERVAL),
+                    dependencies, jobs, scheduler.loop()::wakeUpForGpus, DEPENDENCY_INTERVAL),
                 // gpuq.retention.interval
                 new RetentionDuty(
                     finishedJobs,
