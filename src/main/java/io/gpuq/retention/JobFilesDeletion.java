@@ -4,6 +4,7 @@ import io.gpuq.job.AdminOnlyException;
 import io.gpuq.job.Caller;
 import io.gpuq.job.Job;
 import io.gpuq.job.JobConflictException;
+import io.gpuq.job.JobNotFoundException;
 import io.gpuq.job.JobService;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -15,6 +16,17 @@ import java.io.UncheckedIOException;
  * never following a link the job left in them.
  */
 public final class JobFilesDeletion {
+
+  /**
+   * Tries of the job's read. This request is made when the data directory is full, where every
+   * write gpuq makes (a heartbeat, a job's end) fails and closes H2's database; the pool then drops
+   * its connections and new ones open it again, and reads work on a full disk. A read that took a
+   * connection just before such a close fails (issue 34: a 500 now and then): the next try, on a
+   * new connection, reads.
+   */
+  private static final int READ_TRIES = 5;
+
+  private static final long READ_PAUSE_MILLIS = 200;
 
   private final JobService jobs;
   private final JobDirectories directories;
@@ -34,7 +46,7 @@ public final class JobFilesDeletion {
     if (!caller.isAdmin()) {
       throw new AdminOnlyException("only an admin may delete a job's files");
     }
-    Job job = jobs.get(caller, jobId);
+    Job job = read(caller, jobId);
     // A cancelled job is terminal at once but finishes only when its last process is gone.
     if (!job.state().isTerminal() || job.finishedAt() == null) {
       throw new JobConflictException(
@@ -48,6 +60,26 @@ public final class JobFilesDeletion {
       directories.delete(jobId);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot delete the files of job " + jobId, e);
+    }
+  }
+
+  private Job read(Caller caller, String jobId) {
+    for (int tried = 1; ; tried++) {
+      try {
+        return jobs.get(caller, jobId);
+      } catch (JobNotFoundException e) {
+        throw e;
+      } catch (RuntimeException e) {
+        if (tried >= READ_TRIES) {
+          throw e;
+        }
+        try {
+          Thread.sleep(READ_PAUSE_MILLIS);
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          throw e;
+        }
+      }
     }
   }
 }

@@ -12,6 +12,8 @@ import io.gpuq.support.Tmpfs;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIf;
@@ -121,7 +123,19 @@ class LogCapOnSmallDiskTest {
         assertThat(forbidden.status()).isEqualTo(403);
         assertThat(forbidden.contentType()).startsWith("application/problem+json");
 
-        assertThat(api.delete("/api/v1/jobs/" + filler + "/files").status()).isEqualTo(204);
+        // While the disk is full every write gpuq makes closes H2's database again, and the pool
+        // opens it anew: a request that took a connection at that moment may still fail (issue
+        // 34's note), though the delete now tries its read again. The delete succeeds, an admin
+        // trying again at worst, and nothing but a server's error comes before.
+        List<Integer> answers = new ArrayList<>();
+        await()
+            .atMost(LONG)
+            .until(
+                () -> {
+                  answers.add(api.delete("/api/v1/jobs/" + filler + "/files").status());
+                  return answers.get(answers.size() - 1) == 204;
+                });
+        assertThat(answers.subList(0, answers.size() - 1)).allMatch(status -> status >= 500);
         assertThat(dataDir.resolve("work").resolve(filler)).doesNotExist();
         await()
             .atMost(LONG)
