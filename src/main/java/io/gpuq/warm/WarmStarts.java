@@ -143,7 +143,14 @@ public final class WarmStarts implements AutoCloseable {
       Files.delete(failed);
     }
     Optional<Long> pid = recordedPid(dir);
-    boolean running = pid.map(WarmStarts::isZygote).orElse(false);
+    // One this gpuq started is judged by its process: for its first moments its command line is
+    // not yet the zygote's (the JVM's spawn helper runs first, then setsid, the interpreter), and
+    // a second trial claimed in the same pass then started a second zygote.
+    Process ours = started.get(dir);
+    boolean running =
+        ours != null && pid.equals(Optional.of(ours.pid()))
+            ? ours.isAlive()
+            : pid.map(WarmStarts::isZygote).orElse(false);
     if (running) {
       // Serving, or still importing: its socket appears once it is ready. A retiring one (past
       // max-forks, or told to stop) removed its socket and only waits for its trials.
