@@ -37,6 +37,15 @@ public final class JobDirectories {
   }
 
   /**
+   * Deletes a job's work directory only, never following a link the job left in it.
+   *
+   * @return whether it existed here
+   */
+  public boolean deleteWorkDirectory(String jobId) throws IOException {
+    return TreeDeletion.deleteTree(layout.work().resolve(jobId));
+  }
+
+  /**
    * The ids of the jobs that have a directory here and were created before {@code cutoff} (read
    * from the id, a ULID): a job that finished before the cutoff was created before it, and a
    * younger directory is never a candidate, whatever the database says.

@@ -8,12 +8,19 @@ import io.gpuq.job.JobNotFoundException;
 import io.gpuq.job.JobService;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.function.Predicate;
 
 /**
  * An admin deletes a finished job's files on this node (its log, exit and process files, and its
  * work directory) before retention would, to free a data directory a job has filled. The job's
  * record stays; its log then reads as empty. The directories are deleted as retention deletes them,
  * never following a link the job left in them.
+ *
+ * <p>On a full disk a job's end may not be stored yet when it is asked for: its worker ended here,
+ * but the database could not write the end, which is tried again (and H2 may show the job RUNNING
+ * meanwhile). Refusing then would wait for a write that needs the very space asked for; so such a
+ * job's work directory, where a job's bulk is, goes at once, while its log and exit files (capped,
+ * and what the end is judged from after a restart) stay until its end is stored.
  */
 public final class JobFilesDeletion {
 
@@ -30,10 +37,17 @@ public final class JobFilesDeletion {
 
   private final JobService jobs;
   private final JobDirectories directories;
+  private final Predicate<String> endNotStoredYet;
 
-  public JobFilesDeletion(JobService jobs, JobDirectories directories) {
+  /**
+   * @param endNotStoredYet whether a job's worker ended on this node and its end is still to be
+   *     stored
+   */
+  public JobFilesDeletion(
+      JobService jobs, JobDirectories directories, Predicate<String> endNotStoredYet) {
     this.jobs = jobs;
     this.directories = directories;
+    this.endNotStoredYet = endNotStoredYet;
   }
 
   /**
@@ -47,8 +61,17 @@ public final class JobFilesDeletion {
       throw new AdminOnlyException("only an admin may delete a job's files");
     }
     Job job = read(caller, jobId);
+    boolean finished = job.state().isTerminal() && job.finishedAt() != null;
+    if (!finished && endNotStoredYet.test(jobId)) {
+      try {
+        directories.deleteWorkDirectory(jobId);
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot delete the work directory of job " + jobId, e);
+      }
+      return;
+    }
     // A cancelled job is terminal at once but finishes only when its last process is gone.
-    if (!job.state().isTerminal() || job.finishedAt() == null) {
+    if (!finished) {
       throw new JobConflictException(
           "job "
               + jobId

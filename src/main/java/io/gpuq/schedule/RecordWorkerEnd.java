@@ -17,7 +17,9 @@ import io.gpuq.text.MemorySize;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -38,6 +40,13 @@ public final class RecordWorkerEnd {
   private final ExitJudging exits;
   private final NodeGpus gpus;
   private final WorkerEndListener listener;
+
+  /**
+   * The jobs whose worker ended here and whose end is not stored yet: the database could not write
+   * it (H2 on a full disk), and it is tried again. Such a job may read RUNNING meanwhile (H2 shows
+   * a commit it then fails to write, and reopens without it), though no process of it is left.
+   */
+  private final Set<String> endsNotStored = ConcurrentHashMap.newKeySet();
 
   /**
    * @param listener told each step: the place freed, the end stored, and before the end is recorded
@@ -65,7 +74,16 @@ public final class RecordWorkerEnd {
       noteProcessLimit(exit);
     }
     listener.beforeEndRecorded(exit.jobId());
+    endsNotStored.add(exit.jobId());
     recordEnd(exit, outcome, placement, FIRST_RECORD_RETRY);
+  }
+
+  /**
+   * Whether the job's worker ended on this node and its end is still to be stored: its files are no
+   * longer written, whatever state the database shows for it now.
+   */
+  public boolean endNotStoredYet(String jobId) {
+    return endsNotStored.contains(jobId);
   }
 
   private void recordEnd(
@@ -92,10 +110,13 @@ public final class RecordWorkerEnd {
                                 placement,
                                 next.compareTo(LAST_RECORD_RETRY) > 0 ? LAST_RECORD_RETRY : next));
               } else if (failure != null) {
+                endsNotStored.remove(exit.jobId());
                 log.error("recording the end of job {} failed", exit.jobId(), failure);
               } else if (state == JobState.QUEUED) {
+                endsNotStored.remove(exit.jobId());
                 listener.capacityFreed(placement);
               } else {
+                endsNotStored.remove(exit.jobId());
                 listener.endStored(placement);
               }
             });

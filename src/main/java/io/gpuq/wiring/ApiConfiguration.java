@@ -18,6 +18,7 @@ import io.gpuq.launch.JobFiles;
 import io.gpuq.launch.env.WorkerEnvironment;
 import io.gpuq.retention.JobDirectories;
 import io.gpuq.retention.JobFilesDeletion;
+import io.gpuq.schedule.Scheduler;
 import io.gpuq.startup.StartRefusedException;
 import io.gpuq.text.Cpus;
 import io.swagger.v3.oas.models.Components;
@@ -113,8 +114,9 @@ public class ApiConfiguration {
   }
 
   @Bean
-  JobFilesDeletion jobFilesDeletion(JobService jobs, JobFiles files) {
-    return new JobFilesDeletion(jobs, new JobDirectories(files.layout()));
+  JobFilesDeletion jobFilesDeletion(JobService jobs, JobFiles files, Scheduler scheduler) {
+    return new JobFilesDeletion(
+        jobs, new JobDirectories(files.layout()), scheduler.recordEnd()::endNotStoredYet);
   }
 
   @Bean

@@ -343,6 +343,23 @@ class RecordWorkerEndTest {
             "end stored (SUCCEEDED)");
   }
 
+  @Test
+  void an_end_not_written_yet_is_known_as_such_until_it_is_stored() throws Exception {
+    Job job = running(aRunningJob().on("node-1"));
+    Job other = aRunningJob().on("node-1").in(store);
+    // Three writes fail: the end is tried again after 1, 2 and 4 s.
+    RecordWorkerEnd overAFullDisk =
+        aRecorderOver(new JobService(EndsStoredLater.afterUnavailable(store, 3), clock, List.of()));
+    assertThat(overAFullDisk.endNotStoredYet(job.id())).isFalse();
+
+    overAFullDisk.ended(exitOf(job, "/bin/true"), PLACEMENT);
+
+    assertThat(overAFullDisk.endNotStoredYet(job.id())).isTrue();
+    assertThat(overAFullDisk.endNotStoredYet(other.id())).isFalse();
+    await().atMost(Duration.ofSeconds(60)).until(() -> stored(job).state().isTerminal());
+    await().atMost(Duration.ofSeconds(30)).until(() -> !overAFullDisk.endNotStoredYet(job.id()));
+  }
+
   private static String read(Path log) {
     try {
       return Files.readString(log);
