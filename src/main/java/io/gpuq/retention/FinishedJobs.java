@@ -7,7 +7,7 @@ import java.util.Set;
 
 /**
  * The rows retention reads and deletes: any node may delete any job's rows. Each call is one short
- * transaction over a bounded batch. {@code io.gpuq.storage.FinishedJobRows} writes it in SQL.
+ * transaction over a bounded batch. {@code io.gpuq.storage.RetentionTable} writes it in SQL.
  */
 public interface FinishedJobs {
 

@@ -6,7 +6,7 @@ import java.util.Map;
  * How many jobs each owner has queued, over every node, for {@code GET /api/v1/owners} and the
  * {@code gpuq_owner_*} gauges: the one count the fair-share order does not read. What the owners'
  * running jobs hold comes from the pass's own query ({@code heldByOwner}), so that the report and
- * the limits count them by one rule. Written in SQL by {@code io.gpuq.storage.JdbcOwnerCounts}.
+ * the limits count them by one rule. Written in SQL by {@code io.gpuq.storage.OwnerQueuedTable}.
  */
 public interface OwnerCounts {
 

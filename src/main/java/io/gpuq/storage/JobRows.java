@@ -21,6 +21,7 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.function.Function;
 import org.postgresql.PGConnection;
 import org.postgresql.copy.CopyManager;
 
@@ -47,56 +48,6 @@ public final class JobRows {
 
   static final int LABELS_PER_INSERT = 2_500;
 
-  private static final String JOB_COLUMNS =
-      "id, owner, name, state, attempt, command, working_dir, env, framework, gpus,"
-          + " gpu_memory_bytes, gpu_fraction, requested_gpu_memory_bytes, requested_gpu_fraction,"
-          + " cpus, memory_bytes, requested_memory_bytes, priority, timeout_millis, max_attempts, oom_growth, idempotency_key, node_selector,"
-          + " preload, created_at, queued_at, sweep_id, trial, parameters, depends_on, held,"
-          + " version, preemptible, preempt_grace_millis, preempt_signal, timeout_signal,"
-          + " timeout_signal_before_millis, requeues";
-
-  /** The SQL type each of {@link #JOB_COLUMNS} is bound as, a null too. */
-  private static final int[] JOB_TYPES = {
-    Types.VARCHAR,
-    Types.VARCHAR,
-    Types.VARCHAR,
-    Types.VARCHAR,
-    Types.INTEGER,
-    Types.VARCHAR,
-    Types.VARCHAR,
-    Types.VARCHAR,
-    Types.VARCHAR,
-    Types.INTEGER,
-    Types.BIGINT,
-    Types.DOUBLE,
-    Types.BIGINT,
-    Types.DOUBLE,
-    Types.DECIMAL,
-    Types.BIGINT,
-    Types.BIGINT,
-    Types.INTEGER,
-    Types.BIGINT,
-    Types.INTEGER,
-    Types.DOUBLE,
-    Types.VARCHAR,
-    Types.VARCHAR,
-    Types.VARCHAR,
-    Types.TIMESTAMP_WITH_TIMEZONE,
-    Types.TIMESTAMP_WITH_TIMEZONE,
-    Types.VARCHAR,
-    Types.INTEGER,
-    Types.VARCHAR,
-    Types.VARCHAR,
-    Types.BOOLEAN,
-    Types.BIGINT,
-    Types.BOOLEAN,
-    Types.BIGINT,
-    Types.VARCHAR,
-    Types.VARCHAR,
-    Types.BIGINT,
-    Types.INTEGER
-  };
-
   private static final JsonColumns.Dependencies DEPENDENCIES = new JsonColumns.Dependencies();
 
   private static final String LABEL_COLUMNS = "job_id, label_key, label_value";
@@ -109,6 +60,95 @@ public final class JobRows {
 
   private static final JsonColumns.StringList COMMAND = new JsonColumns.StringList();
   private static final JsonColumns.StringMap MAP = new JsonColumns.StringMap();
+
+  /**
+   * A queued job's row, each column beside its SQL type (bound as such, a null too) and its value:
+   * what {@link Job#submit} stores, and what the job store's entity stores for the same job (the
+   * sweep store's contract compares the two). The one list of these columns: the insert's column
+   * list, its types and its values are all read from it, so that they cannot fall out of step.
+   */
+  private static final List<Column> JOB =
+      List.of(
+          new Column("id", Types.VARCHAR, Job::id),
+          new Column("owner", Types.VARCHAR, Job::owner),
+          new Column("name", Types.VARCHAR, Job::name),
+          new Column("state", Types.VARCHAR, job -> job.state().name()),
+          new Column("attempt", Types.INTEGER, Job::attempt),
+          new Column(
+              "command", Types.VARCHAR, job -> COMMAND.convertToDatabaseColumn(job.command())),
+          new Column("working_dir", Types.VARCHAR, Job::workingDir),
+          new Column("env", Types.VARCHAR, job -> MAP.convertToDatabaseColumn(job.env())),
+          new Column("framework", Types.VARCHAR, job -> job.framework().name()),
+          new Column("gpus", Types.INTEGER, Job::gpus),
+          new Column("gpu_memory_bytes", Types.BIGINT, Job::gpuMemoryBytes),
+          new Column("gpu_fraction", Types.DOUBLE, Job::gpuFraction),
+          new Column("requested_gpu_memory_bytes", Types.BIGINT, Job::requestedGpuMemoryBytes),
+          new Column("requested_gpu_fraction", Types.DOUBLE, Job::requestedGpuFraction),
+          new Column("cpus", Types.DECIMAL, job -> decimal(job.host().cpus())),
+          new Column("memory_bytes", Types.BIGINT, job -> job.host().memoryBytes()),
+          new Column("requested_memory_bytes", Types.BIGINT, Job::requestedMemoryBytes),
+          new Column("priority", Types.INTEGER, Job::priority),
+          new Column(
+              "timeout_millis",
+              Types.BIGINT,
+              job -> job.timeout() == null ? null : job.timeout().toMillis()),
+          new Column("max_attempts", Types.INTEGER, Job::maxAttempts),
+          new Column("oom_growth", Types.DOUBLE, Job::oomGrowth),
+          new Column("idempotency_key", Types.VARCHAR, Job::idempotencyKey),
+          new Column(
+              "node_selector",
+              Types.VARCHAR,
+              job ->
+                  job.nodeSelector().isEmpty()
+                      ? null
+                      : MAP.convertToDatabaseColumn(job.nodeSelector())),
+          new Column(
+              "preload",
+              Types.VARCHAR,
+              job ->
+                  job.preload().isEmpty() ? null : COMMAND.convertToDatabaseColumn(job.preload())),
+          new Column("created_at", Types.TIMESTAMP_WITH_TIMEZONE, Job::createdAt),
+          new Column("queued_at", Types.TIMESTAMP_WITH_TIMEZONE, Job::queuedAt),
+          new Column(
+              "sweep_id",
+              Types.VARCHAR,
+              job -> job.sweepTrial().map(SweepTrial::sweepId).orElse(null)),
+          new Column(
+              "trial", Types.INTEGER, job -> job.sweepTrial().map(SweepTrial::number).orElse(null)),
+          new Column(
+              "parameters",
+              Types.VARCHAR,
+              job -> job.sweepTrial().map(SweepTrial::parametersJson).orElse(null)),
+          new Column(
+              "depends_on",
+              Types.VARCHAR,
+              job ->
+                  job.dependsOn().isEmpty()
+                      ? null
+                      : DEPENDENCIES.convertToDatabaseColumn(job.dependsOn())),
+          new Column("held", Types.BOOLEAN, Job::held),
+          new Column("version", Types.BIGINT, job -> 0L),
+          new Column("preemptible", Types.BOOLEAN, job -> job.preemption().preemptible()),
+          new Column(
+              "preempt_grace_millis", Types.BIGINT, job -> job.preemption().grace().toMillis()),
+          new Column("preempt_signal", Types.VARCHAR, job -> job.preemption().signal().name()),
+          new Column(
+              "timeout_signal",
+              Types.VARCHAR,
+              job -> job.timeoutSignal().map(t -> t.signal().name()).orElse(null)),
+          new Column(
+              "timeout_signal_before_millis",
+              Types.BIGINT,
+              job -> job.timeoutSignal().map(t -> t.before().toMillis()).orElse(null)),
+          new Column("requeues", Types.INTEGER, Job::requeues));
+
+  private static final String JOB_COLUMNS =
+      String.join(", ", JOB.stream().map(Column::name).toList());
+
+  private static final int[] JOB_TYPES = JOB.stream().mapToInt(Column::type).toArray();
+
+  /** One column of a row this class inserts: its name, its SQL type, its value for a job. */
+  private record Column(String name, int type, Function<Job, Object> value) {}
 
   private JobRows() {}
 
@@ -153,49 +193,13 @@ public final class JobRows {
         .orElseThrow(() -> new IllegalStateException(column + " is no number of cores"));
   }
 
-  /** A queued job's columns, in {@link #JOB_COLUMNS}' order: what {@link Job#submit} stores. */
+  /** A queued job's values, in {@link #JOB}'s order. */
   private static Object[] jobValues(Job job) {
-    SweepTrial trial = job.sweepTrial().orElse(null);
-    return new Object[] {
-      job.id(),
-      job.owner(),
-      job.name(),
-      job.state().name(),
-      job.attempt(),
-      COMMAND.convertToDatabaseColumn(job.command()),
-      job.workingDir(),
-      MAP.convertToDatabaseColumn(job.env()),
-      job.framework().name(),
-      job.gpus(),
-      job.gpuMemoryBytes(),
-      job.gpuFraction(),
-      job.requestedGpuMemoryBytes(),
-      job.requestedGpuFraction(),
-      decimal(job.host().cpus()),
-      job.host().memoryBytes(),
-      job.requestedMemoryBytes(),
-      job.priority(),
-      job.timeout() == null ? null : job.timeout().toMillis(),
-      job.maxAttempts(),
-      job.oomGrowth(),
-      job.idempotencyKey(),
-      job.nodeSelector().isEmpty() ? null : MAP.convertToDatabaseColumn(job.nodeSelector()),
-      job.preload().isEmpty() ? null : COMMAND.convertToDatabaseColumn(job.preload()),
-      job.createdAt(),
-      job.queuedAt(),
-      trial == null ? null : trial.sweepId(),
-      trial == null ? null : trial.number(),
-      trial == null ? null : trial.parametersJson(),
-      job.dependsOn().isEmpty() ? null : DEPENDENCIES.convertToDatabaseColumn(job.dependsOn()),
-      job.held(),
-      0L, // version
-      job.preemption().preemptible(),
-      job.preemption().grace().toMillis(),
-      job.preemption().signal().name(),
-      job.timeoutSignal().map(t -> t.signal().name()).orElse(null),
-      job.timeoutSignal().map(t -> t.before().toMillis()).orElse(null),
-      job.requeues()
-    };
+    Object[] values = new Object[JOB.size()];
+    for (int i = 0; i < values.length; i++) {
+      values[i] = JOB.get(i).value().apply(job);
+    }
+    return values;
   }
 
   private static void copyRows(CopyManager copy, String table, String columns, List<Object[]> rows)

@@ -29,20 +29,24 @@ import org.hibernate.Session;
 /** {@link MetricsRows} in the transaction's own connection. */
 class MetricsRowsImpl implements MetricsRows {
 
-  private static final String REPORTING_ON =
+  /** What the metrics reader reads of a job that reports, and of its sweep. */
+  private static final String REPORTING_COLUMNS =
       "select j.id, j.attempt, j.metrics_attempt, j.state, j.metrics_offset, j.metrics_last_step,"
           + " j.metrics_skipping, j.metrics_skipped_lines, j.metrics_points, j.metrics_stride,"
           + " j.metrics_skipped_values, j.metrics_end_offset, j.metrics_cut, j.metrics_latest,"
           + " j.metric_value, j.metric_best,"
           + " j.sweep_id, s.metric_name, s.metric_goal, s.early_stopping"
-          + " from jobs j left join sweeps s on s.id = j.sweep_id"
+          + " from jobs j left join sweeps s on s.id = j.sweep_id";
+
+  /** The jobs of a node that report, a page after an id. */
+  private static final String REPORTING_ON =
+      REPORTING_COLUMNS
           + " where j.node = ? and j.id > ? and j.metrics_done = false and j.state <> 'QUEUED'"
           + " order by j.id";
 
+  /** One job, if it reports. */
   private static final String REPORTING =
-      REPORTING_ON
-          .replace("j.node = ? and j.id > ? and", "j.id = ? and")
-          .replace(" order by j.id", "");
+      REPORTING_COLUMNS + " where j.id = ? and j.metrics_done = false and j.state <> 'QUEUED'";
 
   private static final String LAST_SEQ =
       "select coalesce(max(seq), -1) from job_metrics where job_id = ?";

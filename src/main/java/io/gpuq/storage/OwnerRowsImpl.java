@@ -41,7 +41,7 @@ class OwnerRowsImpl implements OwnerRows {
     if (maxQueued == Long.MAX_VALUE) {
       return;
     }
-    JdbcUsageLedger.lockRows(connection, List.of(owner), now);
+    OwnerUsageTable.lockRows(connection, List.of(owner), now);
     long queued = 0;
     try (PreparedStatement select = connection.prepareStatement(QUEUED_COUNT.formatted("?"))) {
       select.setString(1, owner);
@@ -92,7 +92,7 @@ class OwnerRowsImpl implements OwnerRows {
     List<String> ordered = List.copyOf(new TreeSet<>(owners));
     entityManager
         .unwrap(Session.class)
-        .doWork(connection -> JdbcUsageLedger.lockRows(connection, ordered, now));
+        .doWork(connection -> OwnerUsageTable.lockRows(connection, ordered, now));
   }
 
   @Override

@@ -6,5 +6,12 @@
  * schedule.OwnerCounts}) and turns the database's exceptions into gpuq's own ({@code
  * job.StoreTimeoutException}, {@code job.JobStoreUnavailableException}). Only the wiring uses it;
  * which class writes and reads which table is in docs/architecture.md ("Where the SQL lives").
+ *
+ * <p>Two styles, each for its purpose. JPA ({@code JpaJobStore}, {@code JpaNodeStore}, their
+ * repositories) where the entity's versioned read-modify-write is what is wanted: a job loaded,
+ * changed by its own rules ({@code Job.endAttempt}, a cancel, a requeue), saved with its {@code
+ * version} checked; the repositories' fragments ({@code *Impl}) write their hot statements in plain
+ * JDBC on the same transaction's connection. Every other statement is in a {@code *Table} class:
+ * Spring's {@code JdbcClient}, named parameters, written out in full, one class per table.
  */
 package io.gpuq.storage;

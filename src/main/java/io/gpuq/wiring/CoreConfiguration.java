@@ -50,7 +50,7 @@ import io.gpuq.schedule.SubmitChecks;
 import io.gpuq.security.TokenRegistry;
 import io.gpuq.startup.StartRefusedException;
 import io.gpuq.storage.DependencyTable;
-import io.gpuq.storage.JdbcUsageLedger;
+import io.gpuq.storage.OwnerUsageTable;
 import io.gpuq.text.MemorySize;
 import io.gpuq.warm.WarmStarts;
 import java.net.InetAddress;
@@ -233,7 +233,7 @@ public class CoreConfiguration {
             new FairShareInputs(
                 tokens.ownerTerms(),
                 () -> otherNodes(nodes, cpuSlots),
-                new JdbcUsageLedger(jdbc, tx, properties.fairShare().halfLife()),
+                new OwnerUsageTable(jdbc, tx, properties.fairShare().halfLife()),
                 properties.fairShare().halfLife(),
                 properties.fairShare().accountInterval()))
         .build();

@@ -17,7 +17,7 @@ import io.gpuq.meters.SweepMeters;
 import io.gpuq.node.NodeIdentity;
 import io.gpuq.node.NodeRegistry;
 import io.gpuq.proc.ProcFs;
-import io.gpuq.storage.JdbcSweepStore;
+import io.gpuq.storage.SweepTable;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -86,7 +86,7 @@ public class MetricsConfiguration {
   /** Sweeps' trials and best values, and this node's running jobs, read at the GPU poll's pace. */
   @Bean
   SweepMeters sweepMetrics(
-      MeterRegistry registry, JdbcSweepStore sweeps, NodeIdentity node, GpuqProperties properties) {
+      MeterRegistry registry, SweepTable sweeps, NodeIdentity node, GpuqProperties properties) {
     return new SweepMeters(
         registry,
         () -> sweeps.figures(node.name()),

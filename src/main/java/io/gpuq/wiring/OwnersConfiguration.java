@@ -6,7 +6,7 @@ import io.gpuq.meters.OwnerGauges;
 import io.gpuq.schedule.OwnerStandings;
 import io.gpuq.schedule.Scheduler;
 import io.gpuq.security.TokenRegistry;
-import io.gpuq.storage.JdbcOwnerCounts;
+import io.gpuq.storage.OwnerQueuedTable;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import org.springframework.context.annotation.Bean;
@@ -25,7 +25,7 @@ public class OwnersConfiguration {
       TokenRegistry tokens, JdbcTemplate jdbc, JobService jobs, Scheduler scheduler, Clock clock) {
     return new OwnerStandings(
         tokens.ownerTerms(),
-        new JdbcOwnerCounts(jdbc),
+        new OwnerQueuedTable(jdbc.getDataSource()),
         jobs::heldByOwner,
         scheduler.usageAccounting(),
         clock);

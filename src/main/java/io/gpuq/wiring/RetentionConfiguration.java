@@ -1,6 +1,6 @@
 package io.gpuq.wiring;
 
-import io.gpuq.storage.FinishedJobRows;
+import io.gpuq.storage.RetentionTable;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -12,7 +12,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 public class RetentionConfiguration {
 
   @Bean
-  FinishedJobRows finishedJobRows(JdbcTemplate jdbc) {
-    return new FinishedJobRows(jdbc, new io.gpuq.storage.UsageTable(jdbc.getDataSource()));
+  RetentionTable retentionTable(JdbcTemplate jdbc) {
+    return new RetentionTable(jdbc, new io.gpuq.storage.UsageTable(jdbc.getDataSource()));
   }
 }

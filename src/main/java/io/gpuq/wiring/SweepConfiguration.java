@@ -6,7 +6,7 @@ import io.gpuq.job.JobRequestValidator;
 import io.gpuq.job.SubmitAdmission;
 import io.gpuq.schedule.JobCommands;
 import io.gpuq.security.TokenRegistry;
-import io.gpuq.storage.JdbcSweepStore;
+import io.gpuq.storage.SweepTable;
 import io.gpuq.sweeprun.SweepService;
 import java.security.SecureRandom;
 import java.time.Clock;
@@ -20,13 +20,13 @@ import org.springframework.transaction.support.TransactionTemplate;
 public class SweepConfiguration {
 
   @Bean
-  JdbcSweepStore sweepStore(JdbcTemplate jdbc, TransactionTemplate tx) {
-    return new JdbcSweepStore(jdbc, tx);
+  SweepTable sweepStore(JdbcTemplate jdbc, TransactionTemplate tx) {
+    return new SweepTable(jdbc, tx);
   }
 
   @Bean
   SweepService sweepService(
-      JdbcSweepStore sweeps,
+      SweepTable sweeps,
       JobRequestValidator validator,
       SubmitAdmission admission,
       StorageGuard storage,

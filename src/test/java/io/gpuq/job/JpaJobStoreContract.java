@@ -318,11 +318,11 @@ abstract class JpaJobStoreContract extends JobStoreContract {
     Duration halfLife = Duration.ofHours(1);
     Instant at = Instant.parse("2026-12-03T06:00:00Z");
     String alice = "alice-" + System.nanoTime();
-    new io.gpuq.storage.JdbcUsageLedger(jdbc(), tx, halfLife).add(Map.of(alice, 100.0), at);
-    new io.gpuq.storage.JdbcUsageLedger(jdbc(), tx, halfLife)
+    new io.gpuq.storage.OwnerUsageTable(jdbc(), tx, halfLife).add(Map.of(alice, 100.0), at);
+    new io.gpuq.storage.OwnerUsageTable(jdbc(), tx, halfLife)
         .add(Map.of(alice, 60.0), at.plusSeconds(3600));
     Map<String, Double> read =
-        new io.gpuq.storage.JdbcUsageLedger(jdbc(), tx, halfLife).decayed(at.plusSeconds(7200));
+        new io.gpuq.storage.OwnerUsageTable(jdbc(), tx, halfLife).decayed(at.plusSeconds(7200));
     assertThat(read.get(alice)).isCloseTo(55.0, org.assertj.core.api.Assertions.within(1e-9));
   }
 
@@ -332,8 +332,8 @@ abstract class JpaJobStoreContract extends JobStoreContract {
     Duration halfLife = Duration.ofMinutes(1);
     Instant at = Instant.parse("2026-12-03T06:00:00Z");
     String bob = "bob-" + System.nanoTime();
-    io.gpuq.storage.JdbcUsageLedger ledger =
-        new io.gpuq.storage.JdbcUsageLedger(jdbc(), tx, halfLife);
+    io.gpuq.storage.OwnerUsageTable ledger =
+        new io.gpuq.storage.OwnerUsageTable(jdbc(), tx, halfLife);
     ledger.add(Map.of(bob, 1.0), at);
     Instant later = at.plus(Duration.ofMinutes(100));
     ledger.add(Map.of(bob, 8.0), later);
@@ -347,8 +347,8 @@ abstract class JpaJobStoreContract extends JobStoreContract {
     Duration halfLife = Duration.ofMinutes(1);
     Instant at = Instant.parse("2026-12-03T06:00:00Z");
     String carol = "carol-" + System.nanoTime();
-    io.gpuq.storage.JdbcUsageLedger ledger =
-        new io.gpuq.storage.JdbcUsageLedger(jdbc(), tx, halfLife);
+    io.gpuq.storage.OwnerUsageTable ledger =
+        new io.gpuq.storage.OwnerUsageTable(jdbc(), tx, halfLife);
     ledger.add(Map.of(carol, 5.0), at);
     Instant muchLater = at.plus(Duration.ofMinutes(5_000));
     ledger.add(Map.of(carol, 8.0), muchLater);

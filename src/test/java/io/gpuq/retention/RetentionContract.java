@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.gpuq.fs.DataDirectory;
 import io.gpuq.job.JobIds;
 import io.gpuq.job.JobState;
-import io.gpuq.storage.FinishedJobRows;
+import io.gpuq.storage.RetentionTable;
 import io.gpuq.support.IntegrationTier;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -170,7 +170,7 @@ abstract class RetentionContract {
     IntStream.range(0, many)
         .forEach(i -> aJob().finishedAt(CUTOFF.minus(Duration.ofMinutes(i + 1))).storedIn(jdbc));
     String kept = aJob().finishedAt(NOW).storedIn(jdbc);
-    FinishedJobRows rows = new FinishedJobRows(jdbc);
+    RetentionTable rows = new RetentionTable(jdbc);
 
     assertThat(rows.finishedBefore(CUTOFF, RetentionDuty.BATCH))
         .as("one read is at most one batch")
@@ -192,7 +192,7 @@ abstract class RetentionContract {
     io.gpuq.job.UsageReport.Group before = report(usage, from);
 
     new RetentionDuty(
-            new FinishedJobRows(jdbc, usage),
+            new RetentionTable(jdbc, usage),
             new JobDirectories(layout),
             WEEK,
             Duration.ofMinutes(10),
@@ -236,7 +236,7 @@ abstract class RetentionContract {
     String older = aJob().finishedAt(CUTOFF.minus(Duration.ofDays(2))).storedIn(jdbc);
     aJob().finishedAt(CUTOFF.minus(Duration.ofDays(1))).storedIn(jdbc);
 
-    assertThat(new FinishedJobRows(jdbc).finishedBefore(CUTOFF, 1)).containsExactly(older);
+    assertThat(new RetentionTable(jdbc).finishedBefore(CUTOFF, 1)).containsExactly(older);
   }
 
   @Test
@@ -262,7 +262,7 @@ abstract class RetentionContract {
 
   private RetentionDuty retaining(Duration retention) {
     return new RetentionDuty(
-        new FinishedJobRows(jdbc),
+        new RetentionTable(jdbc),
         new JobDirectories(layout),
         retention,
         Duration.ofMinutes(10),

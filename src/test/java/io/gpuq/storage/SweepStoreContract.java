@@ -77,7 +77,7 @@ abstract class SweepStoreContract {
     jdbc = new JdbcTemplate(dataSource);
     jdbc.update("delete from jobs");
     jdbc.update("delete from sweeps");
-    sweeps = new JdbcSweepStore(jdbc, tx);
+    sweeps = new SweepTable(jdbc, tx);
   }
 
   // --- creating

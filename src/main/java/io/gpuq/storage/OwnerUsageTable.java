@@ -2,6 +2,10 @@ package io.gpuq.storage;
 
 import io.gpuq.fairshare.RecentUsage;
 import io.gpuq.fairshare.UsageLedger;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -11,33 +15,49 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * The {@link UsageLedger} in the table {@code owner_usage} (V17): one row per owner, its scaled sum
- * and the epoch that sum counts from. A node's additions lock the owners' rows, so two nodes add
- * one after the other and neither loses the other's amount.
+ * The SQL of the table {@code owner_usage} (V17), the {@link UsageLedger}: one row per owner, its
+ * scaled sum and the epoch that sum counts from. A node's additions lock the owners' rows, so two
+ * nodes add one after the other and neither loses the other's amount; submissions and claims lock
+ * the same rows ({@link #lockRows}) on their own transaction's connection.
  */
-public final class JdbcUsageLedger implements UsageLedger {
+public final class OwnerUsageTable implements UsageLedger {
 
-  // Runs on PostgreSQL and on H2 in its PostgreSQL mode alike.
+  // Runs on PostgreSQL and on H2 in its PostgreSQL mode alike. On the caller's connection (a JPA
+  // session's or a JDBC transaction's), hence positional parameters.
   private static final String CREATE =
       "insert into owner_usage (owner, scaled_usage, epoch) values (?, 0, ?)"
           + " on conflict do nothing";
+
+  /** Locks these owners' rows, one {@code ?} per owner, in owner order. */
   private static final String LOCK =
       "select owner, scaled_usage, epoch from owner_usage where owner in (%s)"
           + " order by owner for update";
+
+  private static final String OF =
+      "select owner, scaled_usage, epoch from owner_usage where owner in (:owners)";
+
   private static final String UPDATE =
-      "update owner_usage set scaled_usage = ?, epoch = ? where owner = ?";
+      "update owner_usage set scaled_usage = :scaled, epoch = :epoch where owner = :owner";
+
   private static final String ALL = "select owner, scaled_usage, epoch from owner_usage";
 
-  private final JdbcTemplate jdbc;
+  private final JdbcClient sql;
+
+  /** For {@link #lockRows}, on the transaction's connection. */
+  private final JdbcTemplate connections;
+
   private final TransactionTemplate tx;
   private final Duration halfLife;
 
-  public JdbcUsageLedger(JdbcTemplate jdbc, TransactionTemplate tx, Duration halfLife) {
-    this.jdbc = jdbc;
+  public OwnerUsageTable(JdbcTemplate jdbc, TransactionTemplate tx, Duration halfLife) {
+    this.sql = JdbcClient.create(jdbc);
+    this.connections = jdbc;
     this.tx = tx;
     this.halfLife = halfLife;
   }
@@ -49,16 +69,20 @@ public final class JdbcUsageLedger implements UsageLedger {
     if (amounts.isEmpty()) {
       return;
     }
-    OffsetDateTime at = OffsetDateTime.ofInstant(now, ZoneOffset.UTC);
     tx.executeWithoutResult(
         status -> {
-          for (String owner : amounts.keySet()) {
-            jdbc.update(CREATE, owner, at);
-          }
-          List<Object[]> updates =
-              jdbc.query(
-                  LOCK.formatted(String.join(",", Collections.nCopies(amounts.size(), "?"))),
-                  (row, i) -> {
+          List<String> owners = List.copyOf(amounts.keySet());
+          connections.execute(
+              (ConnectionCallback<Void>)
+                  connection -> {
+                    lockRows(connection, owners, now);
+                    return null;
+                  });
+          Map<String, Object[]> updates = new TreeMap<>();
+          sql.sql(OF)
+              .param("owners", owners)
+              .query(
+                  row -> {
                     String owner = row.getString(1);
                     Instant epoch = row.getObject(3, OffsetDateTime.class).toInstant();
                     RecentUsage usage = new RecentUsage(halfLife, epoch);
@@ -72,12 +96,17 @@ public final class JdbcUsageLedger implements UsageLedger {
                     } else {
                       scaled = stored(row) + usage.scaled(amount, now);
                     }
-                    return new Object[] {
-                      scaled, OffsetDateTime.ofInstant(epoch, ZoneOffset.UTC), owner
-                    };
-                  },
-                  amounts.keySet().toArray());
-          jdbc.batchUpdate(UPDATE, updates);
+                    updates.put(
+                        owner,
+                        new Object[] {scaled, OffsetDateTime.ofInstant(epoch, ZoneOffset.UTC)});
+                  });
+          updates.forEach(
+              (owner, update) ->
+                  sql.sql(UPDATE)
+                      .param("scaled", update[0])
+                      .param("epoch", update[1])
+                      .param("owner", owner)
+                      .update());
         });
   }
 
@@ -86,10 +115,10 @@ public final class JdbcUsageLedger implements UsageLedger {
    * transaction ends: the lock that submissions and claims of one owner take turns on, on every
    * node ({@code OwnerRows}). {@code owners} in the order to lock them.
    */
-  static void lockRows(java.sql.Connection connection, List<String> owners, Instant now)
-      throws java.sql.SQLException {
+  static void lockRows(Connection connection, List<String> owners, Instant now)
+      throws SQLException {
     OffsetDateTime at = OffsetDateTime.ofInstant(now, ZoneOffset.UTC);
-    try (java.sql.PreparedStatement create = connection.prepareStatement(CREATE)) {
+    try (PreparedStatement create = connection.prepareStatement(CREATE)) {
       for (String owner : owners) {
         create.setString(1, owner);
         create.setObject(2, at);
@@ -97,14 +126,14 @@ public final class JdbcUsageLedger implements UsageLedger {
       }
       create.executeBatch();
     }
-    try (java.sql.PreparedStatement lock =
+    try (PreparedStatement lock =
         connection.prepareStatement(
             LOCK.formatted(String.join(",", Collections.nCopies(owners.size(), "?"))))) {
       int i = 1;
       for (String owner : owners) {
         lock.setString(i++, owner);
       }
-      try (java.sql.ResultSet rows = lock.executeQuery()) {
+      try (ResultSet rows = lock.executeQuery()) {
         while (rows.next()) {
           // Read to the end: the rows are locked as they are read.
         }
@@ -115,17 +144,18 @@ public final class JdbcUsageLedger implements UsageLedger {
   @Override
   public Map<String, Double> decayed(Instant now) {
     Map<String, Double> decayed = new HashMap<>();
-    jdbc.query(
-        ALL,
-        row -> {
-          Instant epoch = row.getObject(3, OffsetDateTime.class).toInstant();
-          decayed.put(row.getString(1), new RecentUsage(halfLife, epoch).decayed(stored(row), now));
-        });
+    sql.sql(ALL)
+        .query(
+            row -> {
+              Instant epoch = row.getObject(3, OffsetDateTime.class).toInstant();
+              decayed.put(
+                  row.getString(1), new RecentUsage(halfLife, epoch).decayed(stored(row), now));
+            });
     return decayed;
   }
 
   /** An owner's scaled sum; none that is not a finite number counts. */
-  private static double stored(java.sql.ResultSet row) throws java.sql.SQLException {
+  private static double stored(ResultSet row) throws SQLException {
     double scaled = row.getDouble(2);
     return Double.isFinite(scaled) ? scaled : 0;
   }

@@ -7,31 +7,32 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * The rows retention reads and deletes, in plain SQL on the shared database: any node may delete
- * any job's rows (the {@code job_labels} and {@code job_attempts} rows go with them, {@code on
- * delete cascade}). Each call is one statement over a bounded batch, and so one short transaction
- * of its own (the connection's auto-commit): no transaction template is needed to make it one.
+ * The SQL of retention: the finished rows of {@code jobs} and {@code sweeps} it reads and deletes
+ * on the shared database. Any node may delete any job's rows (the {@code job_labels} and {@code
+ * job_attempts} rows go with them, {@code on delete cascade}). Each call is one statement over a
+ * bounded batch, and so one short transaction of its own (the connection's auto-commit): no
+ * transaction template is needed to make it one, but for the roll-up of usage beside a delete.
  */
-public class FinishedJobRows implements FinishedJobs {
+public class RetentionTable implements FinishedJobs {
 
+  /** The value of {@code :finished}: the names of the states a job ends in. */
   private static final List<String> FINISHED =
       Stream.of(JobState.values()).filter(JobState::isTerminal).map(Enum::name).toList();
-  private static final String FINISHED_IN =
-      " j.state in (" + String.join(", ", Collections.nCopies(FINISHED.size(), "?")) + ")";
 
   /** Jobs of their own age from their own end. */
   private static final String AGING_ON_THEIR_OWN =
-      "select j.id from jobs j where"
-          + FINISHED_IN
-          + " and j.sweep_id is null and j.finished_at < ? order by j.finished_at limit ?";
+      "select j.id from jobs j where j.state in (:finished) and j.sweep_id is null"
+          + " and j.finished_at < :cutoff order by j.finished_at limit :max";
 
   /**
    * A sweep's trials wait for their sweep, then age as one from its end ({@code finished_at},
@@ -40,23 +41,33 @@ public class FinishedJobRows implements FinishedJobs {
    * trial of a sweep ended after the sweep did.
    */
   private static final String AGING_WITH_THEIR_SWEEP =
-      "select j.id from jobs j join sweeps s on s.id = j.sweep_id where"
-          + FINISHED_IN
-          + " and s.finished_at < ? order by s.finished_at limit ?";
+      "select j.id from jobs j join sweeps s on s.id = j.sweep_id where j.state in (:finished)"
+          + " and s.finished_at < :cutoff order by s.finished_at limit :max";
 
   /** A sweep goes with its last trial, once it has aged as they have. */
   private static final String EMPTY_AGED_SWEEPS =
-      "delete from sweeps where finished_at < ?"
+      "delete from sweeps where finished_at < :cutoff"
           + " and not exists (select 1 from jobs j where j.sweep_id = sweeps.id)";
 
-  private final JdbcTemplate jdbc;
+  /** The jobs {@link #DELETE} takes, read first in its transaction to roll their usage up. */
+  private static final String DELETABLE =
+      "select j.id from jobs j where j.id in (:ids) and j.state in (:finished)"
+          + " and j.finished_at < :cutoff";
+
+  private static final String DELETE =
+      "delete from jobs j where j.id in (:ids) and j.state in (:finished)"
+          + " and j.finished_at < :cutoff";
+
+  private static final String EXISTING = "select id from jobs where id in (:ids)";
+
+  private final JdbcClient sql;
 
   /** Where deleted jobs' usage is rolled up first (issue 37); null: nowhere. */
   private final UsageTable usage;
 
-  private final org.springframework.transaction.support.TransactionTemplate tx;
+  private final TransactionTemplate tx;
 
-  public FinishedJobRows(JdbcTemplate jdbc) {
+  public RetentionTable(JdbcTemplate jdbc) {
     this(jdbc, null);
   }
 
@@ -64,15 +75,13 @@ public class FinishedJobRows implements FinishedJobs {
    * @param usage adds the deleted jobs' figures to its daily roll-up, in the transaction that
    *     deletes them (null: nothing is rolled up)
    */
-  public FinishedJobRows(JdbcTemplate jdbc, UsageTable usage) {
-    this.jdbc = jdbc;
+  public RetentionTable(JdbcTemplate jdbc, UsageTable usage) {
+    this.sql = JdbcClient.create(jdbc);
     this.usage = usage;
     this.tx =
         usage == null
             ? null
-            : new org.springframework.transaction.support.TransactionTemplate(
-                new org.springframework.jdbc.datasource.DataSourceTransactionManager(
-                    jdbc.getDataSource()));
+            : new TransactionTemplate(new DataSourceTransactionManager(jdbc.getDataSource()));
   }
 
   /**
@@ -89,10 +98,12 @@ public class FinishedJobRows implements FinishedJobs {
   }
 
   private List<String> aged(String query, Instant cutoff, int max) {
-    List<Object> args = new ArrayList<>(FINISHED);
-    args.add(OffsetDateTime.ofInstant(cutoff, ZoneOffset.UTC));
-    args.add(max);
-    return jdbc.queryForList(query, String.class, args.toArray());
+    return sql.sql(query)
+        .param("finished", FINISHED)
+        .param("cutoff", at(cutoff))
+        .param("max", max)
+        .query(String.class)
+        .list();
   }
 
   /**
@@ -102,7 +113,7 @@ public class FinishedJobRows implements FinishedJobs {
    */
   @Override
   public int deleteEmptySweeps(Instant cutoff) {
-    return jdbc.update(EMPTY_AGED_SWEEPS, OffsetDateTime.ofInstant(cutoff, ZoneOffset.UTC));
+    return sql.sql(EMPTY_AGED_SWEEPS).param("cutoff", at(cutoff)).update();
   }
 
   /**
@@ -116,26 +127,23 @@ public class FinishedJobRows implements FinishedJobs {
     if (ids.isEmpty()) {
       return 0;
     }
-    List<Object> args = new ArrayList<>(ids);
-    args.addAll(FINISHED);
-    args.add(OffsetDateTime.ofInstant(cutoff, ZoneOffset.UTC));
-    String sql =
-        "delete from jobs j where j.id in ("
-            + String.join(", ", Collections.nCopies(ids.size(), "?"))
-            + ") and"
-            + FINISHED_IN
-            + " and j.finished_at < ?";
     if (usage == null) {
-      return jdbc.update(sql, args.toArray());
+      return among(DELETE, ids, cutoff).update();
     }
     // The same jobs the delete takes, read and rolled up in its transaction: a crash between the
     // two neither loses a job's figures nor counts them twice.
-    String select = sql.replaceFirst("^delete from jobs j", "select j.id from jobs j");
     return tx.execute(
         status -> {
-          usage.rollUp(jdbc.queryForList(select, String.class, args.toArray()));
-          return jdbc.update(sql, args.toArray());
+          usage.rollUp(among(DELETABLE, ids, cutoff).query(String.class).list());
+          return among(DELETE, ids, cutoff).update();
         });
+  }
+
+  private JdbcClient.StatementSpec among(String statement, Collection<String> ids, Instant cutoff) {
+    return sql.sql(statement)
+        .param("ids", ids)
+        .param("finished", FINISHED)
+        .param("cutoff", at(cutoff));
   }
 
   /** Which of {@code ids} are jobs in the database. */
@@ -144,10 +152,10 @@ public class FinishedJobRows implements FinishedJobs {
     if (ids.isEmpty()) {
       return Set.of();
     }
-    String sql =
-        "select id from jobs where id in ("
-            + String.join(", ", Collections.nCopies(ids.size(), "?"))
-            + ")";
-    return new HashSet<>(jdbc.queryForList(sql, String.class, ids.toArray()));
+    return new HashSet<>(sql.sql(EXISTING).param("ids", ids).query(String.class).list());
+  }
+
+  private static OffsetDateTime at(Instant instant) {
+    return OffsetDateTime.ofInstant(instant, ZoneOffset.UTC);
   }
 }
