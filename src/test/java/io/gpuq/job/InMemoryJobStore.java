@@ -211,7 +211,8 @@ public final class InMemoryJobStore implements JobStore {
                     job.nodeSelector(),
                     job.sweepTrial().map(SweepTrial::sweepId).orElse(null),
                     job.host().cpus(),
-                    job.host().memoryBytes()))
+                    job.host().memoryBytes(),
+                    job.preemption().preemptible()))
         .toList();
   }
 

@@ -181,6 +181,19 @@ abstract class JobStoreContract {
   }
 
   @Test
+  void the_queue_head_says_which_jobs_may_be_preempted() {
+    Job preemptible =
+        aQueuedJob()
+            .spec(s -> s.preemption(new Preemption(true, Duration.ofSeconds(20), StopSignal.TERM)))
+            .in(store());
+    Job plain = aQueuedJob().in(store());
+
+    assertThat(store().queueHead(10, 0).cpuOnly())
+        .extracting(QueuedJob::id, QueuedJob::preemptible)
+        .containsExactly(tuple(preemptible.id(), true), tuple(plain.id(), false));
+  }
+
+  @Test
   void a_preemption_is_stored_once_for_a_waiting_job_and_a_victim_is_preempted_once() {
     Job victim = aRunningJob().ownedBy("alice").on("node-1").in(store());
     Job other = aRunningJob().ownedBy("alice").on("node-1").in(store());
