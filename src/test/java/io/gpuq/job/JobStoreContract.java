@@ -218,6 +218,7 @@ abstract class JobStoreContract {
     assertThat(requeued.requeues()).isEqualTo(1);
     assertThat(requeued.preemptReason()).isEmpty();
     assertThat(requeued.attempts().get(0).outcome()).isEqualTo(JobState.PREEMPTED);
+    assertThat(requeued.attempts().get(0).preemptedFor()).isEqualTo(waiting.id());
   }
 
   @Test
