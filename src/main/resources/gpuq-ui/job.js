@@ -20,10 +20,11 @@ function fieldTable(job) {
 }
 
 function attemptTable(attempts) {
-  const cols = ['attempt', 'node', 'outcome', 'failureReason', 'exitCode', 'budgetBytes', 'peakGpuMemoryBytes', 'pid', 'startedAt', 'finishedAt', 'failureMessage'];
+  // preemptedFor (issue 35): the job a preemption served, given to admins only; others see none.
+  const cols = ['attempt', 'node', 'outcome', 'failureReason', 'exitCode', 'budgetBytes', 'peakGpuMemoryBytes', 'pid', 'startedAt', 'finishedAt', 'failureMessage', 'preemptedFor'];
   return h('table', {class: 'grid', id: 'job-attempts'},
     h('thead', null, h('tr', null, cols.map((c) => h('th', null, c)))),
-    h('tbody', null, (attempts || []).map((a) => h('tr', null, cols.map((c) =>
+    h('tbody', null, (attempts || []).map((a) => h('tr', {class: a.outcome === 'PREEMPTED' ? 'preempted' : null}, cols.map((c) =>
       h('td', null, c.endsWith('Bytes') ? bytes(a[c]) : show(a[c])))))));
 }
 

@@ -265,8 +265,9 @@ public class JobController {
 
   private JobView view(Caller caller, Job job) {
     String waiting = commands.waitingReason(job);
-    return JobView.of(
-        job, waiting != null ? waiting : forCaller(caller, queuedReasons.of(job), new HashMap<>()));
+    String reason =
+        waiting != null ? waiting : forCaller(caller, queuedReasons.of(job), new HashMap<>());
+    return caller.isAdmin() ? JobView.forAdmin(job, reason) : JobView.of(job, reason);
   }
 
   private List<JobView> views(Caller caller, List<Job> jobs) {

@@ -188,9 +188,19 @@ public record JobView(
       FailureReason failureReason,
       String failureMessage,
       Integer exitCode,
-      Long peakGpuMemoryBytes) {
+      Long peakGpuMemoryBytes,
+      @Schema(
+              description =
+                  "(issue 35) the waiting job a fair-share preemption of this attempt served;"
+                      + " shown to admins only (its owner reads \"another owner's job\" in"
+                      + " failureMessage), null otherwise")
+          String preemptedFor) {
 
     static AttemptView of(JobAttempt a) {
+      return of(a, false);
+    }
+
+    static AttemptView of(JobAttempt a, boolean admin) {
       return new AttemptView(
           a.attempt(),
           a.node(),
@@ -204,7 +214,8 @@ public record JobView(
           a.failureReason(),
           a.failureMessage(),
           a.exitCode(),
-          a.peakGpuMemoryBytes());
+          a.peakGpuMemoryBytes(),
+          admin ? a.preemptedFor() : null);
     }
   }
 
@@ -213,7 +224,12 @@ public record JobView(
   }
 
   public static JobView of(Job job, String queuedReason) {
-    return view(job, queuedReason, false);
+    return view(job, queuedReason, false, false);
+  }
+
+  /** The job as an admin sees it: with the job each preempted attempt served (issue 35). */
+  public static JobView forAdmin(Job job, String queuedReason) {
+    return view(job, queuedReason, false, true);
   }
 
   /**
@@ -221,13 +237,14 @@ public record JobView(
    * {@code truncated}.
    */
   public static JobView listed(Job job, String queuedReason) {
-    return view(job, queuedReason, true);
+    return view(job, queuedReason, true, false);
   }
 
-  private static JobView view(Job job, String queuedReason, boolean listed) {
+  private static JobView view(Job job, String queuedReason, boolean listed, boolean admin) {
     Optional<SweepTrial> trial = job.sweepTrial();
     List<String> truncated = new ArrayList<>();
-    List<AttemptView> attempts = job.attempts().stream().map(AttemptView::of).toList();
+    List<AttemptView> attempts =
+        job.attempts().stream().map(a -> AttemptView.of(a, admin)).toList();
     return new JobView(
         job.id(),
         job.name(),

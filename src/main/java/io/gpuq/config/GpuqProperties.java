@@ -327,12 +327,15 @@ public record GpuqProperties(
    * @param maxGrace the most a job's {@code preemptGrace} may be
    * @param minRuntime a job younger than this is never preempted for fair share
    * @param maxRequeues how often one job may go back to the queue by its requeue exit code
+   * @param overShareRequiresPreemptible whether a job that may not be preempted starts only while
+   *     its owner stays within their share (above it, only preemptible jobs start)
    */
   public record Preemption(
       @DefaultValue("60s") Duration grace,
       @DefaultValue("10m") Duration maxGrace,
       @DefaultValue("5m") Duration minRuntime,
-      @DefaultValue("100") int maxRequeues) {
+      @DefaultValue("100") int maxRequeues,
+      @DefaultValue("false") boolean overShareRequiresPreemptible) {
 
     public Preemption {
       if (grace.isNegative() || maxGrace.isNegative() || grace.compareTo(maxGrace) > 0) {

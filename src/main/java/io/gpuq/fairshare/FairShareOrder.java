@@ -57,6 +57,7 @@ public final class FairShareOrder implements PassOrder {
   private String latestOtherStarter;
   private final Map<String, String> turnGivenTo;
   private final PassLimits limits;
+  private final OverShare overShare;
   private final Map<String, Limits.Reached> limited = new HashMap<>();
   private final Map<String, StartLimits.Start> starts = new LinkedHashMap<>();
 
@@ -83,6 +84,24 @@ public final class FairShareOrder implements PassOrder {
       Map<String, Standing> standings,
       Map<String, List<PlacementRequest>> queues,
       PassLimits limits) {
+    this(capacity, standings, queues, limits, OverShare.OFF);
+  }
+
+  /**
+   * @param standings each owner's standing; an owner with queued jobs and no standing has share 1
+   *     and no usage
+   * @param queues each owner's queued jobs, each list in priority, then submission order
+   * @param limits each owner's limits, and what each job holds besides GPUs
+   * @param overShare whether a job that may not be preempted must keep its owner within their share
+   *     (issue 35); a job it holds back waits as one held back by a running limit
+   */
+  public FairShareOrder(
+      Capacity capacity,
+      Map<String, Standing> standings,
+      Map<String, List<PlacementRequest>> queues,
+      PassLimits limits,
+      OverShare overShare) {
+    this.overShare = Objects.requireNonNull(overShare, "overShare");
     this.limits = Objects.requireNonNull(limits, "limits");
     this.capacity = Objects.requireNonNull(capacity, "capacity");
     this.standings = new LinkedHashMap<>(standings);
@@ -149,6 +168,15 @@ public final class FairShareOrder implements PassOrder {
    * as held back.
    */
   private boolean heldBackByLimit(String owner, PlacementRequest job) {
+    if (overShare.on()
+        && overShare.holdsBack(
+            job.jobId(),
+            standings.get(owner),
+            Held.atMost(job, limits.largestGpuBytes()),
+            capacity)) {
+      limited.put(job.jobId(), OverShare.reached());
+      return true;
+    }
     Limits ownerLimits = limits.of(owner);
     if (!ownerLimits.limitsRunning()) {
       return false;

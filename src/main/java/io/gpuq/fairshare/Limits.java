@@ -141,6 +141,9 @@ public record Limits(
 
     /** For the job's {@code queuedReason}: {@code at your limit of 4 GPUs (max-gpus)}. */
     public String reason() {
+      if (key.equals(OverShare.KEY)) {
+        return OverShare.REASON;
+      }
       String amount =
           switch (key) {
             case "max-running-jobs" -> count((long) value, "running job", "running jobs");

@@ -429,7 +429,16 @@ public class Job {
           case REQUEUE_EXIT -> "requeued by its exit code " + exitCode;
           case MANUAL -> "requeued on request";
         };
+    int ended = attempt;
+    String served = preemptedFor;
     apply(JobTransition.REQUEUE_AFTER_PREEMPTION, Change.end(exitCode, null, words, now));
+    // The transition clears the job's mark; the attempt keeps whom it served, for admins.
+    if (served != null) {
+      attempts.stream()
+          .filter(a -> a.attempt() == ended)
+          .findFirst()
+          .ifPresent(a -> a.recordPreemptedFor(served));
+    }
   }
 
   /** Why its running attempt is being preempted, if it is (issue 35). */

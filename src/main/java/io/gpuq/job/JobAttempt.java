@@ -38,6 +38,8 @@ public class JobAttempt {
   private String failureMessage;
   private Integer exitCode;
   private Long peakGpuMemoryBytes;
+  // The waiting job a fair-share preemption of this attempt served (issue 35); null otherwise.
+  private String preemptedFor;
 
   protected JobAttempt() {}
 
@@ -87,6 +89,7 @@ public class JobAttempt {
     copy.failureMessage = failureMessage;
     copy.exitCode = exitCode;
     copy.peakGpuMemoryBytes = peakGpuMemoryBytes;
+    copy.preemptedFor = preemptedFor;
     return copy;
   }
 
@@ -163,5 +166,14 @@ public class JobAttempt {
 
   public Long peakGpuMemoryBytes() {
     return peakGpuMemoryBytes;
+  }
+
+  /** The waiting job a fair-share preemption of this attempt served (issue 35); null otherwise. */
+  public String preemptedFor() {
+    return preemptedFor;
+  }
+
+  void recordPreemptedFor(String servedJobId) {
+    this.preemptedFor = servedJobId;
   }
 }

@@ -14,6 +14,9 @@ import java.util.Objects;
  * @param sweepId the sweep it is a trial of, whose {@code maxConcurrent} may hold it back; null for
  *     a job of its own
  * @param host the cores and host memory its next attempt takes of its node
+ * @param preemptible whether it may be preempted (issue 35): with {@code
+ *     gpuq.preemption.over-share-requires-preemptible}, only such a job starts above its owner's
+ *     share
  */
 public record QueuedJob(
     String id,
@@ -24,11 +27,26 @@ public record QueuedJob(
     Instant queuedAt,
     Map<String, String> nodeSelector,
     String sweepId,
-    HostResources host) {
+    HostResources host,
+    boolean preemptible) {
 
   public QueuedJob {
     nodeSelector = nodeSelector == null ? Map.of() : nodeSelector;
     Objects.requireNonNull(host, "host");
+  }
+
+  /** A job that may not be preempted. */
+  public QueuedJob(
+      String id,
+      String owner,
+      int gpus,
+      MemoryDemand memory,
+      int priority,
+      Instant queuedAt,
+      Map<String, String> nodeSelector,
+      String sweepId,
+      HostResources host) {
+    this(id, owner, gpus, memory, priority, queuedAt, nodeSelector, sweepId, host, false);
   }
 
   /** From the columns, as the repository's queue queries select them. */
@@ -43,7 +61,8 @@ public record QueuedJob(
       Map<String, String> nodeSelector,
       String sweepId,
       Cpus cpus,
-      Long memoryBytes) {
+      Long memoryBytes,
+      boolean preemptible) {
     this(
         id,
         owner,
@@ -53,6 +72,7 @@ public record QueuedJob(
         queuedAt,
         nodeSelector,
         sweepId,
-        new HostResources(cpus, memoryBytes));
+        new HostResources(cpus, memoryBytes),
+        preemptible);
   }
 }

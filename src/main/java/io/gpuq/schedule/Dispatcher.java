@@ -4,6 +4,7 @@ import io.gpuq.fairshare.Capacity;
 import io.gpuq.fairshare.FairShareOrder;
 import io.gpuq.fairshare.Held;
 import io.gpuq.fairshare.Limits;
+import io.gpuq.fairshare.OverShare;
 import io.gpuq.fairshare.PassLimits;
 import io.gpuq.fairshare.Standing;
 import io.gpuq.gpu.GpuDevice;
@@ -28,6 +29,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -72,6 +74,8 @@ public class Dispatcher {
   private final Supplier<Map<String, Double>> recentUsage;
   // Null: preemption is off (no preemption settings given).
   private final Preemptions preemptions;
+  // gpuq.preemption.over-share-requires-preemptible (issue 35).
+  private final boolean overShareRequiresPreemptible;
   private final Map<Integer, Instant> lastStartOnGpu = new ConcurrentHashMap<>();
   private final Set<CompletableFuture<Void>> launches = ConcurrentHashMap.newKeySet();
   private volatile boolean gpuJobsWaiting = true;
@@ -147,6 +151,8 @@ public class Dispatcher {
                 clock,
                 preemption.minRuntime(),
                 preemption.counted());
+    this.overShareRequiresPreemptible =
+        preemption != null && preemption.overShareRequiresPreemptible();
     this.fairShare = fairShare;
     this.cluster = cluster;
     this.recentUsage = recentUsage;
@@ -325,9 +331,20 @@ public class Dispatcher {
   /**
    * The minimum runtime before a job may be preempted for fair share, and what counts each
    * preemption (issue 35).
+   *
+   * @param overShareRequiresPreemptible {@code gpuq.preemption.over-share-requires-preemptible}: a
+   *     job that may not be preempted starts only while its owner stays within their share
    */
   public record PreemptionSettings(
-      Duration minRuntime, java.util.function.Consumer<io.gpuq.job.PreemptReason> counted) {}
+      Duration minRuntime,
+      java.util.function.Consumer<io.gpuq.job.PreemptReason> counted,
+      boolean overShareRequiresPreemptible) {
+
+    public PreemptionSettings(
+        Duration minRuntime, java.util.function.Consumer<io.gpuq.job.PreemptReason> counted) {
+      this(minRuntime, counted, false);
+    }
+  }
 
   /**
    * Starts the jobs held for the places their preemptions freed, before any other job of the pass
@@ -425,7 +442,8 @@ public class Dispatcher {
     // their limits count what they hold.
     boolean shared = byOwner.size() > 1;
     boolean limited = limits.values().stream().anyMatch(Limits::limitsRunning);
-    Map<String, Held> held = shared || limited ? jobs.heldByOwner() : Map.of();
+    Map<String, Held> held =
+        shared || limited || overShareRequiresPreemptible ? jobs.heldByOwner() : Map.of();
     Map<String, Double> recent = shared ? recentUsage.get() : Map.of();
     Map<String, Standing> standings = new HashMap<>();
     for (String owner : byOwner.keySet()) {
@@ -442,7 +460,38 @@ public class Dispatcher {
     }
     // Each start counts its GPUs, cores and host memory against its owner at once.
     return new FairShareOrder(
-        cluster.get(), standings, byOwner, new PassLimits(limits, largestGpu));
+        cluster.get(),
+        standings,
+        byOwner,
+        new PassLimits(limits, largestGpu),
+        overShare(ordered, byOwner.keySet(), held));
+  }
+
+  /**
+   * The over-share rule for this pass (issue 35): the preemptible jobs it lets through, and the
+   * shares of every owner who runs or waits.
+   */
+  private OverShare overShare(
+      List<QueuedJob> queue, Set<String> waitingOwners, Map<String, Held> held) {
+    if (!overShareRequiresPreemptible) {
+      return OverShare.OFF;
+    }
+    Set<String> preemptible = new HashSet<>();
+    queue.forEach(
+        job -> {
+          if (job.preemptible()) {
+            preemptible.add(job.id());
+          }
+        });
+    Set<String> owners = new HashSet<>(waitingOwners);
+    held.forEach(
+        (owner, holds) -> {
+          if (holds.jobs() > 0) {
+            owners.add(owner);
+          }
+        });
+    double totalShares = owners.stream().mapToDouble(fairShare::shareOf).sum();
+    return new OverShare(true, preemptible, totalShares);
   }
 
   /**

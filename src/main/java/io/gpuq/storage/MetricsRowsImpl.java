@@ -83,9 +83,26 @@ class MetricsRowsImpl implements MetricsRows {
       "select attempt, metrics_attempt, metrics_skipped_lines, metrics_skipped_values,"
           + " metrics_cut from jobs where id = ?";
 
+  /**
+   * The last attempt before {@code j.attempt} that did not end {@code PREEMPTED}, or 0: the
+   * attempts after it are one run, resumed from its checkpoints (issue 35), whose metrics are one
+   * series.
+   */
+  private static final String RUN_BEFORE =
+      "(select coalesce(max(a.attempt), 0) from job_attempts a where a.job_id = j.id"
+          + " and a.attempt < j.attempt and (a.outcome is null or a.outcome <> 'PREEMPTED'))";
+
+  // A resumed attempt that reports a step again replaces what the run's earlier attempts reported
+  // from that step on (issue 35): one value per step for the pruners and the best trial.
+  private static final String REPLACED_BY_RESUME =
+      "delete from job_metrics where job_id = ? and attempt < ? and step >= ? and attempt > "
+          + RUN_BEFORE.replace("j.id", "?").replace("j.attempt", "?");
+
   private static final String SWEEP_SERIES =
       "select j.id, j.trial, j.state, j.node, m.step, m.metric_values, m.read_at"
-          + " from jobs j left join job_metrics m on m.job_id = j.id and m.attempt = j.attempt"
+          + " from jobs j left join job_metrics m on m.job_id = j.id and m.attempt <= j.attempt"
+          + " and m.attempt > "
+          + RUN_BEFORE
           + " where j.sweep_id = ? order by j.trial, m.seq";
 
   /** What a point costs an answer besides its values: attempt, step and time, as JSON. */
@@ -172,6 +189,9 @@ class MetricsRowsImpl implements MetricsRows {
               thin(connection, update);
             }
             if (!update.points().isEmpty()) {
+              if (update.attempt() > 1) {
+                replaceResumedSteps(connection, update);
+              }
               insertPoints(connection, update);
             }
           }
@@ -211,6 +231,22 @@ class MetricsRowsImpl implements MetricsRows {
       delete.setLong(3, MetricsCaps.FIRST_POINTS);
       delete.setLong(4, MetricsCaps.FIRST_POINTS);
       delete.setLong(5, update.next().stride());
+      delete.executeUpdate();
+    }
+  }
+
+  private static void replaceResumedSteps(Connection connection, MetricsUpdate update)
+      throws SQLException {
+    long from = Long.MAX_VALUE;
+    for (ReportedPoint point : update.points()) {
+      from = Math.min(from, point.step());
+    }
+    try (PreparedStatement delete = connection.prepareStatement(REPLACED_BY_RESUME)) {
+      delete.setString(1, update.jobId());
+      delete.setInt(2, update.attempt());
+      delete.setLong(3, from);
+      delete.setString(4, update.jobId());
+      delete.setInt(5, update.attempt());
       delete.executeUpdate();
     }
   }

@@ -74,7 +74,7 @@ public class QueueHeadsImpl implements QueueHeads {
    */
   private static final String QUEUED_BY_ID =
       "select j.id, j.owner, j.gpus, j.gpu_memory_bytes, j.gpu_fraction, j.priority, j.queued_at,"
-          + " j.node_selector, j.sweep_id, j.cpus, j.memory_bytes, j.state, j.held"
+          + " j.node_selector, j.sweep_id, j.cpus, j.memory_bytes, j.state, j.held, j.preemptible"
           + " from jobs j where j.id in (%s)";
 
   private record Key(String owner, String id, Instant queuedAt, int rank) {}
@@ -346,7 +346,8 @@ public class QueueHeadsImpl implements QueueHeads {
         selector == null ? Map.of() : SELECTOR.convertToEntityAttribute(selector),
         row.getString(9),
         JobRows.cpus(row.getBigDecimal(10)),
-        memoryBytes);
+        memoryBytes,
+        row.getBoolean(14));
   }
 
   private static final JsonColumns.StringMap SELECTOR = new JsonColumns.StringMap();

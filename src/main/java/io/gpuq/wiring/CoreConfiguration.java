@@ -228,7 +228,9 @@ public class CoreConfiguration {
         .beforeEndRecorded(metricsReading::readBeforeEnd)
         .preemption(
             new Dispatcher.PreemptionSettings(
-                properties.preemption().minRuntime(), schedulerMetrics::preempted))
+                properties.preemption().minRuntime(),
+                schedulerMetrics::preempted,
+                properties.preemption().overShareRequiresPreemptible()))
         .fairShare(
             new FairShareInputs(
                 tokens.ownerTerms(),

@@ -182,6 +182,37 @@ class WebUiTest extends IntegrationTest {
 
   @Test
   @DisplayName(
+      "a job's page shows its PREEMPTED attempt apart, and an admin reads whom a preemption served"
+          + " (issue 35)")
+  void a_jobs_page_shows_a_preempted_attempt() {
+    // The requeue exit code ends attempt 1 PREEMPTED; attempt 2 succeeds.
+    String id =
+        alice.submit(
+            aJob()
+                .name("requeues-once")
+                .shell("[ \"$GPUQ_ATTEMPT\" = 1 ] && exit $GPUQ_REQUEUE_EXIT_CODE; exit 0")
+                .json());
+    await().atMost(SOON).until(() -> alice.state(id).equals("SUCCEEDED"));
+
+    signIn(ALICE_TOKEN, "/job/" + id);
+
+    await()
+        .atMost(SOON)
+        .ignoreExceptions()
+        .until(() -> page.findElements(By.cssSelector("#job-attempts tbody tr")).size() == 2);
+    List<WebElement> preempted = page.findElements(By.cssSelector("#job-attempts tr.preempted"));
+    assertThat(preempted).hasSize(1);
+    assertThat(preempted.get(0).getText()).contains("PREEMPTED").contains("requeued by its exit");
+    assertThat(
+            page.findElements(By.cssSelector("#job-attempts thead th")).stream()
+                .map(WebElement::getText)
+                .toList())
+        .contains("outcome", "preemptedFor");
+    assertThat(text(By.cssSelector("#job-fields tr[data-field=requeues] td"))).isEqualTo("1");
+  }
+
+  @Test
+  @DisplayName(
       "a job's page follows its log live, charts its metrics, and its cancel ends it CANCELLED")
   void a_jobs_page_follows_its_log_and_cancels_it() throws IOException {
     Gate second = Gate.in(dataDir(), "log-second");

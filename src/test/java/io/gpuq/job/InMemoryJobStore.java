@@ -211,7 +211,8 @@ public final class InMemoryJobStore implements JobStore {
                     job.nodeSelector(),
                     job.sweepTrial().map(SweepTrial::sweepId).orElse(null),
                     job.host().cpus(),
-                    job.host().memoryBytes()))
+                    job.host().memoryBytes(),
+                    job.preemption().preemptible()))
         .toList();
   }
 
@@ -409,6 +410,16 @@ public final class InMemoryJobStore implements JobStore {
                   && p.index() != null
                   && !MetricsCaps.keeps(p.index(), update.next().stride()));
     }
+    if (!update.points().isEmpty()) {
+      // A resumed attempt replaces its run's earlier attempts' steps from its first on (issue 35).
+      int runBefore = runBefore(job);
+      long from = update.points().stream().mapToLong(ReportedPoint::step).min().orElseThrow();
+      stored.removeIf(
+          p ->
+              p.point().attempt() > runBefore
+                  && p.point().attempt() < update.attempt()
+                  && p.point().step() >= from);
+    }
     long seq = stored.isEmpty() ? 0 : stored.get(stored.size() - 1).seq() + 1;
     for (int i = 0; i < update.points().size(); i++) {
       ReportedPoint p = update.points().get(i);
@@ -496,11 +507,25 @@ public final class InMemoryJobStore implements JobStore {
                     job.node(),
                     metrics.getOrDefault(job.id(), List.of()).stream()
                         .map(StoredPoint::point)
-                        .filter(p -> p.attempt() == job.attempt())
+                        .filter(p -> p.attempt() <= job.attempt() && p.attempt() > runBefore(job))
                         .filter(p -> p.values().containsKey(metric))
                         .map(p -> new TrialSeries.Value(p.step(), valueOf(p, metric), p.at()))
                         .toList()))
         .toList();
+  }
+
+  /**
+   * The last attempt before the job's current one that did not end {@code PREEMPTED}, or 0: the
+   * attempts after it are one run, whose metrics are one series (issue 35).
+   */
+  private static int runBefore(Job job) {
+    int before = 0;
+    for (JobAttempt attempt : job.attempts()) {
+      if (attempt.attempt() < job.attempt() && attempt.outcome() != JobState.PREEMPTED) {
+        before = Math.max(before, attempt.attempt());
+      }
+    }
+    return before;
   }
 
   private static double valueOf(ReportedPoint point, String metric) {

@@ -181,6 +181,19 @@ abstract class JobStoreContract {
   }
 
   @Test
+  void the_queue_head_says_which_jobs_may_be_preempted() {
+    Job preemptible =
+        aQueuedJob()
+            .spec(s -> s.preemption(new Preemption(true, Duration.ofSeconds(20), StopSignal.TERM)))
+            .in(store());
+    Job plain = aQueuedJob().in(store());
+
+    assertThat(store().queueHead(10, 0).cpuOnly())
+        .extracting(QueuedJob::id, QueuedJob::preemptible)
+        .containsExactly(tuple(preemptible.id(), true), tuple(plain.id(), false));
+  }
+
+  @Test
   void a_preemption_is_stored_once_for_a_waiting_job_and_a_victim_is_preempted_once() {
     Job victim = aRunningJob().ownedBy("alice").on("node-1").in(store());
     Job other = aRunningJob().ownedBy("alice").on("node-1").in(store());
@@ -205,6 +218,7 @@ abstract class JobStoreContract {
     assertThat(requeued.requeues()).isEqualTo(1);
     assertThat(requeued.preemptReason()).isEmpty();
     assertThat(requeued.attempts().get(0).outcome()).isEqualTo(JobState.PREEMPTED);
+    assertThat(requeued.attempts().get(0).preemptedFor()).isEqualTo(waiting.id());
   }
 
   @Test
@@ -1241,6 +1255,62 @@ abstract class JobStoreContract {
                 false));
     assertThat(store().sweepSeries(sweepId, "val_loss").get(0).values())
         .containsExactly(new TrialSeries.Value(1, 0.8, T0.plusSeconds(20)));
+  }
+
+  @Test
+  void
+      a_preempted_trials_series_continues_across_attempts_and_a_resumed_step_replaces_the_earlier() {
+    String sweepId = "01SWEEP" + System.nanoTime() % 1_000_000_000L;
+    defineSweep(new SweepObjective(sweepId, "val_loss", "minimize", null));
+    Job trial =
+        aRunningJob()
+            .ownedBy("alice")
+            .trialOf(new SweepTrial(sweepId, 0, "{}"))
+            .on("node-1")
+            .in(store());
+    Job bobs = aQueuedJob().ownedBy("bob").in(store());
+    store()
+        .recordMetrics(
+            read(
+                trial.id(),
+                List.of(
+                    point(1, Map.of("val_loss", 0.9), 1),
+                    point(2, Map.of("val_loss", 0.7), 2),
+                    point(3, Map.of("val_loss", 0.6), 3)),
+                new ReadingState(60, 3, false, 0),
+                false));
+    // Preempted after step 3; its last checkpoint was at step 2.
+    assertThat(store().preemptFor(bobs.id(), "node-1", Map.of(trial.id(), 1))).isTrue();
+    store()
+        .endAttempt(new AttemptEnd(trial.id(), 1, AttemptOutcome.succeeded(), 0, T0.plusSeconds(4)))
+        .join();
+    assertThat(store().sweepSeries(sweepId, "val_loss").get(0).values())
+        .as("queued again, its series stands")
+        .extracting(TrialSeries.Value::step)
+        .containsExactly(1L, 2L, 3L);
+    JobPlacement there = new JobPlacement("node-2", TWO_GPUS.gpus(), TWO_GPUS.memoryFraction());
+    assertThat(store().claim(Map.of(trial.id(), there), T0.plusSeconds(5))).hasSize(1);
+
+    store()
+        .recordMetrics(
+            read(
+                trial.id(),
+                2,
+                List.of(
+                    point(2, 3, Map.of("val_loss", 0.55), 6),
+                    point(2, 4, Map.of("val_loss", 0.5), 7)),
+                new ReadingState(40, 4, false, 0),
+                false));
+
+    assertThat(store().sweepSeries(sweepId, "val_loss").get(0).values())
+        .containsExactly(
+            new TrialSeries.Value(1, 0.9, T0.plusSeconds(1)),
+            new TrialSeries.Value(2, 0.7, T0.plusSeconds(2)),
+            new TrialSeries.Value(3, 0.55, T0.plusSeconds(6)),
+            new TrialSeries.Value(4, 0.5, T0.plusSeconds(7)));
+    assertThat(store().metricsOf(trial.id(), 100))
+        .extracting(ReportedPoint::attempt, ReportedPoint::step)
+        .containsExactly(tuple(1, 1L), tuple(1, 2L), tuple(2, 3L), tuple(2, 4L));
   }
 
   @Test

@@ -111,7 +111,8 @@ class DashboardAndAlertsIntegrationTest extends MetricsIntegrationSupport {
             "gpuq_job_cpu_usage_ratio",
             "gpuq_job_resident_memory_bytes",
             "gpuq_node_cpus",
-            "gpuq_node_memory_bytes");
+            "gpuq_node_memory_bytes",
+            "gpuq_preemptions_total");
     // gpuq_jobs counts the shared database on every node: one node's value, not their sum
     // (DashboardOnSeveralNodesTest evaluates these over two nodes).
     assertThat(dashboardExpressions())
@@ -178,7 +179,12 @@ class DashboardAndAlertsIntegrationTest extends MetricsIntegrationSupport {
 
     assertThat(rules)
         .extracting(r -> r.get("alert"))
-        .contains("GpuqGpuMemoryNearlyFull", "GpuqJobOverBudget", "GpuqJobOutOfMemory", "GpuqDown");
+        .contains(
+            "GpuqGpuMemoryNearlyFull",
+            "GpuqJobOverBudget",
+            "GpuqJobOutOfMemory",
+            "GpuqDown",
+            "GpuqPreemptionStorm");
     assertThat(rules)
         .allSatisfy(
             r ->
@@ -190,6 +196,7 @@ class DashboardAndAlertsIntegrationTest extends MetricsIntegrationSupport {
             "gpuq_gpu_memory_reserved_bytes",
             "gpuq_job_gpu_memory_budget_bytes",
             "gpuq_job_attempts_finished_total",
+            "gpuq_preemptions_total",
             "up");
     assertThat(exported()).containsAll(namesIn(expressions));
   }

@@ -92,6 +92,13 @@ class PreemptionIntegrationTest extends IntegrationTest {
       assertThat(view.get("attempt").asInt()).isEqualTo(2);
       assertThat(view.get("requeues").asInt()).isEqualTo(1);
       assertThat(view.get("attempts").get(0).get("outcome").asString()).isEqualTo("PREEMPTED");
+      // Whom it served: an admin reads bob's job id; alice reads only "another owner's job".
+      JsonNode served = view.get("attempts").get(0).path("preemptedFor");
+      assertThat(served.isNull() || served.isMissingNode()).isTrue();
+      assertThat(view.get("attempts").get(0).get("failureMessage").asString())
+          .contains("another owner's job");
+      assertThat(admin.job(preempted).get("attempts").get(0).get("preemptedFor").asString())
+          .isEqualTo(bobsJob);
       List<String> starts =
           Files.readAllLines(
               dataDir().resolve("work").resolve(preempted).resolve("checkpoint/starts"));

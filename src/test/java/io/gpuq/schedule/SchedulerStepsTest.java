@@ -12,6 +12,8 @@ import io.gpuq.job.InMemoryJobStore;
 import io.gpuq.job.Job;
 import io.gpuq.job.JobService;
 import io.gpuq.job.JobState;
+import io.gpuq.job.Preemption;
+import io.gpuq.job.StopSignal;
 import io.gpuq.job.SweepTrial;
 import io.gpuq.launch.JobFiles;
 import io.gpuq.placement.Headroom;
@@ -322,5 +324,52 @@ class SchedulerStepsTest {
     assertThat(recovered.failureReason()).isEqualTo(FailureReason.LOST);
     assertThat(state(elsewhere).state()).isEqualTo(JobState.RUNNING);
     assertThat(scheduler.recovery().isRunning()).isTrue();
+  }
+
+  @Test
+  @DisplayName(
+      "with over-share-requires-preemptible, a job that may not be preempted waits above its"
+          + " owner's share, and their preemptible job behind it takes the idle slot (issue 35)")
+  void over_share_requires_preemptible() {
+    Scheduler ruled =
+        new SchedulerBuilder(
+                jobs,
+                local.workers(),
+                new JobFiles(dataDir),
+                new Placer(new PlacementPolicy(Headroom.NONE, Duration.ZERO, Duration.ZERO, 8)),
+                clock,
+                "node-1")
+            .cpuSlots(4)
+            .safetyNet(Duration.ofMinutes(10))
+            .preemption(new Dispatcher.PreemptionSettings(Duration.ZERO, reason -> {}, true))
+            .build();
+    try {
+      Preemption preemptible = new Preemption(true, Duration.ofSeconds(1), StopSignal.TERM);
+      Job bobs = aQueuedJob().ownedBy("bob").spec(s -> s.command("/bin/sleep", "60")).in(store);
+      List<Job> alices = new ArrayList<>();
+      for (int n = 0; n < 3; n++) {
+        alices.add(
+            aQueuedJob().ownedBy("alice").spec(s -> s.command("/bin/sleep", "60")).in(store));
+      }
+      Job alicesPreemptible =
+          aQueuedJob()
+              .ownedBy("alice")
+              .spec(s -> s.command("/bin/sleep", "60").preemption(preemptible))
+              .in(store);
+
+      DispatchResult result = ruled.dispatcher().dispatch(false);
+
+      // Four slots, two owners of share 1: alice's share is two slots.
+      assertThat(result.started()).isEqualTo(4);
+      assertThat(state(bobs).state()).isEqualTo(JobState.RUNNING);
+      assertThat(state(alices.get(0)).state()).isEqualTo(JobState.RUNNING);
+      assertThat(state(alices.get(1)).state()).isEqualTo(JobState.RUNNING);
+      assertThat(state(alices.get(2)).state()).isEqualTo(JobState.QUEUED);
+      assertThat(ruled.queuedReasons().of(state(alices.get(2))))
+          .isEqualTo("over your share; preemptible jobs may use idle GPUs");
+      assertThat(state(alicesPreemptible).state()).isEqualTo(JobState.RUNNING);
+    } finally {
+      ruled.loop().stop();
+    }
   }
 }
