@@ -24,12 +24,14 @@ import java.util.ArrayDeque;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import org.springframework.dao.DataAccessException;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
+import org.springframework.transaction.TransactionException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 import org.springframework.web.context.request.WebRequest;
@@ -171,6 +173,26 @@ public class ApiProblems extends ResponseEntityExceptionHandler {
                 "Query timed out",
                 "the database did not answer within gpuq.api.query-timeout; try again, or narrow"
                     + " the listing with state, label or a smaller limit"));
+  }
+
+  /**
+   * A database that could not serve the request just then (issue 34): H2 closed by a write that
+   * failed on a full disk, which the pool is reopening, or a lock given up on. 503, not 500: the
+   * same request may well succeed in a moment. Any other database error is left as it was: a 500.
+   */
+  @ExceptionHandler({DataAccessException.class, TransactionException.class})
+  ResponseEntity<ProblemDetail> databaseUnavailable(RuntimeException e) {
+    if (!DatabaseUnavailable.is(e)) {
+      throw e;
+    }
+    return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
+        .header("Retry-After", "5")
+        .body(
+            titled(
+                HttpStatus.SERVICE_UNAVAILABLE,
+                "Database unavailable",
+                "the database could not serve this request just now (its disk is full, or it is"
+                    + " busy): try again in a moment"));
   }
 
   @ExceptionHandler(MethodArgumentTypeMismatchException.class)

@@ -7,7 +7,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The scheduling duty: one thread that runs a dispatch pass whenever something may have freed or
- * asked for capacity (a submission, a worker's end, a cancellation). Wake-ups coalesce; a pass that
+ * asked for capacity (a submission, a worker's end, a cancellation). Wake-ups coalesce, and a pass
+ * an event woke waits after the last one as long as that one took ({@link PassPacing}); a pass that
  * lost jobs to another node is followed by another at once, and a safety-net wake-up covers changes
  * no event announced (such as another node's submissions).
  */
@@ -18,6 +19,7 @@ public class SchedulingLoop {
   private final Dispatcher dispatcher;
   private final Wakeups wakeups;
   private final Duration safetyNet;
+  private final PassPacing pacing = new PassPacing();
   private volatile boolean running;
   private Thread thread;
 
@@ -75,11 +77,20 @@ public class SchedulingLoop {
     Duration nextWait = Duration.ZERO;
     while (running) {
       try {
+        boolean followUp = nextWait.isZero();
         boolean woken = wakeups.await(nextWait);
+        Duration gap = pacing.gapBefore(System.nanoTime());
+        if (woken && !followUp && !gap.isZero()) {
+          // Wake-ups in the gap are served by the pass after it: take them now.
+          Thread.sleep(gap.toMillis(), gap.toNanosPart() % 1_000_000);
+          wakeups.await(Duration.ZERO);
+        }
         // A pass on the timer (the safety net, start spacing) reads everything: it also covers
         // what no event announces, such as GPU memory that other processes released.
         boolean gpuQueue = wakeups.takeGpuWork() || !woken;
+        long start = System.nanoTime();
         DispatchResult result = dispatcher.dispatch(gpuQueue);
+        pacing.passed(start, System.nanoTime());
         // A pass places all it can see; only jobs lost to another node leave room to fill now.
         nextWait = result.lost() > 0 ? Duration.ZERO : result.nextWakeWithin(safetyNet);
       } catch (InterruptedException e) {
