@@ -74,6 +74,12 @@ public class JdbcSweepStore implements SweepStore {
 
   @Override
   public void create(Sweep sweep, List<NewJob> trials, long maxQueued) {
+    create(sweep, trials, maxQueued, List.of());
+  }
+
+  @Override
+  public void create(
+      Sweep sweep, List<NewJob> trials, long maxQueued, List<io.gpuq.job.NotifyTarget> notify) {
     try {
       tx.executeWithoutResult(
           status -> {
@@ -110,6 +116,12 @@ public class JdbcSweepStore implements SweepStore {
                       JobRows.insertQueued(connection, trials);
                       return null;
                     });
+            if (!notify.isEmpty()) {
+              // Its notifications (issue 37), in this transaction: on the same data source, the
+              // table's statements run on the transaction's connection.
+              new NotificationTable(jdbc.getDataSource())
+                  .add(null, sweep.id(), sweep.owner(), notify, sweep.createdAt());
+            }
           });
     } catch (DataIntegrityViolationException e) {
       if (sweep.idempotencyKey() != null
