@@ -24,8 +24,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
@@ -63,10 +65,16 @@ class NotificationsIntegrationTest extends IntegrationTest {
   private static final List<Received> received = Collections.synchronizedList(new ArrayList<>());
   private static final Map<String, AtomicInteger> hits = new ConcurrentHashMap<>();
 
+  /** {@code /hang/...} holds each POST, unanswered, until this opens (or 30 s have passed). */
+  private static final CountDownLatch hangs = new CountDownLatch(1);
+
+  private static final Map<String, Instant> firstArrival = new ConcurrentHashMap<>();
+
   @BeforeAll
   static void receiver() throws IOException {
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
-    serverThreads = Executors.newFixedThreadPool(2);
+    // A thread per exchange: a receiver that hangs holds one, never the others.
+    serverThreads = Executors.newCachedThreadPool();
     server.setExecutor(serverThreads);
     server.createContext("/", NotificationsIntegrationTest::answer);
     server.start();
@@ -74,6 +82,7 @@ class NotificationsIntegrationTest extends IntegrationTest {
 
   @AfterAll
   static void stopReceiver() {
+    hangs.countDown();
     server.stop(0);
     serverThreads.shutdownNow();
   }
@@ -87,6 +96,16 @@ class NotificationsIntegrationTest extends IntegrationTest {
     Map<String, String> headers = new ConcurrentHashMap<>();
     exchange.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(), v.get(0)));
     received.add(new Received(path, headers, body));
+    firstArrival.putIfAbsent(path, Instant.now());
+    if (path.startsWith("/hang/")) {
+      try {
+        hangs.await(30, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      exchange.close();
+      return;
+    }
     int n = hits.computeIfAbsent(path, p -> new AtomicInteger()).incrementAndGet();
     int status = 204;
     if (path.startsWith("/flaky/") && n == 1) {
@@ -246,6 +265,32 @@ class NotificationsIntegrationTest extends IntegrationTest {
     assertThat(alice.get("/actuator/prometheus").body())
         .containsPattern("gpuq_notifications_total\\{[^}]*outcome=\"failed\"[^}]*\\} [1-9]")
         .containsPattern("gpuq_notifications_total\\{[^}]*outcome=\"delivered\"[^}]*\\} [1-9]");
+  }
+
+  @Test
+  @DisplayName(
+      "a receiver that never answers delays no job's end and no other delivery (measured: both"
+          + " within gpuq's 10 s timeout of the hung POST)")
+  void a_hung_receiver_delays_nothing_else() {
+    String hung = "/hang/" + UUID.randomUUID();
+    alice.submit(aJob().field("notify", List.of(target(hung, null, "ENDED"))).json());
+    await().atMost(SOON).until(() -> firstArrival.containsKey(hung));
+    Instant hangStarted = firstArrival.get(hung);
+
+    String plain = alice.submit(aJob().json());
+    String ok = "/ok/" + UUID.randomUUID();
+    alice.submit(aJob().field("notify", List.of(target(ok, null, "ENDED"))).json());
+    await().atMost(SOON).until(() -> alice.job(plain).get("finishedAt").isString());
+    await().atMost(SOON).until(() -> firstArrival.containsKey(ok));
+
+    Duration ended =
+        Duration.between(hangStarted, Instant.parse(alice.job(plain).get("finishedAt").asString()));
+    Duration delivered = Duration.between(hangStarted, firstArrival.get(ok));
+    System.out.printf(
+        "while a POST hung: a job ended %d ms and another's notification came %d ms after it%n",
+        ended.toMillis(), delivered.toMillis());
+    assertThat(ended).isLessThan(Duration.ofSeconds(10));
+    assertThat(delivered).isLessThan(Duration.ofSeconds(10));
   }
 
   @Test
