@@ -46,6 +46,9 @@ public final class NotificationDuty extends FixedDelayDuty {
   /** Settled rows are kept this long, for the job's page and for an operator to look. */
   static final Duration KEEP_SETTLED = Duration.ofDays(7);
 
+  /** How often settled rows past {@link #KEEP_SETTLED} are deleted: not at every run. */
+  static final Duration CLEANUP_INTERVAL = Duration.ofMinutes(10);
+
   /** An outcome, as the metric counts it. */
   public enum Outcome {
     DELIVERED,
@@ -61,6 +64,7 @@ public final class NotificationDuty extends FixedDelayDuty {
   private final Consumer<Outcome> counted;
   private final Clock clock;
   private final AtomicInteger inFlight = new AtomicInteger();
+  private Instant lastCleanup;
 
   /**
    * @param claim how long a node holds a row it sends: longer than a POST may take
@@ -94,7 +98,11 @@ public final class NotificationDuty extends FixedDelayDuty {
       settle(event);
     }
     send();
-    outbox.deleteSettledBefore(clock.instant().minus(KEEP_SETTLED));
+    Instant now = clock.instant();
+    if (lastCleanup == null || !now.isBefore(lastCleanup.plus(CLEANUP_INTERVAL))) {
+      lastCleanup = now;
+      outbox.deleteSettledBefore(now.minus(KEEP_SETTLED));
+    }
   }
 
   /** Whether the job's state means the row's event happened, cannot happen yet, or never will. */

@@ -65,4 +65,20 @@ public interface Outbox {
 
   /** The last error of this job's notifications that are not delivered, or null (its page). */
   String lastErrorOf(String jobId);
+
+  /**
+   * Where one of a job's notifications stands, for its owner: its event, status (WAITING, DUE,
+   * DELIVERED, GAVE_UP, SKIPPED), tries, and the last try's error (null once delivered).
+   */
+  record Standing(
+      String id,
+      NotifyEvent event,
+      String status,
+      int attempts,
+      Instant happenedAt,
+      Instant settledAt,
+      String lastError) {}
+
+  /** This job's notifications, in the order they were asked for. */
+  List<Standing> standingsOf(String jobId);
 }

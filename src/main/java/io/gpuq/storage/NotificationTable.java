@@ -87,6 +87,10 @@ public final class NotificationTable implements Outbox {
       "select last_error from notifications where job_id = :job and last_error is not null"
           + " and status <> 'DELIVERED' order by due_at desc, id limit 1";
 
+  private static final String STANDINGS =
+      "select id, event, status, attempts, happened_at, finished_at, last_error"
+          + " from notifications where job_id = :job order by created_at, id";
+
   /** As last_error's column holds it. */
   private static final int MAX_ERROR = 2000;
 
@@ -219,6 +223,23 @@ public final class NotificationTable implements Outbox {
         .query((row, n) -> row.getString("last_error"))
         .optional()
         .orElse(null);
+  }
+
+  @Override
+  public List<Standing> standingsOf(String jobId) {
+    return jdbc.sql(STANDINGS)
+        .param("job", jobId)
+        .query(
+            (row, n) ->
+                new Standing(
+                    row.getString("id"),
+                    NotifyEvent.valueOf(row.getString("event")),
+                    row.getString("status"),
+                    row.getInt("attempts"),
+                    instant(row, "happened_at"),
+                    instant(row, "finished_at"),
+                    row.getString("last_error")))
+        .list();
   }
 
   private static String cut(String error) {

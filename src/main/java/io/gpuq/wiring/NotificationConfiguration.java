@@ -6,6 +6,7 @@ import io.gpuq.node.NodeIdentity;
 import io.gpuq.notify.Backoff;
 import io.gpuq.notify.NotificationDuty;
 import io.gpuq.notify.NotifyChecks;
+import io.gpuq.notify.Outbox;
 import io.gpuq.notify.WebhookSender;
 import io.gpuq.storage.NotificationTable;
 import io.gpuq.sweep.SweepStore;
@@ -47,17 +48,23 @@ public class NotificationConfiguration {
         properties.secret(), properties.connectTimeout(), properties.timeout(), clock);
   }
 
+  /** The outbox's table (issue 37), read by the duty and by a job's notifications endpoint. */
+  @Bean
+  Outbox notificationOutbox(DataSource dataSource) {
+    return new NotificationTable(dataSource);
+  }
+
   @Bean
   NotificationDuty notificationDuty(
       NotificationProperties properties,
-      DataSource dataSource,
+      Outbox outbox,
       SweepStore sweeps,
       WebhookSender sender,
       MeterRegistry registry,
       NodeIdentity node,
       Clock clock) {
     return new NotificationDuty(
-        new NotificationTable(dataSource),
+        outbox,
         sweeps,
         sender,
         new Backoff(

@@ -251,7 +251,7 @@ class NotificationsIntegrationTest extends IntegrationTest {
       "a receiver that answers 500 gets the same delivery again (same id), which then succeeds")
   void a_failed_try_is_retried() throws Exception {
     String path = "/flaky/" + UUID.randomUUID();
-    alice.submit(aJob().field("notify", List.of(target(path, null, "ENDED"))).json());
+    String id = alice.submit(aJob().field("notify", List.of(target(path, null, "ENDED"))).json());
 
     await().atMost(SOON).until(() -> at(path).size() == 2);
     List<Received> tries = at(path);
@@ -265,6 +265,19 @@ class NotificationsIntegrationTest extends IntegrationTest {
     assertThat(alice.get("/actuator/prometheus").body())
         .containsPattern("gpuq_notifications_total\\{[^}]*outcome=\"failed\"[^}]*\\} [1-9]")
         .containsPattern("gpuq_notifications_total\\{[^}]*outcome=\"delivered\"[^}]*\\} [1-9]");
+    // The job's owner sees it delivered on the second try; another owner does not see it.
+    await()
+        .atMost(SOON)
+        .untilAsserted(
+            () -> {
+              JsonNode standing =
+                  alice.get("/api/v1/jobs/" + id + "/notifications").json().get("notifications");
+              assertThat(standing).hasSize(1);
+              assertThat(standing.get(0).get("status").asString()).isEqualTo("DELIVERED");
+              assertThat(standing.get(0).get("attempts").asInt()).isEqualTo(2);
+              assertThat(standing.get(0).get("lastError").isNull()).isTrue();
+            });
+    assertThat(bob.get("/api/v1/jobs/" + id + "/notifications").status()).isIn(403, 404);
   }
 
   @Test
@@ -297,12 +310,27 @@ class NotificationsIntegrationTest extends IntegrationTest {
   @DisplayName("a redirect is not followed: the receiver's target is never POSTed to")
   void a_redirect_is_not_followed() {
     String tail = UUID.randomUUID().toString();
-    alice.submit(
-        aJob().field("notify", List.of(target("/redirect/" + tail, null, "ENDED"))).json());
+    String id =
+        alice.submit(
+            aJob().field("notify", List.of(target("/redirect/" + tail, null, "ENDED"))).json());
 
     // The first try, then its retry a second later: each answered 302, neither followed.
     await().atMost(SOON).until(() -> at("/redirect/" + tail).size() >= 2);
     assertThat(at("/target/" + tail)).isEmpty();
+    // The job's notifications say why: the last error names the redirect.
+    await()
+        .atMost(SOON)
+        .untilAsserted(
+            () ->
+                assertThat(
+                        alice
+                            .get("/api/v1/jobs/" + id + "/notifications")
+                            .json()
+                            .get("notifications")
+                            .get(0)
+                            .get("lastError")
+                            .asString(""))
+                    .contains("302", "not followed"));
   }
 
   @Test
