@@ -65,7 +65,7 @@ class NotificationsIntegrationTest extends IntegrationTest {
   private static final List<Received> received = Collections.synchronizedList(new ArrayList<>());
   private static final Map<String, AtomicInteger> hits = new ConcurrentHashMap<>();
 
-  /** {@code /hang/...} holds each POST, unanswered, until this opens (or 30 s have passed). */
+  /** {@code /hang/...} holds each POST, unanswered, until this opens (or 40 s have passed). */
   private static final CountDownLatch hangs = new CountDownLatch(1);
 
   private static final Map<String, Instant> firstArrival = new ConcurrentHashMap<>();
@@ -99,7 +99,7 @@ class NotificationsIntegrationTest extends IntegrationTest {
     firstArrival.putIfAbsent(path, Instant.now());
     if (path.startsWith("/hang/")) {
       try {
-        hangs.await(30, TimeUnit.SECONDS);
+        hangs.await(40, TimeUnit.SECONDS);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
@@ -283,7 +283,7 @@ class NotificationsIntegrationTest extends IntegrationTest {
   @Test
   @DisplayName(
       "a receiver that never answers delays no job's end and no other delivery (measured: both"
-          + " within gpuq's 10 s timeout of the hung POST)")
+          + " within the hung POST's timeout, 20 s here)")
   void a_hung_receiver_delays_nothing_else() {
     String hung = "/hang/" + UUID.randomUUID();
     alice.submit(aJob().field("notify", List.of(target(hung, null, "ENDED"))).json());
@@ -302,8 +302,9 @@ class NotificationsIntegrationTest extends IntegrationTest {
     System.out.printf(
         "while a POST hung: a job ended %d ms and another's notification came %d ms after it%n",
         ended.toMillis(), delivered.toMillis());
-    assertThat(ended).isLessThan(Duration.ofSeconds(10));
-    assertThat(delivered).isLessThan(Duration.ofSeconds(10));
+    // Had either waited for the hung POST, it would have come after gpuq gave that try up.
+    assertThat(ended).isLessThan(Duration.ofSeconds(20));
+    assertThat(delivered).isLessThan(Duration.ofSeconds(20));
   }
 
   @Test

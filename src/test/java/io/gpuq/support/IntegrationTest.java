@@ -43,6 +43,9 @@ import org.springframework.test.context.DynamicPropertySource;
       "gpuq.notifications.secret=" + IntegrationTest.NOTIFICATIONS_SECRET,
       "gpuq.notifications.first-retry=1s",
       "gpuq.notifications.interval=250ms",
+      // Longer than the default 10 s: a test measures that nothing waits for a hung POST, with
+      // room for a slow machine below this bound.
+      "gpuq.notifications.timeout=20s",
     })
 public abstract class IntegrationTest {
 
