@@ -296,6 +296,15 @@ class CommandTest(unittest.TestCase):
         self.assertEqual(self.finished(notok)["state"], "SUCCEEDED")
         self.assertIn("Depends on  afterok: gpuq show %s\n" % first, self.ok("show", ok).out)
 
+    def test_notify_sends_the_url_and_events_for_gpuq_to_check(self):
+        # Issue 37: no operator allows this host (.invalid is never a real one), so gpuq refuses
+        # the submission, naming the field the CLI filled in.
+        result = self.gpuq("submit", "--gpus", "0", "--label", self.label,
+                           "--notify", "http://gpuq-test.invalid/hook", "--notify-on",
+                           "started,ended", "--", "true")
+        self.assertEqual(result.code, 3, result)
+        self.assertIn("notify[0].url", result.err)
+
     def test_usage_prints_a_table_json_and_csv(self):
         self.finished(self.submit("true"))
         self.assertIn("GROUP", self.ok("usage").out)

@@ -227,6 +227,12 @@ def job_body_options(args):
         depends_on.extend(getattr(args, name, None) or [])
     if depends_on:
         fields["dependsOn"] = depends_on
+    if getattr(args, "notify", None):
+        # Issue 37: each URL gets the events of --notify-on, or gpuq's default (ENDED for a job,
+        # DONE for a sweep).
+        on = [e.strip().upper() for e in (args.notify_on or "").split(",") if e.strip()]
+        fields["notify"] = [dict({"url": url}, **({"on": on} if on else {}))
+                            for url in args.notify]
     if args.name:
         fields["name"] = args.name
     if args.framework:
@@ -727,6 +733,11 @@ def _job_options(p):
                        type=lambda t, c=condition: dependency(t, c),
                        help="wait until job ID (or sweep:ID) %s; repeatable"
                             % DEPENDENCY_WORDS[condition])
+    g.add_argument("--notify", action="append", metavar="URL",
+                   help="POST the job's end (a sweep's: DONE) to URL, signed; repeatable; the"
+                        " operator must allow its host")
+    g.add_argument("--notify-on", metavar="EVENTS",
+                   help="the events --notify sends: STARTED,ENDED,FAILED (a sweep: DONE)")
 
 
 def _json_option(p):

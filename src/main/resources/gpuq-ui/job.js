@@ -50,6 +50,7 @@ export function jobView(main, params, id) {
   const failure = h('p', {class: 'failure', id: 'job-failure', hidden: true});
   const reason = h('p', {class: 'reason', id: 'job-reason', hidden: true});
   const dependsOn = h('p', {class: 'muted', id: 'job-depends-on', hidden: true});
+  const notices = h('p', {class: 'muted', id: 'job-notifications', hidden: true});
   const cancel = h('button', {type: 'button', id: 'job-cancel', hidden: true, onclick: async () => {
     try {
       await post(path + '/cancel');
@@ -63,7 +64,7 @@ export function jobView(main, params, id) {
   const chartBox = h('div', {id: 'job-metrics'}, h('p', {class: 'muted'}, 'No metrics reported.'));
   const log = h('pre', {class: 'log', id: 'job-log'});
   const logState = h('span', {class: 'muted', id: 'job-log-state'});
-  main.append(h('div', {class: 'title'}, title, badge, cancel), summary, reason, dependsOn, failure,
+  main.append(h('div', {class: 'title'}, title, badge, cancel), summary, reason, dependsOn, failure, notices,
     h('section', null, h('h2', null, 'Log ', logState), log),
     h('section', null, h('h2', null, 'Metrics'), chartBox),
     h('section', null, h('h2', null, 'Attempts'), attempts),
@@ -101,10 +102,22 @@ export function jobView(main, params, id) {
       }
       summary.dataset.timing = timing(job, Date.now());
       await metrics();
+      await notifications();
     } catch (e) {
       status('refresh failed: ' + e.message, true);
     }
     if (!stopped && !(job && TERMINAL.has(job.state) && lastMetrics !== null)) timer = setTimeout(refresh, 2000);
+  }
+
+  /** Where its notifications stand (issue 37), and the last error of one not delivered. */
+  async function notifications() {
+    const body = await get(path + '/notifications');
+    const list = body.notifications || [];
+    notices.hidden = !list.length;
+    if (!list.length) return;
+    const parts = list.map((n) => n.event + ' ' + n.status.toLowerCase().replace('_', ' ') +
+      (n.lastError && n.status !== 'DELIVERED' ? ' after ' + n.attempts + ' tries: ' + n.lastError : ''));
+    setText(notices, 'Notifications: ' + parts.join(' · '));
   }
 
   async function metrics() {

@@ -49,7 +49,12 @@ public record SweepBody(
     @Schema(description = "new (issue 35): ISO-8601, signal to SIGKILL") String preemptGrace,
     @Schema(description = "new (issue 35): TERM, USR1, USR2 or INT") String preemptSignal,
     @Schema(description = "new (issue 35): a signal that long before the timeout")
-        JobRequest.TimeoutSignalRequest timeoutSignal) {
+        JobRequest.TimeoutSignalRequest timeoutSignal,
+    @Schema(
+            description =
+                "new (issue 37): where the sweep's end (DONE) is POSTed; its trials send none")
+        @com.fasterxml.jackson.annotation.JsonProperty("notify")
+        List<JobRequest.Notify> notifications) {
 
   JobRequest template() {
     return new JobRequest(

@@ -91,7 +91,8 @@ public class SweepController {
     if (body == null) {
       throw new InvalidJobRequestException("", "a JSON object describing the sweep is required");
     }
-    SweepCreation creation = sweeps.create(caller, body.template(), body.sweep(), idempotencyKey);
+    SweepCreation creation =
+        sweeps.create(caller, body.template(), body.sweep(), idempotencyKey, body.notifications());
     SweepView view = SweepView.of(creation.sweep());
     return IdempotencyKeys.answer(creation.created(), view, "/api/v1/sweeps/" + view.id());
   }

@@ -1,5 +1,6 @@
 package io.gpuq.job;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.List;
 import java.util.Map;
 
@@ -25,7 +26,49 @@ public record JobRequest(
     Boolean preemptible,
     String preemptGrace,
     String preemptSignal,
-    TimeoutSignalRequest timeoutSignal) {
+    TimeoutSignalRequest timeoutSignal,
+    // "notify" in JSON: a record component cannot be named as Object's notify().
+    @JsonProperty("notify") List<Notify> notifications) {
+
+  /** Without notifications (issue 37). */
+  public JobRequest(
+      String name,
+      List<String> command,
+      String workingDir,
+      Map<String, String> env,
+      String framework,
+      Resources resources,
+      Integer priority,
+      String timeout,
+      Retry retry,
+      Map<String, String> labels,
+      Map<String, String> nodeSelector,
+      List<String> preload,
+      List<DependsOn> dependsOn,
+      Boolean preemptible,
+      String preemptGrace,
+      String preemptSignal,
+      TimeoutSignalRequest timeoutSignal) {
+    this(
+        name,
+        command,
+        workingDir,
+        env,
+        framework,
+        resources,
+        priority,
+        timeout,
+        retry,
+        labels,
+        nodeSelector,
+        preload,
+        dependsOn,
+        preemptible,
+        preemptGrace,
+        preemptSignal,
+        timeoutSignal,
+        null);
+  }
 
   /**
    * A cold start (no {@code preload}, issue 36) without dependencies (issue 37) that says nothing
@@ -60,6 +103,7 @@ public record JobRequest(
         null,
         null,
         null,
+        null,
         null);
   }
 
@@ -86,6 +130,12 @@ public record JobRequest(
       this(gpus, gpuMemory, gpuFraction, null, null);
     }
   }
+
+  /**
+   * One notification target as the user wrote it (issue 37): a {@code url}, the events it is sent
+   * on ({@code on}: ENDED unless given) and its {@code format} (json unless given).
+   */
+  public record Notify(String url, List<String> on, String format) {}
 
   /** How often to try, and how the GPU-memory budget grows after an out-of-memory failure. */
   public record Retry(Integer maxAttempts, Double oomGrowth) {}

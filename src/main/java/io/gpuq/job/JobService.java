@@ -87,6 +87,20 @@ public class JobService implements JobQueries {
       String idempotencyKey,
       List<Dependency> dependsOn,
       boolean held) {
+    return submit(caller, spec, idempotencyKey, dependsOn, held, List.of());
+  }
+
+  /**
+   * {@link #submit(Caller, JobSpec, String, List, boolean)}, with the targets its events are sent
+   * to (issue 37), stored with the job.
+   */
+  public Submission submit(
+      Caller caller,
+      JobSpec spec,
+      String idempotencyKey,
+      List<Dependency> dependsOn,
+      boolean held,
+      List<NotifyTarget> notify) {
     if (idempotencyKey != null) {
       Optional<Job> earlier = store.findByKey(caller.name(), idempotencyKey);
       if (earlier.isPresent()) {
@@ -104,7 +118,8 @@ public class JobService implements JobQueries {
                   null,
                   clock.instant(),
                   dependsOn,
-                  held),
+                  held,
+                  notify),
               maxQueuedOf.applyAsLong(caller.name()));
       return new Submission(job, true);
     } catch (IdempotencyKeyTakenException e) {

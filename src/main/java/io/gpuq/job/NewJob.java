@@ -7,6 +7,7 @@ import java.util.List;
  * A job to submit: who asked for what, and when.
  *
  * @param trial the sweep and trial it belongs to; null for a job of its own
+ * @param notifications where to POST its events (issue 37), written with it
  */
 public record NewJob(
     String id,
@@ -16,10 +17,25 @@ public record NewJob(
     SweepTrial trial,
     Instant createdAt,
     List<Dependency> dependsOn,
-    boolean held) {
+    boolean held,
+    List<NotifyTarget> notifications) {
 
   public NewJob {
     dependsOn = dependsOn == null ? List.of() : List.copyOf(dependsOn);
+    notifications = notifications == null ? List.of() : List.copyOf(notifications);
+  }
+
+  /** Without notifications (issue 37). */
+  public NewJob(
+      String id,
+      String owner,
+      JobSpec spec,
+      String idempotencyKey,
+      SweepTrial trial,
+      Instant createdAt,
+      List<Dependency> dependsOn,
+      boolean held) {
+    this(id, owner, spec, idempotencyKey, trial, createdAt, dependsOn, held, List.of());
   }
 
   public NewJob(

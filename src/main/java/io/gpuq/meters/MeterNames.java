@@ -47,6 +47,7 @@ public final class MeterNames {
   public static final String JOB_SUBMIT_TO_START = "gpuq.job.submit.to.start";
   public static final String JOB_ATTEMPTS_FINISHED = "gpuq.job.attempts.finished";
   public static final String PREEMPTIONS = "gpuq.preemptions";
+  public static final String NOTIFICATIONS = "gpuq.notifications";
   public static final String GUARD_ACTIONS = "gpuq.guard.actions";
   public static final String GPU_POLL_DURATION = "gpuq.gpu.poll.duration";
   public static final String GPU_POLL_ERRORS = "gpuq.gpu.poll.errors";

@@ -6,11 +6,14 @@ import io.gpuq.job.JobNotFoundException;
 import io.gpuq.job.JobRequest;
 import io.gpuq.job.JobService;
 import io.gpuq.job.JobSpec;
+import io.gpuq.job.NotifyTarget;
 import io.gpuq.job.PreemptReason;
 import io.gpuq.job.Submission;
 import io.gpuq.launch.StopReason;
 import io.gpuq.launch.Workers;
+import io.gpuq.notify.NotifyChecks;
 import java.util.Collection;
+import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -28,6 +31,7 @@ public final class JobCommands {
   private final SchedulingLoop loop;
   private final DependencyChecks dependencies;
   private final Consumer<PreemptReason> preempted;
+  private NotifyChecks notifyChecks = new NotifyChecks(List.of());
 
   public JobCommands(JobService jobs, SubmitChecks checks, Workers workers, SchedulingLoop loop) {
     this(jobs, checks, workers, loop, DependencyChecks.NONE, reason -> {});
@@ -52,6 +56,20 @@ public final class JobCommands {
     this.loop = loop;
   }
 
+  /**
+   * Checks submissions' {@code notify} (issue 37) against the operator's allowed hosts; until this
+   * is called, none is allowed.
+   */
+  public JobCommands notifications(NotifyChecks checks) {
+    this.notifyChecks = checks;
+    return this;
+  }
+
+  /** A sweep's {@code notify} (issue 37), checked: DONE only. */
+  public List<NotifyTarget> checkSweepNotify(List<JobRequest.Notify> notify) {
+    return notifyChecks.check(notify, true);
+  }
+
   /** A submission's answer, read from the job as stored, and whether this call created the job. */
   public record Submitted<A>(A answer, boolean created) {}
 
@@ -66,8 +84,9 @@ public final class JobCommands {
       Caller caller, JobRequest request, String idempotencyKey, Function<Job, A> answer) {
     JobSpec spec = checks.check(caller.name(), request);
     DependencyChecks.Checked dependsOn = dependencies.check(caller, request.dependsOn());
+    List<NotifyTarget> notify = notifyChecks.check(request.notifications(), false);
     Submission submission =
-        jobs.submit(caller, spec, idempotencyKey, dependsOn.dependsOn(), dependsOn.held());
+        jobs.submit(caller, spec, idempotencyKey, dependsOn.dependsOn(), dependsOn.held(), notify);
     A answered = answer.apply(submission.job());
     if (submission.created() && !submission.job().held()) {
       Job job = submission.job();

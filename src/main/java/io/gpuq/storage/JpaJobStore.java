@@ -45,6 +45,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Function;
+import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.annotation.Lazy;
@@ -74,6 +75,7 @@ public class JpaJobStore implements JobStore {
   private final JobRepository jobs;
   private final TransactionTemplate tx;
   private final TransactionTemplate reads;
+  private final NotificationTable notifications;
   private final GroupCommit<Submitted, Job> newJobs;
   private final GroupCommit<WorkerEvent, JobState> workerEvents;
 
@@ -82,8 +84,9 @@ public class JpaJobStore implements JobStore {
    * metamodel, which is built in the background while the rest of gpuq starts
    * (wiring.JpaBootstrapConfiguration); wiring this store must not wait for it.
    */
-  public JpaJobStore(@Lazy JobRepository jobs, TransactionTemplate tx) {
+  public JpaJobStore(@Lazy JobRepository jobs, TransactionTemplate tx, DataSource dataSource) {
     this.jobs = jobs;
+    this.notifications = new NotificationTable(dataSource);
     this.tx = tx;
     this.reads = readOnly(tx);
     this.newJobs =
@@ -174,7 +177,15 @@ public class JpaJobStore implements JobStore {
             }
           });
     }
-    return jobs.saveAll(batch.stream().map(submitted -> submitted.job().job()).toList());
+    List<Job> saved = jobs.saveAll(batch.stream().map(submitted -> submitted.job().job()).toList());
+    // Their notifications (issue 37), in this transaction: a job is never stored without them.
+    for (Submitted submitted : batch) {
+      NewJob job = submitted.job();
+      if (!job.notifications().isEmpty()) {
+        notifications.add(job.id(), null, job.owner(), job.notifications(), job.createdAt());
+      }
+    }
+    return saved;
   }
 
   @Override

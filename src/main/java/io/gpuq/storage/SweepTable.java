@@ -191,6 +191,12 @@ public class SweepTable implements SweepStore {
 
   @Override
   public void create(Sweep sweep, List<NewJob> trials, long maxQueued) {
+    create(sweep, trials, maxQueued, List.of());
+  }
+
+  @Override
+  public void create(
+      Sweep sweep, List<NewJob> trials, long maxQueued, List<io.gpuq.job.NotifyTarget> notify) {
     try {
       tx.executeWithoutResult(
           status -> {
@@ -226,6 +232,12 @@ public class SweepTable implements SweepStore {
                       JobRows.insertQueued(connection, trials);
                       return null;
                     });
+            if (!notify.isEmpty()) {
+              // Its notifications (issue 37), in this transaction: on the same data source, the
+              // table's statements run on the transaction's connection.
+              new NotificationTable(connections.getDataSource())
+                  .add(null, sweep.id(), sweep.owner(), notify, sweep.createdAt());
+            }
           });
     } catch (DataIntegrityViolationException e) {
       if (sweep.idempotencyKey() != null

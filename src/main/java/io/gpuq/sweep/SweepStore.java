@@ -34,6 +34,15 @@ public interface SweepStore {
     create(sweep, trials);
   }
 
+  /**
+   * {@link #create(Sweep, List, long)}, with where its end is sent (issue 37), stored in the same
+   * transaction. A store without notifications stores none.
+   */
+  default void create(
+      Sweep sweep, List<NewJob> trials, long maxQueued, List<io.gpuq.job.NotifyTarget> notify) {
+    create(sweep, trials, maxQueued);
+  }
+
   Optional<Sweep> find(String id);
 
   /** How many of this owner's sweeps are not finished yet (neither done nor cancelled). */

@@ -120,9 +120,19 @@ public class SweepService {
    */
   public SweepCreation create(
       Caller caller, JobRequest template, SweepRequest request, String idempotencyKey) {
+    return create(caller, template, request, idempotencyKey, List.of());
+  }
+
+  /** {@link #create(Caller, JobRequest, SweepRequest, String)}, sending its end (issue 37). */
+  public SweepCreation create(
+      Caller caller,
+      JobRequest template,
+      SweepRequest request,
+      String idempotencyKey,
+      List<JobRequest.Notify> notify) {
     // Before anything reads the database, which a full disk may have closed.
     storage.requireRoom();
-    SweepCreation creation = created(caller, template, request, idempotencyKey);
+    SweepCreation creation = created(caller, template, request, idempotencyKey, notify);
     if (creation.created()) {
       jobCommands.queued(creation.gpuTrials());
     }
@@ -130,7 +140,11 @@ public class SweepService {
   }
 
   private SweepCreation created(
-      Caller caller, JobRequest template, SweepRequest request, String idempotencyKey) {
+      Caller caller,
+      JobRequest template,
+      SweepRequest request,
+      String idempotencyKey,
+      List<JobRequest.Notify> notify) {
     String definitionJson = SweepDefinitions.toJson(template, request);
     if (idempotencyKey != null) {
       Optional<Sweep> earlier = sweeps.findByKey(caller.name(), idempotencyKey);
@@ -142,6 +156,7 @@ public class SweepService {
     // Every trial waits for the sweep's dependencies (issue 37), held until they are met.
     DependencyChecks.Checked dependsOn =
         jobCommands.checkDependencies(caller, template.dependsOn());
+    List<io.gpuq.job.NotifyTarget> notifyTargets = jobCommands.checkSweepNotify(notify);
     // Before a trial is built: 1,000 copies of a large template are the heap's end.
     long parametersBytes = 0;
     for (Trial trial : definition.initialTrials()) {
@@ -174,7 +189,7 @@ public class SweepService {
             caller, id, template, request, definition, definitionJson, idempotencyKey, trials, now);
     try {
       // The trials count as queued jobs of their owner, checked where they are inserted.
-      sweeps.create(sweep, trials, maxQueuedOf.applyAsLong(caller.name()));
+      sweeps.create(sweep, trials, maxQueuedOf.applyAsLong(caller.name()), notifyTargets);
     } catch (SweepKeyTakenException e) {
       // Two requests with one key raced; exactly one of them got in.
       return sweeps

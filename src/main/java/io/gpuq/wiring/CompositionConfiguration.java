@@ -93,6 +93,7 @@ public class CompositionConfiguration {
       JobFiles files,
       WarmStarts warmStarts,
       DependencyTargets dependencies,
+      io.gpuq.notify.NotificationDuty notifications,
       GpuqProperties properties,
       Clock clock) {
     Duration heartbeat = properties.cluster().heartbeatInterval();
@@ -126,6 +127,9 @@ public class CompositionConfiguration {
                 // last read found jobs waiting there
                 new DependencyDuty(
                     dependencies, jobs, scheduler.loop()::wakeUpForGpus, DEPENDENCY_INTERVAL),
+                // gpuq.notifications.interval (issue 37): events found, deliveries sent (on the
+                // sender's own threads)
+                notifications,
                 // gpuq.retention.interval
                 new RetentionDuty(
                     finishedJobs,

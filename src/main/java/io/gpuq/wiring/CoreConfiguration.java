@@ -328,14 +328,16 @@ public class CoreConfiguration {
       Workers workers,
       Scheduler scheduler,
       DependencyTargets dependencies,
-      SchedulerMetrics schedulerMetrics) {
+      SchedulerMetrics schedulerMetrics,
+      io.gpuq.notify.NotifyChecks notifyChecks) {
     return new JobCommands(
-        jobs,
-        new SubmitChecks(validator, storage, admission),
-        workers,
-        scheduler.loop(),
-        new DependencyChecks(dependencies),
-        schedulerMetrics::preempted);
+            jobs,
+            new SubmitChecks(validator, storage, admission),
+            workers,
+            scheduler.loop(),
+            new DependencyChecks(dependencies),
+            schedulerMetrics::preempted)
+        .notifications(notifyChecks);
   }
 
   /** What the usage report (issue 37) is computed from. */

@@ -213,6 +213,36 @@ class WebUiTest extends IntegrationTest {
 
   @Test
   @DisplayName(
+      "a job's page shows where its notifications stand, and why one is not delivered (issue 37)")
+  void a_jobs_page_shows_its_notifications_last_error() throws IOException {
+    Gate gate = Gate.in(dataDir(), "ui-notifications");
+    // Port 1 of the loopback address: nothing listens, every try is refused.
+    String id =
+        alice.submit(
+            aJob()
+                .shell(gate.shellWait())
+                .field(
+                    "notify",
+                    java.util.List.of(
+                        java.util.Map.of(
+                            "url", "http://127.0.0.1:1/hook", "on", java.util.List.of("STARTED"))))
+                .json());
+    try {
+      signIn(ALICE_TOKEN, "/job/" + id);
+
+      await()
+          .atMost(SOON)
+          .until(() -> text(By.id("job-notifications")).contains("STARTED due after"));
+      assertThat(text(By.id("job-notifications"))).contains("ConnectException");
+      assertThat(text(By.id("job-notifications"))).doesNotContain("127.0.0.1");
+    } finally {
+      gate.open();
+    }
+    await().atMost(SOON).until(() -> alice.state(id).equals("SUCCEEDED"));
+  }
+
+  @Test
+  @DisplayName(
       "a job's page follows its log live, charts its metrics, and its cancel ends it CANCELLED")
   void a_jobs_page_follows_its_log_and_cancels_it() throws IOException {
     Gate second = Gate.in(dataDir(), "log-second");

@@ -131,7 +131,8 @@ final class Layering {
     "guard",
     "cgroup",
     "fairshare",
-    "warm"
+    "warm",
+    "notify"
   };
 
   static ArchRule springConfigurationOnlyInWiring(String root) {

@@ -10,6 +10,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.gpuq.notify.Outbox;
 import io.gpuq.placement.PlacedGpu;
 import io.gpuq.reported.SweepObjective;
 import io.gpuq.storage.JobRepository;
@@ -91,6 +92,89 @@ abstract class JpaJobStoreContract extends JobStoreContract {
   void emptyDatabase() {
     jdbc().update("delete from jobs"); // labels and attempts go with their job (on delete cascade)
     jdbc().update("delete from sweeps");
+    jdbc().update("delete from notifications");
+  }
+
+  private static final List<NotifyTarget> NOTIFY =
+      List.of(
+          new NotifyTarget(
+              "https://hooks.example/x",
+              List.of(NotifyEvent.STARTED, NotifyEvent.ENDED, NotifyEvent.FAILED),
+              NotifyFormat.JSON));
+
+  private NewJob notified(String id) {
+    return new NewJob(id, "alice", aSpec().build(), null, null, T0, List.of(), false, NOTIFY);
+  }
+
+  private long notificationRows(String jobId) {
+    return jdbc()
+        .queryForObject("select count(*) from notifications where job_id = ?", Long.class, jobId);
+  }
+
+  @Test
+  void a_jobs_notifications_are_written_in_its_submissions_transaction_or_not_at_all() {
+    store().submit(notified("job-notified"));
+    assertThat(notificationRows("job-notified")).isEqualTo(3);
+
+    aQueuedJob().ownedBy("alice").in(store());
+    assertThatThrownBy(() -> store().submit(notified("job-refused"), 1))
+        .isInstanceOf(TooManyQueuedJobsException.class);
+    assertThat(store().find("job-refused")).isEmpty();
+    assertThat(notificationRows("job-refused")).isZero();
+  }
+
+  @Test
+  void notifications_become_due_as_their_job_moves_and_one_claim_of_two_wins() {
+    io.gpuq.storage.NotificationTable outbox = new io.gpuq.storage.NotificationTable(dataSource);
+    Job queued = aQueuedJob().in(store());
+    Job running = aRunningJob().in(store());
+    Job succeeded = aSucceededJob().in(store());
+    for (Job job : List.of(queued, running, succeeded)) {
+      outbox.add(job.id(), null, job.owner(), NOTIFY, T0);
+    }
+
+    // A queued job's rows wait; a running one's STARTED and an ended one's three are read.
+    assertThat(outbox.jobEvents(100))
+        .extracting(e -> e.job().id() + " " + e.event())
+        .containsExactlyInAnyOrder(
+            running.id() + " STARTED",
+            succeeded.id() + " STARTED",
+            succeeded.id() + " ENDED",
+            succeeded.id() + " FAILED");
+    Outbox.JobEvent ended =
+        outbox.jobEvents(100).stream()
+            .filter(e -> e.job().id().equals(succeeded.id()) && e.event() == NotifyEvent.ENDED)
+            .findFirst()
+            .orElseThrow();
+    assertThat(ended.job().state()).isEqualTo("SUCCEEDED");
+    assertThat(ended.job().exitCode()).isZero();
+    assertThat(ended.job().finishedAt()).isNotNull();
+
+    Instant now = T0.plusSeconds(60);
+    assertThat(outbox.makeDue(ended.id(), "{}", now)).isTrue();
+    assertThat(outbox.makeDue(ended.id(), "{}", now)).as("made due once").isFalse();
+    assertThat(outbox.due(now, 10)).extracting(Outbox.Due::id).containsExactly(ended.id());
+
+    // Two nodes: one claim wins, and the row is not due to anyone while held.
+    assertThat(outbox.claim(ended.id(), now, now.plusSeconds(30))).isTrue();
+    assertThat(outbox.claim(ended.id(), now, now.plusSeconds(30))).isFalse();
+    assertThat(outbox.due(now, 10)).isEmpty();
+    // A failed try: due again later, the try counted, the error kept.
+    outbox.retryAt(ended.id(), now.plusSeconds(5), "the receiver answered 503");
+    assertThat(outbox.due(now.plusSeconds(4), 10)).isEmpty();
+    assertThat(outbox.due(now.plusSeconds(5), 10))
+        .singleElement()
+        .satisfies(d -> assertThat(d.attempts()).isEqualTo(1));
+    assertThat(outbox.lastErrorOf(succeeded.id())).isEqualTo("the receiver answered 503");
+    // A node that died holding it: another takes it once the claim has run out.
+    assertThat(outbox.claim(ended.id(), now.plusSeconds(5), now.plusSeconds(35))).isTrue();
+    assertThat(outbox.claim(ended.id(), now.plusSeconds(36), now.plusSeconds(66))).isTrue();
+    outbox.delivered(ended.id(), now.plusSeconds(37));
+    assertThat(outbox.due(now.plusSeconds(99), 10)).isEmpty();
+    assertThat(outbox.lastErrorOf(succeeded.id())).isNull();
+
+    assertThat(outbox.skip(ended.id(), now)).as("settled rows are not skipped").isFalse();
+    assertThat(outbox.deleteSettledBefore(now.plusSeconds(38))).isEqualTo(1);
   }
 
   /** The sweep's row as V7 has it; only what reading metrics needs is filled in. */

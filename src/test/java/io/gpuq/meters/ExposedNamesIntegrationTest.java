@@ -82,7 +82,7 @@ class ExposedNamesIntegrationTest extends MetricsIntegrationSupport {
     Map<String, String> documentedTypes = new TreeMap<>();
     documented.forEach((name, doc) -> documentedTypes.put(name, doc.type()));
 
-    assertThat(documented).hasSize(36);
+    assertThat(documented).hasSize(37);
     assertThat(exposedTypes).isEqualTo(documentedTypes);
   }
 

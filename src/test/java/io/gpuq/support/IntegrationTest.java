@@ -37,12 +37,22 @@ import org.springframework.test.context.DynamicPropertySource;
       // Opted in, so that the metrics tests see gpuq_job_info's names; LessForOthersToSeeTest
       // checks the default, no names.
       "gpuq.metrics.job-names=true",
+      // Notifications (issue 37) to the tests' own receiver, on the loopback address only (a
+      // "localhost" URL is refused), retried soon.
+      "gpuq.notifications.allowed-hosts=127.0.0.1",
+      "gpuq.notifications.secret=" + IntegrationTest.NOTIFICATIONS_SECRET,
+      "gpuq.notifications.first-retry=1s",
+      "gpuq.notifications.interval=250ms",
+      // Longer than the default 10 s: a test measures that nothing waits for a hung POST, with
+      // room for a slow machine below this bound.
+      "gpuq.notifications.timeout=20s",
     })
 public abstract class IntegrationTest {
 
   public static final String ADMIN_TOKEN = "admin-token-0123456789";
   public static final String ALICE_TOKEN = "alice-token-0123456789";
   public static final String BOB_TOKEN = "bob-token-0123456789ab";
+  public static final String NOTIFICATIONS_SECRET = "notifications-secret-0123456789";
 
   private static final Path DATA_DIR = TestDataDirs.fresh("it-");
 

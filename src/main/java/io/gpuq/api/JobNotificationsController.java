@@ -1,0 +1,72 @@
+package io.gpuq.api;
+
+import io.gpuq.job.Caller;
+import io.gpuq.job.JobQueries;
+import io.gpuq.notify.Outbox;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.swagger.v3.oas.annotations.tags.Tag;
+import java.time.Instant;
+import java.util.List;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * Where a job's notifications stand (issue 37), with the rights of the job: its owner (or an admin)
+ * sees whether each was delivered and the last error of one that was not. The URLs are not shown.
+ */
+@RestController
+@RequestMapping("/api/v1/jobs")
+@Tag(name = "jobs")
+public class JobNotificationsController {
+
+  private final JobQueries jobs;
+  private final Outbox outbox;
+
+  public JobNotificationsController(JobQueries jobs, Outbox outbox) {
+    this.jobs = jobs;
+    this.outbox = outbox;
+  }
+
+  /** One notification: its event, status, tries and last error. */
+  public record NotificationView(
+      String id,
+      String event,
+      String status,
+      int attempts,
+      Instant happenedAt,
+      Instant settledAt,
+      String lastError) {}
+
+  /** A job's notifications. */
+  public record NotificationsView(List<NotificationView> notifications) {}
+
+  @GetMapping("/{id}/notifications")
+  @Operation(
+      summary = "Where the job's notifications stand (new, issue 37)",
+      description =
+          "One entry per notify target and event, in the order asked: status WAITING (the event"
+              + " has not happened), DUE (being sent or retried), DELIVERED, GAVE_UP or SKIPPED"
+              + " (the event can no longer happen), its tries and the last try's error.")
+  @ApiResponse(responseCode = "200", description = "its notifications; empty for none")
+  @ApiResponse(responseCode = "403", description = "another user's job")
+  @ApiResponse(responseCode = "404", description = "no such job")
+  public NotificationsView notifications(Caller caller, @PathVariable String id) {
+    jobs.get(caller, id);
+    return new NotificationsView(
+        outbox.standingsOf(id).stream()
+            .map(
+                s ->
+                    new NotificationView(
+                        s.id(),
+                        s.event().name(),
+                        s.status(),
+                        s.attempts(),
+                        s.happenedAt(),
+                        s.settledAt(),
+                        s.lastError()))
+            .toList());
+  }
+}

@@ -1,0 +1,202 @@
+package io.gpuq.notify;
+
+import io.gpuq.job.NotifyEvent;
+import io.gpuq.job.NotifyFormat;
+import java.time.Instant;
+import java.util.Map;
+
+/**
+ * The body of a delivery, as JSON text (written here, without a JSON library in the core). gpuq's
+ * form: {@code {"id", "event", "time", "job": {...}}} or {@code ..., "sweep": {...}}; Slack's
+ * incoming-webhook form: {@code {"text": "..."}}.
+ */
+public final class NotificationBody {
+
+  private NotificationBody() {}
+
+  /** A job as an event found it. Null fields are written as JSON null. */
+  public record JobFacts(
+      String id,
+      String name,
+      String owner,
+      String state,
+      Integer exitCode,
+      String failureMessage,
+      Instant startedAt,
+      Instant finishedAt) {}
+
+  /**
+   * A sweep as its end found it.
+   *
+   * @param counts its trials per state
+   * @param bestJobId its best trial's job, or null (no metric, or no value reported)
+   */
+  public record SweepFacts(
+      String id,
+      String name,
+      String owner,
+      String state,
+      Map<String, Long> counts,
+      String bestJobId,
+      Integer bestTrial,
+      Double bestValue) {}
+
+  /**
+   * @param id the delivery's id, the same on every try, for receivers to de-duplicate
+   */
+  public static String ofJob(
+      String id, NotifyEvent event, Instant time, JobFacts job, NotifyFormat format) {
+    if (format == NotifyFormat.SLACK) {
+      StringBuilder text =
+          new StringBuilder("gpuq: job ")
+              .append(job.name() == null ? job.id() : job.name() + " (" + job.id() + ")")
+              .append(" of ")
+              .append(job.owner())
+              .append(' ')
+              .append(event == NotifyEvent.STARTED ? "started" : "ended " + job.state());
+      if (job.exitCode() != null && event != NotifyEvent.STARTED) {
+        text.append(", exit code ").append(job.exitCode());
+      }
+      if (job.failureMessage() != null && event != NotifyEvent.STARTED) {
+        text.append(": ").append(job.failureMessage());
+      }
+      return slack(text.toString());
+    }
+    return head(id, event, time)
+        + ",\"job\":{"
+        + field("id", job.id())
+        + ","
+        + field("name", job.name())
+        + ","
+        + field("owner", job.owner())
+        + ","
+        + field("state", job.state())
+        + ",\"exitCode\":"
+        + (job.exitCode() == null ? "null" : job.exitCode().toString())
+        + ","
+        + field("failureMessage", job.failureMessage())
+        + ","
+        + field("startedAt", text(job.startedAt()))
+        + ","
+        + field("finishedAt", text(job.finishedAt()))
+        + "}}";
+  }
+
+  public static String ofSweep(
+      String id, NotifyEvent event, Instant time, SweepFacts sweep, NotifyFormat format) {
+    if (format == NotifyFormat.SLACK) {
+      StringBuilder text =
+          new StringBuilder("gpuq: sweep ")
+              .append(sweep.name() == null ? sweep.id() : sweep.name() + " (" + sweep.id() + ")")
+              .append(" of ")
+              .append(sweep.owner())
+              .append(" is ")
+              .append(sweep.state())
+              .append(": ");
+      StringBuilder counts = new StringBuilder();
+      sweep
+          .counts()
+          .forEach(
+              (state, n) -> {
+                if (counts.length() > 0) {
+                  counts.append(", ");
+                }
+                counts.append(n).append(' ').append(state);
+              });
+      text.append(counts.length() == 0 ? "no trials" : counts);
+      if (sweep.bestJobId() != null) {
+        text.append("; best trial ")
+            .append(sweep.bestTrial())
+            .append(" (")
+            .append(sweep.bestJobId())
+            .append(") at ")
+            .append(number(sweep.bestValue()));
+      }
+      return slack(text.toString());
+    }
+    StringBuilder counts = new StringBuilder("{");
+    sweep
+        .counts()
+        .forEach(
+            (state, n) -> {
+              if (counts.length() > 1) {
+                counts.append(',');
+              }
+              counts.append(quote(state)).append(':').append(n);
+            });
+    counts.append('}');
+    String best =
+        sweep.bestJobId() == null
+            ? "null"
+            : "{"
+                + field("jobId", sweep.bestJobId())
+                + ",\"trial\":"
+                + sweep.bestTrial()
+                + ",\"value\":"
+                + number(sweep.bestValue())
+                + "}";
+    return head(id, event, time)
+        + ",\"sweep\":{"
+        + field("id", sweep.id())
+        + ","
+        + field("name", sweep.name())
+        + ","
+        + field("owner", sweep.owner())
+        + ","
+        + field("state", sweep.state())
+        + ",\"counts\":"
+        + counts
+        + ",\"best\":"
+        + best
+        + "}}";
+  }
+
+  private static String head(String id, NotifyEvent event, Instant time) {
+    return "{"
+        + field("id", id)
+        + ","
+        + field("event", event.name())
+        + ","
+        + field("time", text(time));
+  }
+
+  private static String slack(String text) {
+    return "{" + field("text", text) + "}";
+  }
+
+  private static String text(Instant instant) {
+    return instant == null ? null : instant.toString();
+  }
+
+  /** A finite number as JSON writes it; NaN and infinities (no JSON numbers) as null. */
+  private static String number(Double value) {
+    return value == null || value.isNaN() || value.isInfinite() ? "null" : value.toString();
+  }
+
+  private static String field(String name, String value) {
+    return quote(name) + ":" + (value == null ? "null" : quote(value));
+  }
+
+  /** A JSON string literal: quotes, backslashes and control characters escaped (RFC 8259). */
+  static String quote(String text) {
+    StringBuilder out = new StringBuilder(text.length() + 2).append('"');
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      switch (c) {
+        case '"' -> out.append("\\\"");
+        case '\\' -> out.append("\\\\");
+        case '\n' -> out.append("\\n");
+        case '\r' -> out.append("\\r");
+        case '\t' -> out.append("\\t");
+        default -> {
+          if (c < 0x20) {
+            out.append(String.format("\\u%04x", (int) c));
+          } else {
+            out.append(c);
+          }
+        }
+      }
+    }
+    return out.append('"').toString();
+  }
+}
