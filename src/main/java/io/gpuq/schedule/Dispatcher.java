@@ -226,7 +226,12 @@ public class Dispatcher {
     }
     Map<String, String> waiting = new HashMap<>();
     Map<String, Integer> fullSweeps = new HashMap<>();
-    List<QueuedJob> queue = queueHead(cpuOnlyRoom, readGpuQueue, waiting, fullSweeps);
+    // No slot free, but a preemption could free one: each owner's first CPU-only job is read, so
+    // that one below their share is considered (it waits in this pass, as the placer finds no
+    // slot for it).
+    int cpuRead =
+        cpuOnlyRoom == 0 && preemptions != null && preemptions.mayFreeCpuSlot() ? 1 : cpuOnlyRoom;
+    List<QueuedJob> queue = queueHead(cpuRead, readGpuQueue, waiting, fullSweeps);
     int heldStarted = 0;
     if (queue != null && preemptions != null) {
       List<QueuedJob> held = preemptions.heldAmong(queue);

@@ -129,6 +129,22 @@ final class Preemptions {
     return !underWay.isEmpty();
   }
 
+  /**
+   * Whether a preemption could free a CPU slot here: a preemptible CPU-only job runs on this node
+   * and is not being preempted yet. Only then does a pass read CPU-only jobs while no slot is free,
+   * as a waiting one may have a slot made for it.
+   */
+  boolean mayFreeCpuSlot() {
+    return running != null
+        && running.stream()
+            .anyMatch(
+                job ->
+                    job.preemption().preemptible()
+                        && job.preemptReason().isEmpty()
+                        && job.placement() != null
+                        && job.placement().gpus().isEmpty());
+  }
+
   /** The reason each waiting job served by a preemption under way gives. */
   Map<String, String> reasons() {
     Map<String, String> now = new HashMap<>();

@@ -372,4 +372,42 @@ class SchedulerStepsTest {
       ruled.loop().stop();
     }
   }
+
+  @Test
+  @DisplayName(
+      "a CPU-only job of an owner below their share has a preemptible CPU-only job preempted for"
+          + " it while no slot is free, and starts in the slot it freed (issue 35)")
+  void a_cpu_only_job_gets_the_slot_a_preemption_frees() {
+    scheduler.loop().stop();
+    Scheduler oneSlot =
+        new SchedulerBuilder(
+                jobs,
+                local.workers(),
+                new JobFiles(dataDir),
+                new Placer(new PlacementPolicy(Headroom.NONE, Duration.ZERO, Duration.ZERO, 8)),
+                clock,
+                "node-1")
+            .cpuSlots(1)
+            .safetyNet(Duration.ofMillis(200))
+            .preemption(new Dispatcher.PreemptionSettings(Duration.ZERO, reason -> {}, false))
+            .build();
+    try {
+      Preemption preemptible = new Preemption(true, Duration.ofSeconds(1), StopSignal.TERM);
+      Job alices =
+          aQueuedJob()
+              .ownedBy("alice")
+              .spec(s -> s.command("/bin/sleep", "60").preemption(preemptible))
+              .in(store);
+      oneSlot.loop().start();
+      await().atMost(Duration.ofSeconds(30)).until(() -> state(alices).state() == JobState.RUNNING);
+
+      Job bobs = aQueuedJob().ownedBy("bob").spec(s -> s.command("/bin/sleep", "60")).in(store);
+
+      await().atMost(Duration.ofSeconds(60)).until(() -> state(bobs).state() == JobState.RUNNING);
+      assertThat(state(alices).state()).isEqualTo(JobState.QUEUED);
+      assertThat(state(alices).requeues()).isEqualTo(1);
+    } finally {
+      oneSlot.loop().stop();
+    }
+  }
 }
