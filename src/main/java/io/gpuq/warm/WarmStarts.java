@@ -49,6 +49,7 @@ public final class WarmStarts implements AutoCloseable {
 
   static final String CLIENT = "gpuq_warm_client.py";
   static final String ZYGOTE = "gpuq_warm_zygote.py";
+  static final String OWNERS_DIR = "owners";
   private static final String RESOURCE_DIR = "/gpuq/warm/";
 
   private final Path root;
@@ -59,6 +60,8 @@ public final class WarmStarts implements AutoCloseable {
   private final Optional<Path> setpriv;
   private final Optional<Path> setsid;
   private final Clock clock;
+  private final ZygoteGroups groups;
+  private final Path owners;
   // The zygotes this gpuq started, to retire when it stops.
   private final Map<Path, Process> started = new java.util.concurrent.ConcurrentHashMap<>();
   // The sweeps whose trials each zygote ran; a zygote that also ran a job of its own is kept
@@ -71,6 +74,20 @@ public final class WarmStarts implements AutoCloseable {
    * @param root where the zygotes' directories and the scripts live ({@code <data-dir>/warm})
    */
   public WarmStarts(Path root, Duration idleExit, int maxForks, Duration readyWait, Clock clock) {
+    this(root, idleExit, maxForks, readyWait, clock, ZygoteGroups.none(root));
+  }
+
+  /**
+   * @param root where the zygotes' directories and the scripts live ({@code <data-dir>/warm})
+   * @param groups the zygotes' own cgroups, where workers have cgroups
+   */
+  public WarmStarts(
+      Path root,
+      Duration idleExit,
+      int maxForks,
+      Duration readyWait,
+      Clock clock,
+      ZygoteGroups groups) {
     if (maxForks < 1) {
       throw new IllegalArgumentException("gpuq.warm.max-forks must be at least 1");
     }
@@ -80,6 +97,8 @@ public final class WarmStarts implements AutoCloseable {
     this.maxForks = maxForks;
     this.readyWait = readyWait;
     this.clock = clock;
+    this.groups = groups;
+    this.owners = root.resolve(OWNERS_DIR);
     String path = "/usr/bin:/bin:/usr/sbin:/sbin:" + System.getenv("PATH");
     this.setpriv = onPath("setpriv", path);
     this.setsid = onPath("setsid", path);
@@ -108,7 +127,7 @@ public final class WarmStarts implements AutoCloseable {
           .add(job.trial().sweepId());
     }
     try {
-      ensureZygote(key, dir, setup);
+      ensureZygote(key, dir, setup, job.host() == null ? null : job.host().memoryBytes());
     } catch (IOException | RuntimeException e) {
       // The client finds no zygote and starts the trial cold, saying so in its log.
       log.warn("job {}: cannot start a warm-start zygote: {}", job.id(), e.toString());
@@ -124,8 +143,8 @@ public final class WarmStarts implements AutoCloseable {
   }
 
   /** Starts the key's zygote unless one runs, is starting, or failed within {@code idle-exit}. */
-  private synchronized void ensureZygote(ZygoteKey key, Path dir, WorkerSetup setup)
-      throws IOException {
+  private synchronized void ensureZygote(
+      ZygoteKey key, Path dir, WorkerSetup setup, Long memoryBytes) throws IOException {
     Account account = setup.switchTo();
     if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
       Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(DataDirectory.PRIVATE_DIR));
@@ -159,10 +178,11 @@ public final class WarmStarts implements AutoCloseable {
         return;
       }
     }
-    start(key, dir, setup);
+    start(key, dir, setup, memoryBytes);
   }
 
-  private void start(ZygoteKey key, Path dir, WorkerSetup setup) throws IOException {
+  private void start(ZygoteKey key, Path dir, WorkerSetup setup, Long memoryBytes)
+      throws IOException {
     Account account = setup.switchTo();
     if (account != null
         && !key.workingDir().isEmpty()
@@ -205,6 +225,16 @@ public final class WarmStarts implements AutoCloseable {
     Process process = builder.start();
     started.put(dir, process);
     writePid(dir, process.pid());
+    writeOwner(key);
+    try {
+      // At once: the interpreter has barely started, its imports not.
+      groups.place(key.id(), process.pid(), memoryBytes);
+    } catch (IOException | RuntimeException e) {
+      log.warn(
+          "warm-start zygote {} runs in gpuq's own group: cannot give it its own: {}",
+          key.id(),
+          e.toString());
+    }
     log.info(
         "started warm-start zygote {} (pid {}) for {} importing {}",
         key.id(),
@@ -252,6 +282,25 @@ public final class WarmStarts implements AutoCloseable {
   public void close() {
     started.values().forEach(Process::destroy);
     started.clear();
+  }
+
+  /**
+   * Whose zygote a key's is, where only gpuq writes (the key's own directory is the account's):
+   * what its group holds is counted towards that owner.
+   */
+  private void writeOwner(ZygoteKey key) throws IOException {
+    Path tmp = Files.createTempFile(owners, ".owner", ".tmp");
+    try {
+      Files.writeString(tmp, key.owner() + "\n", StandardCharsets.UTF_8);
+      Files.move(tmp, owners.resolve(key.id()), StandardCopyOption.REPLACE_EXISTING);
+    } finally {
+      Files.deleteIfExists(tmp);
+    }
+  }
+
+  /** The zygotes' groups: counted in fair share and capacity, removed once empty. */
+  public ZygoteGroups groups() {
+    return groups;
   }
 
   /** Written by gpuq, readable by the account: the client tells a zygote still importing. */
@@ -338,6 +387,8 @@ public final class WarmStarts implements AutoCloseable {
       Files.setPosixFilePermissions(root, DataDirectory.PASS_THROUGH);
       Files.createDirectories(bin);
       Files.setPosixFilePermissions(bin, DataDirectory.PUBLIC_DIR);
+      Files.createDirectories(owners);
+      Files.setPosixFilePermissions(owners, DataDirectory.PRIVATE_DIR);
       for (String name : List.of(CLIENT, ZYGOTE)) {
         byte[] script = resource(name);
         Path target = bin.resolve(name);

@@ -53,8 +53,10 @@ import io.gpuq.storage.DependencyTable;
 import io.gpuq.storage.JdbcUsageLedger;
 import io.gpuq.text.MemorySize;
 import io.gpuq.warm.WarmStarts;
+import io.gpuq.warm.ZygoteGroups;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
@@ -272,14 +274,18 @@ public class CoreConfiguration {
 
   /** Warm starts (issue 36): their zygotes' directories and scripts in the data directory. */
   @Bean(destroyMethod = "close")
-  WarmStarts warmStarts(GpuqProperties properties, JobFiles files, Clock clock) {
+  WarmStarts warmStarts(
+      GpuqProperties properties,
+      JobFiles files,
+      Clock clock,
+      WorkerConfinement confinement,
+      Workers workers) {
     GpuqProperties.Warm warm = properties.warm();
-    return new WarmStarts(
-        files.layout().root().resolve("warm"),
-        warm.idleExit(),
-        warm.maxForks(),
-        warm.readyWait(),
-        clock);
+    Path root = files.layout().root().resolve("warm");
+    // The zygotes' own groups beside the workers', counted as their owners' (issue 36).
+    ZygoteGroups groups = new ZygoteGroups(confinement.cgroups(), root, System::nanoTime);
+    workers.holdAlso(groups::heldByOwner);
+    return new WarmStarts(root, warm.idleExit(), warm.maxForks(), warm.readyWait(), clock, groups);
   }
 
   /**

@@ -23,6 +23,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -55,6 +56,9 @@ class WarmStartsIntegrationTest extends IntegrationTest {
           + "print('INFO ' + json.dumps(info), flush=True)\n"
           + "if __name__ == '__main__':\n"
           + "    sys.exit(int(os.environ.get('CODE', '0')))\n";
+
+  @Autowired WarmStarts warmStarts;
+  @Autowired io.gpuq.launch.Workers workers;
 
   private Path dir;
 
@@ -186,6 +190,54 @@ class WarmStartsIntegrationTest extends IntegrationTest {
         .singleElement()
         .asString()
         .endsWith("/" + id + "@1");
+  }
+
+  @Test
+  @DisplayName(
+      "the zygote runs in a cgroup of its own, capped at its first trial's memory, and what it"
+          + " holds counts towards its owner on the node")
+  void the_zygotes_own_cgroup() throws Exception {
+    String code = "import time, countme\nprint('ready', flush=True)\ntime.sleep(60)\n";
+    String id = alice.submit(warmCode(code, "countme").cpus(1).memory("256MiB").json());
+    await().atMost(SOON).until(() -> log(alice, id).contains("ready"));
+    long zygote = Long.parseLong(Files.readAllLines(dir.resolve("imports.count")).get(0).trim());
+    String cgroups = Files.readString(Path.of("/proc", Long.toString(zygote), "cgroup"));
+    String memoryLine =
+        cgroups
+            .lines()
+            .filter(l -> l.contains(":memory:") || l.startsWith("0::"))
+            .findFirst()
+            .orElse("");
+    boolean confined = warmStarts.groups().confines();
+    try {
+      assumeTrue(confined, "workers are not in cgroups on this machine");
+      String group = memoryLine.substring(memoryLine.lastIndexOf('/') + 1);
+      assertThat(group).startsWith("warm-");
+      String key = group.substring("warm-".length());
+      var zygoteGroup = warmStarts.groups().groupOf(key).orElseThrow();
+      assertThat(zygoteGroup.processes()).contains(zygote);
+      assertThat(zygoteGroup.memoryLimit()).hasValue(256L * 1024 * 1024);
+      String owner = alice.job(id).get("owner").asString();
+      await()
+          .atMost(SOON)
+          .untilAsserted(
+              () -> {
+                var held = workers.heldBesideWorkers();
+                assertThat(held).containsKey(owner);
+                assertThat(held.get(owner).memoryBytes()).isPositive();
+                assertThat(workers.hostHeld().memoryBytes())
+                    .isGreaterThanOrEqualTo(256L * 1024 * 1024 + held.get(owner).memoryBytes());
+              });
+    } finally {
+      alice.post("/api/v1/jobs/" + id + "/cancel");
+      awaitEnd(alice, id);
+    }
+    // Retired (its idle time is long): its group goes with it.
+    ProcessHandle.of(zygote).ifPresent(ProcessHandle::destroy);
+    await().atMost(SOON).until(() -> ProcessHandle.of(zygote).map(h -> !h.isAlive()).orElse(true));
+    String key = memoryLine.substring(memoryLine.lastIndexOf('/') + 1).substring("warm-".length());
+    warmStarts.groups().removeEmpty();
+    assertThat(warmStarts.groups().groupOf(key)).isEmpty();
   }
 
   @Test
