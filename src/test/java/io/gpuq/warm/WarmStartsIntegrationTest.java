@@ -265,6 +265,80 @@ class WarmStartsIntegrationTest extends IntegrationTest {
   }
 
   @Test
+  @DisplayName("a warm trial over its host memory cap is killed and ends HOST_OUT_OF_MEMORY")
+  void host_oom() {
+    String code =
+        "import countme\nprint('pid', flush=True)\nb = bytearray(600 * 1024 * 1024)\n"
+            + "print('survived', flush=True)\n";
+    String id = alice.submit(warmCode(code, "countme").cpus(1).memory("128MiB").json());
+    awaitEnd(alice, id);
+    JsonNode job = alice.job(id);
+    assumeTrue(
+        warmStarts.groups().confines(), "workers are not in cgroups: no host memory cap here");
+    assertThat(log(alice, id)).doesNotContain("warm start unavailable").doesNotContain("survived");
+    assertThat(job.get("state").asString()).isEqualTo("FAILED");
+    assertThat(job.get("failureReason").asString())
+        .as(job.toString())
+        .isEqualTo("HOST_OUT_OF_MEMORY");
+  }
+
+  @Test
+  @DisplayName("a warm trial past its timeout is stopped, its fork gone, and ends TIMEOUT")
+  void timeout() {
+    String code =
+        "import os, time, countme\nprint('PID', os.getpid(), flush=True)\ntime.sleep(60)\n";
+    String id = alice.submit(warmCode(code, "countme").timeout("PT3S").json());
+    await().atMost(SOON).until(() -> log(alice, id).contains("PID "));
+    long fork = pidIn(log(alice, id));
+    awaitEnd(alice, id);
+    JsonNode job = alice.job(id);
+    assertThat(log(alice, id)).doesNotContain("warm start unavailable");
+    assertThat(job.get("failureReason").asString()).isEqualTo("TIMEOUT");
+    await().atMost(SOON).until(() -> ProcessHandle.of(fork).map(h -> !h.isAlive()).orElse(true));
+  }
+
+  @Test
+  @DisplayName("a running warm trial pruned by its sweep's driver is stopped, its fork gone")
+  void pruned() throws Exception {
+    String code =
+        "import os, sys, time, countme\nprint('PID', os.getpid(), sys.argv[1], flush=True)\n"
+            + "time.sleep(60)\n";
+    java.util.Map<String, Object> sweep = new java.util.LinkedHashMap<>();
+    sweep.put("name", "warm-prune");
+    sweep.put("command", List.of("python3", "-c", code, "{s}"));
+    sweep.put("workingDir", dir.toString());
+    sweep.put("resources", java.util.Map.of("gpus", 0));
+    sweep.put("preload", List.of("countme"));
+    sweep.put("method", "external");
+    sweep.put("parameters", java.util.Map.of("s", java.util.Map.of("values", List.of(1, 2))));
+    HttpApi.Response created = alice.post("/api/v1/sweeps", HttpApi.JSON.writeValueAsString(sweep));
+    assertThat(created.status()).as(created.body()).isEqualTo(201);
+    String sweepId = created.json().get("id").asString();
+    String trial =
+        alice
+            .post("/api/v1/sweeps/" + sweepId + "/trials", "{\"parameters\": {\"s\": 1}}")
+            .json()
+            .get("id")
+            .asString();
+    await().atMost(SOON).until(() -> log(alice, trial).contains("PID "));
+    long fork = pidIn(log(alice, trial));
+
+    HttpApi.Response pruned =
+        alice.post(
+            "/api/v1/sweeps/" + sweepId + "/trials/" + trial + "/prune",
+            "{\"reason\": \"pruned at step 3\"}");
+
+    assertThat(pruned.status()).as(pruned.body()).isEqualTo(200);
+    await().atMost(SOON).until(() -> ProcessHandle.of(fork).map(h -> !h.isAlive()).orElse(true));
+    await()
+        .atMost(SOON)
+        .untilAsserted(() -> assertThat(alice.job(trial).get("finishedAt").isNull()).isFalse());
+    assertThat(alice.state(trial)).isEqualTo("PRUNED");
+    assertThat(log(alice, trial)).doesNotContain("warm start unavailable");
+    alice.post("/api/v1/sweeps/" + sweepId + "/cancel");
+  }
+
+  @Test
   @DisplayName("a trial killed by SIGKILL ends with 137, as a cold one")
   void sigkill_is_137() {
     String id =
@@ -353,6 +427,15 @@ class WarmStartsIntegrationTest extends IntegrationTest {
             .findFirst()
             .orElseThrow(() -> new AssertionError("no INFO line in " + log(api, id)));
     return HttpApi.JSON.readTree(line.substring(5));
+  }
+
+  /** The pid a trial printed as {@code PID <pid>}. */
+  private static long pidIn(String log) {
+    return log.lines()
+        .filter(l -> l.startsWith("PID "))
+        .map(l -> Long.parseLong(l.split(" ")[1]))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no PID line in " + log));
   }
 
   private static boolean hasTorch() throws Exception {
