@@ -61,6 +61,13 @@ public final class WarmStarts implements AutoCloseable {
   private final Optional<Path> setsid;
   private final Clock clock;
   private final ZygoteGroups groups;
+  private volatile WarmFallbacks fallbacks = WarmFallbacks.NONE;
+  // The attempts prepared while their zygote had not served yet: if it then fails, they start cold.
+  private final Map<Path, java.util.Set<Attempt>> awaitingZygote =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  private record Attempt(String jobId, int attempt) {}
+
   private final Path owners;
   // The zygotes this gpuq started, to retire when it stops.
   private final Map<Path, Process> started = new java.util.concurrent.ConcurrentHashMap<>();
@@ -128,9 +135,18 @@ public final class WarmStarts implements AutoCloseable {
     }
     try {
       ensureZygote(key, dir, setup, job.host() == null ? null : job.host().memoryBytes());
+      Optional<String> failed = failedReason(dir);
+      if (failed.isPresent()) {
+        recordFallback(job.id(), job.attempt(), "the zygote could not start: " + failed.get());
+      } else if (!Files.exists(dir.resolve("served"), LinkOption.NOFOLLOW_LINKS)) {
+        awaitingZygote
+            .computeIfAbsent(dir, d -> java.util.concurrent.ConcurrentHashMap.newKeySet())
+            .add(new Attempt(job.id(), job.attempt()));
+      }
     } catch (IOException | RuntimeException e) {
       // The client finds no zygote and starts the trial cold, saying so in its log.
       log.warn("job {}: cannot start a warm-start zygote: {}", job.id(), e.toString());
+      recordFallback(job.id(), job.attempt(), "cannot start a zygote: " + e.getMessage());
     }
     List<String> command = new ArrayList<>();
     command.add(job.command().get(0));
@@ -140,6 +156,50 @@ public final class WarmStarts implements AutoCloseable {
     command.add("--");
     command.addAll(job.command());
     return setup.running(command);
+  }
+
+  /** Where the fallbacks to a cold start are recorded, for the sweep's and the job's answers. */
+  public void recordFallbacksIn(WarmFallbacks fallbacks) {
+    this.fallbacks = fallbacks;
+  }
+
+  /**
+   * Records, for the attempts prepared while their zygote was still importing, that they started
+   * cold if it then failed; forgets them once it serves. Run by the retirement duty.
+   */
+  public void recordFailedStarts() {
+    for (Map.Entry<Path, java.util.Set<Attempt>> entry : List.copyOf(awaitingZygote.entrySet())) {
+      Path dir = entry.getKey();
+      Optional<String> failed = failedReason(dir);
+      if (failed.isPresent()) {
+        awaitingZygote.remove(dir);
+        for (Attempt attempt : entry.getValue()) {
+          recordFallback(
+              attempt.jobId(), attempt.attempt(), "the zygote could not start: " + failed.get());
+        }
+      } else if (Files.exists(dir.resolve("served"), LinkOption.NOFOLLOW_LINKS)
+          || !started.containsKey(dir)) {
+        awaitingZygote.remove(dir);
+      }
+    }
+  }
+
+  private void recordFallback(String jobId, int attempt, String reason) {
+    try {
+      fallbacks.record(jobId, attempt, reason, clock.instant());
+      log.info("job {} attempt {} starts cold: {}", jobId, attempt, reason);
+    } catch (RuntimeException e) {
+      log.warn("cannot record that job {} starts cold ({}): {}", jobId, reason, e.toString());
+    }
+  }
+
+  private static Optional<String> failedReason(Path dir) {
+    try {
+      String text = Files.readString(dir.resolve("failed"), StandardCharsets.UTF_8).trim();
+      return text.isEmpty() ? Optional.empty() : Optional.of(text);
+    } catch (IOException e) {
+      return Optional.empty();
+    }
   }
 
   /** Starts the key's zygote unless one runs, is starting, or failed within {@code idle-exit}. */

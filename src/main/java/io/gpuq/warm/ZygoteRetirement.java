@@ -24,5 +24,6 @@ public final class ZygoteRetirement extends FixedDelayDuty {
   public void runOnce() {
     warmStarts.retireEnded(sweepEnded);
     warmStarts.groups().removeEmpty();
+    warmStarts.recordFailedStarts();
   }
 }

@@ -52,6 +52,7 @@ import io.gpuq.startup.StartRefusedException;
 import io.gpuq.storage.DependencyTable;
 import io.gpuq.storage.JdbcUsageLedger;
 import io.gpuq.text.MemorySize;
+import io.gpuq.warm.WarmFallbacks;
 import io.gpuq.warm.WarmStarts;
 import io.gpuq.warm.ZygoteGroups;
 import java.net.InetAddress;
@@ -279,13 +280,23 @@ public class CoreConfiguration {
       JobFiles files,
       Clock clock,
       WorkerConfinement confinement,
-      Workers workers) {
+      Workers workers,
+      WarmFallbacks fallbacks) {
     GpuqProperties.Warm warm = properties.warm();
     Path root = files.layout().root().resolve("warm");
     // The zygotes' own groups beside the workers', counted as their owners' (issue 36).
     ZygoteGroups groups = new ZygoteGroups(confinement.cgroups(), root, System::nanoTime);
     workers.holdAlso(groups::heldByOwner);
-    return new WarmStarts(root, warm.idleExit(), warm.maxForks(), warm.readyWait(), clock, groups);
+    WarmStarts warmStarts =
+        new WarmStarts(root, warm.idleExit(), warm.maxForks(), warm.readyWait(), clock, groups);
+    warmStarts.recordFallbacksIn(fallbacks);
+    return warmStarts;
+  }
+
+  /** Where the fallbacks of warm starts to cold ones are kept (issue 36, V33). */
+  @Bean
+  WarmFallbacks warmFallbacks(javax.sql.DataSource dataSource) {
+    return new io.gpuq.storage.WarmFallbackTable(dataSource);
   }
 
   /**

@@ -360,6 +360,51 @@ class WarmStartsIntegrationTest extends IntegrationTest {
     String log = log(alice, id);
     assertThat(log).contains("ran cold");
     assertThat(log).contains("warm start unavailable").contains("no_such_module_for_gpuq_tests");
+    await()
+        .atMost(SOON)
+        .untilAsserted(
+            () -> {
+              JsonNode fallbacks =
+                  alice.get("/api/v1/jobs/" + id + "/warm-starts").json().get("fallbacks");
+              assertThat(fallbacks).hasSize(1);
+              assertThat(fallbacks.get(0).get("reason").asString())
+                  .contains("no_such_module_for_gpuq_tests");
+            });
+    assertThat(bob.get("/api/v1/jobs/" + id + "/warm-starts").status()).isIn(403, 404);
+  }
+
+  @Test
+  @DisplayName("a sweep whose preload fails to import runs its trials cold, and says which and why")
+  void a_sweeps_fallback_is_on_the_sweep() throws Exception {
+    String body =
+        """
+        {"name": "warm-fails", "command": ["python3", "trial.py", "{x}"], "workingDir": "%s",
+         "resources": {"gpus": 0}, "preload": ["countme", "no_such_module_for_gpuq_tests"],
+         "method": "grid", "parameters": {"x": {"values": [1, 2]}}}
+        """
+            .formatted(dir);
+    HttpApi.Response created = alice.post("/api/v1/sweeps", body);
+    assertThat(created.status()).as(created.body()).isEqualTo(201);
+    String sweep = created.json().get("id").asString();
+    await()
+        .atMost(SOON)
+        .until(
+            () -> alice.get("/api/v1/sweeps/" + sweep).json().get("state").asString(),
+            "DONE"::equals);
+    await()
+        .atMost(SOON)
+        .untilAsserted(
+            () -> {
+              JsonNode fallbacks =
+                  alice.get("/api/v1/sweeps/" + sweep + "/warm-starts").json().get("fallbacks");
+              assertThat(fallbacks).hasSize(2);
+              for (JsonNode fallback : fallbacks) {
+                assertThat(fallback.get("reason").asString())
+                    .contains("the zygote could not start")
+                    .contains("no_such_module_for_gpuq_tests");
+                assertThat(alice.state(fallback.get("jobId").asString())).isEqualTo("SUCCEEDED");
+              }
+            });
   }
 
   @Test
