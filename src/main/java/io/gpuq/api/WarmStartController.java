@@ -1,7 +1,7 @@
 package io.gpuq.api;
 
 import io.gpuq.job.Caller;
-import io.gpuq.job.JobService;
+import io.gpuq.job.JobQueries;
 import io.gpuq.sweeprun.SweepService;
 import io.gpuq.warm.WarmFallbacks;
 import io.swagger.v3.oas.annotations.Operation;
@@ -48,10 +48,10 @@ public class WarmStartController {
           List<FallbackView> fallbacks) {}
 
   private final SweepService sweeps;
-  private final JobService jobs;
+  private final JobQueries jobs;
   private final WarmFallbacks fallbacks;
 
-  public WarmStartController(SweepService sweeps, JobService jobs, WarmFallbacks fallbacks) {
+  public WarmStartController(SweepService sweeps, JobQueries jobs, WarmFallbacks fallbacks) {
     this.sweeps = sweeps;
     this.jobs = jobs;
     this.fallbacks = fallbacks;

@@ -5,6 +5,7 @@ import io.gpuq.isolation.Account;
 import io.gpuq.isolation.Reachability;
 import io.gpuq.job.ClaimedJob;
 import io.gpuq.job.PythonCommand;
+import io.gpuq.launch.ProgramLookup;
 import io.gpuq.launch.WorkerSetup;
 import java.io.File;
 import java.io.IOException;
@@ -107,8 +108,8 @@ public final class WarmStarts implements AutoCloseable {
     this.groups = groups;
     this.owners = root.resolve(OWNERS_DIR);
     String path = "/usr/bin:/bin:/usr/sbin:/sbin:" + System.getenv("PATH");
-    this.setpriv = onPath("setpriv", path);
-    this.setsid = onPath("setsid", path);
+    this.setpriv = ProgramLookup.onPath("setpriv", path);
+    this.setsid = ProgramLookup.onPath("setsid", path);
     install();
   }
 
@@ -399,45 +400,18 @@ public final class WarmStarts implements AutoCloseable {
   }
 
   /**
-   * The interpreter as the worker's PATH finds it for the job's account, as the launcher resolves a
-   * cold start's: the client and the zygote run the same one.
+   * The interpreter as the worker's PATH finds it for the job's account, looked up as the launcher
+   * looks up a cold start's program: the client and the zygote run the same one.
    */
   private static String interpreter(
       String program, Map<String, String> environment, Account account) {
     if (program.contains("/")) {
       return program;
     }
-    java.util.function.Predicate<Path> usable =
-        account == null
-            ? candidate -> Files.isRegularFile(candidate) && Files.isExecutable(candidate)
-            : candidate -> Reachability.canExecute(candidate, account);
-    return onPath(program, environment.getOrDefault("PATH", "/usr/bin:/bin"), usable)
+    return ProgramLookup.onPathFor(
+            program, environment.getOrDefault("PATH", "/usr/bin:/bin"), account)
         .map(Path::toString)
         .orElse(program);
-  }
-
-  private static Optional<Path> onPath(String program, String path) {
-    return onPath(
-        program,
-        path,
-        candidate -> Files.isRegularFile(candidate) && Files.isExecutable(candidate));
-  }
-
-  private static Optional<Path> onPath(
-      String program, String path, java.util.function.Predicate<Path> usable) {
-    if (path == null) {
-      return Optional.empty();
-    }
-    for (String entry : path.split(":")) {
-      if (entry.isEmpty()) {
-        continue;
-      }
-      Path candidate = Path.of(entry).resolve(program);
-      if (usable.test(candidate)) {
-        return Optional.of(candidate.toAbsolutePath());
-      }
-    }
-    return Optional.empty();
   }
 
   /** The scripts, readable by every account; the zygotes' directories beside them. */
