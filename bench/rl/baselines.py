@@ -3,6 +3,10 @@
     python baselines.py pool RUNS WORKERS STEPS   # torch.multiprocessing.Pool(WORKERS), as the seed wrote it
     python baselines.py procs RUNS PROCS STEPS    # PROCS processes at once, each its share of the runs
     python baselines.py loky RUNS N_JOBS STEPS    # joblib's loky backend with N_JOBS workers (issue 36)
+    python baselines.py ray RUNS CPUS STEPS       # Ray Tune, 1 CPU per trial, reuse_actors false
+    python baselines.py ray-reuse RUNS CPUS STEPS # the same with reuse_actors true
+
+Ray's modes exit 3 with the reason on standard error where Ray cannot be imported or started.
 
 Prints one JSON line: the mode, the runs, the makespan in seconds.
 """
@@ -61,11 +65,50 @@ def loky(runs, n_jobs, steps):
         delayed(one_run)((seed, steps)) for seed in range(runs))
 
 
+def tune_trainable(config):
+    # Imported in the trial's actor, as a Tune user's trainable would.
+    sys.path.insert(0, HERE)
+    import cartpole
+
+    sys.argv = ["cartpole.py", str(config["seed"]), str(config["steps"])]
+    cartpole.main()
+    return {"done_runs": 1}
+
+
+def ray_tune(runs, cpus, steps, reuse):
+    try:
+        import ray
+        from ray import tune
+    except Exception as e:  # noqa: BLE001 - any failure to import is a skip
+        sys.stderr.write("ray cannot be imported: %s\n" % e)
+        raise SystemExit(3)
+    try:
+        ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False,
+                 configure_logging=False)
+    except Exception as e:  # noqa: BLE001
+        sys.stderr.write("ray cannot start: %s\n" % e)
+        raise SystemExit(3)
+    try:
+        tuner = tune.Tuner(
+            tune.with_resources(tune_trainable, {"cpu": 1}),
+            param_space={"seed": tune.grid_search(list(range(runs))), "steps": steps},
+            tune_config=tune.TuneConfig(reuse_actors=reuse, max_concurrent_trials=cpus),
+        )
+        results = tuner.fit()
+        if results.errors:
+            raise SystemExit("a trial failed: %s" % results.errors[0])
+        return [0] * runs
+    finally:
+        ray.shutdown()
+
+
 def main():
     mode, runs, width = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     steps = int(sys.argv[4]) if len(sys.argv) > 4 else 5_000
     start = time.monotonic()
-    ways = {"pool": pool, "procs": procs, "loky": loky}
+    ways = {"pool": pool, "procs": procs, "loky": loky,
+            "ray": lambda r, w, s: ray_tune(r, w, s, False),
+            "ray-reuse": lambda r, w, s: ray_tune(r, w, s, True)}
     results = ways[mode](runs, width, steps)
     if mode == "procs" and any(code != 0 for code in results):
         raise SystemExit(f"a process failed: {results}")

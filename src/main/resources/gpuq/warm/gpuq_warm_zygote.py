@@ -284,6 +284,11 @@ def main():
         except BaseException as e:  # noqa: BLE001
             refuse("importing %s failed: %s: %s" % (name, type(e).__name__, e))
     os.chdir(key_dir)
+    # What the imports made is never collected in a fork: a collection would write to every page
+    # holding a tracked object and copy it (tens of MiB for torch), in every trial.
+    import gc
+    gc.collect()
+    gc.freeze()
     why = gpu_state()
     if why:
         refuse(why + ": forks of it would not be fresh starts")

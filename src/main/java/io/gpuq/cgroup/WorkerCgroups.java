@@ -299,7 +299,61 @@ public final class WorkerCgroups {
    * @throws FileAlreadyExistsException when it exists already (a leftover to adopt or remove)
    */
   public WorkerCgroup create(WorkerId id) throws IOException {
-    Map<Controller, Path> dirs = dirsOf(id);
+    return create(id, dirsOf(id));
+  }
+
+  /**
+   * Creates a group below the parent that is no worker's (issue 36: a warm-start zygote's), made as
+   * a worker's is. Its name holds no {@code @}: {@link #list} never reads it as a worker's, so
+   * neither recovery nor the leftover duty removes it while its processes run.
+   *
+   * @throws FileAlreadyExistsException when it exists already
+   */
+  public WorkerCgroup createSide(String name) throws IOException {
+    return create(sideId(name), sideDirsOf(name));
+  }
+
+  /** A group {@link #createSide} made, if it exists in any hierarchy. */
+  public Optional<WorkerCgroup> findSide(String name) {
+    Map<Controller, Path> dirs = sideDirsOf(name);
+    boolean exists = dirs.values().stream().anyMatch(Files::isDirectory);
+    return exists ? Optional.of(new WorkerCgroup(sideId(name), version, dirs)) : Optional.empty();
+  }
+
+  /** The names of the side groups below the parent that start with {@code prefix}. */
+  public List<String> sideNames(String prefix) throws IOException {
+    TreeSet<String> names = new TreeSet<>();
+    for (Path parent : new TreeSet<>(parents.values())) {
+      try (DirectoryStream<Path> children = Files.newDirectoryStream(parent, Files::isDirectory)) {
+        children.forEach(
+            child -> {
+              String name = child.getFileName().toString();
+              if (name.startsWith(prefix) && name.indexOf('@') < 0) {
+                names.add(name);
+              }
+            });
+      } catch (NoSuchFileException e) {
+        // Removed by hand meanwhile.
+      }
+    }
+    return List.copyOf(names);
+  }
+
+  private static WorkerId sideId(String name) {
+    if (name.indexOf('@') >= 0) {
+      throw new IllegalArgumentException("a side group's name holds no '@': " + name);
+    }
+    // Validates the name as a directory name; the attempt is not part of it.
+    return new WorkerId(name, 1);
+  }
+
+  private Map<Controller, Path> sideDirsOf(String name) {
+    Map<Controller, Path> dirs = new EnumMap<>(Controller.class);
+    parents.forEach((controller, parent) -> dirs.put(controller, parent.resolve(name)));
+    return dirs;
+  }
+
+  private WorkerCgroup create(WorkerId id, Map<Controller, Path> dirs) throws IOException {
     List<Path> made = new ArrayList<>();
     try {
       for (Path dir : new TreeSet<>(dirs.values())) {

@@ -591,8 +591,7 @@ public final class WorkerLauncher {
       }
       return path;
     }
-    return findOnPath(
-            program, env.get("PATH"), candidate -> Reachability.canExecute(candidate, account))
+    return ProgramLookup.onPathFor(program, env.get("PATH"), account)
         .orElseThrow(() -> new LaunchException(missing + " on the worker's PATH"));
   }
 
@@ -614,28 +613,7 @@ public final class WorkerLauncher {
   }
 
   private static Optional<Path> findOnPath(String program, String pathVariable) {
-    return findOnPath(
-        program,
-        pathVariable,
-        candidate -> Files.isRegularFile(candidate) && Files.isExecutable(candidate));
-  }
-
-  /** The first entry of a PATH where {@code program} is {@code usable}, as execvp would take it. */
-  private static Optional<Path> findOnPath(
-      String program, String pathVariable, java.util.function.Predicate<Path> usable) {
-    if (pathVariable == null) {
-      return Optional.empty();
-    }
-    for (String dir : pathVariable.split(":")) {
-      if (dir.isEmpty()) {
-        continue;
-      }
-      Path candidate = Path.of(dir).resolve(program);
-      if (usable.test(candidate)) {
-        return Optional.of(candidate.toAbsolutePath());
-      }
-    }
-    return Optional.empty();
+    return ProgramLookup.onPath(program, pathVariable);
   }
 
   private static void appendLine(Path file, String line) throws LaunchException {

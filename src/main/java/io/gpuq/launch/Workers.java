@@ -331,8 +331,32 @@ public final class Workers {
       cpus = cpus.plus(worker.host().cpus());
       memory += worker.host().memoryBytes() == null ? 0 : worker.host().memoryBytes();
     }
+    for (HostHeld beside : heldBesideWorkers().values()) {
+      cpus = cpus.plus(beside.cpus());
+      memory += beside.memoryBytes();
+    }
     return new HostHeld(cpus, memory);
   }
+
+  /**
+   * Says what else on this node holds cores and host memory for its owners, outside any worker
+   * (issue 36: warm-start zygotes): counted in {@link #hostHeld} and, per owner, in fair share.
+   */
+  public void holdAlso(java.util.function.Supplier<Map<String, HostHeld>> beside) {
+    this.beside = beside;
+  }
+
+  /** Per owner, what {@link #holdAlso} says is held outside the workers now; read each time. */
+  public Map<String, HostHeld> heldBesideWorkers() {
+    try {
+      return beside.get();
+    } catch (RuntimeException e) {
+      log.warn("cannot read what is held beside the workers: {}", e.toString());
+      return Map.of();
+    }
+  }
+
+  private volatile java.util.function.Supplier<Map<String, HostHeld>> beside = Map::of;
 
   /** Cores (fractions added up), and bytes of host memory reserved (none asked: 0). */
   public record HostHeld(Cpus cpus, long memoryBytes) {}

@@ -383,7 +383,7 @@ public class Dispatcher {
    */
   private Map<String, Standing> standingsWithRunningOwners(FairShareOrder order) {
     Map<String, Standing> standings = new HashMap<>(order.standings());
-    Map<String, Held> held = jobs.heldByOwner();
+    Map<String, Held> held = withHeldBeside(jobs.heldByOwner());
     Map<String, Double> recent = recentUsage.get();
     for (Map.Entry<String, Held> entry : held.entrySet()) {
       standings.computeIfAbsent(
@@ -448,7 +448,9 @@ public class Dispatcher {
     boolean shared = byOwner.size() > 1;
     boolean limited = limits.values().stream().anyMatch(Limits::limitsRunning);
     Map<String, Held> held =
-        shared || limited || overShareRequiresPreemptible ? jobs.heldByOwner() : Map.of();
+        shared || limited || overShareRequiresPreemptible
+            ? withHeldBeside(jobs.heldByOwner())
+            : Map.of();
     Map<String, Double> recent = shared ? recentUsage.get() : Map.of();
     Map<String, Standing> standings = new HashMap<>();
     for (String owner : byOwner.keySet()) {
@@ -609,6 +611,23 @@ public class Dispatcher {
       }
     }
     return selected;
+  }
+
+  /**
+   * What the owners' running jobs hold, plus what this node holds for them beside their workers (a
+   * warm-start zygote's memory and CPU, issue 36): their share counts both.
+   */
+  private Map<String, Held> withHeldBeside(Map<String, Held> held) {
+    Map<String, Workers.HostHeld> beside = workers.heldBesideWorkers();
+    if (beside.isEmpty()) {
+      return held;
+    }
+    Map<String, Held> all = new HashMap<>(held);
+    beside.forEach(
+        (owner, host) ->
+            all.merge(
+                owner, new Held(0, 0, 0, host.cpus(), host.memoryBytes(), 0, 0, 0), Held::plus));
+    return all;
   }
 
   /**

@@ -5,6 +5,7 @@ import io.gpuq.isolation.Account;
 import io.gpuq.isolation.Reachability;
 import io.gpuq.job.ClaimedJob;
 import io.gpuq.job.PythonCommand;
+import io.gpuq.launch.ProgramLookup;
 import io.gpuq.launch.WorkerSetup;
 import java.io.File;
 import java.io.IOException;
@@ -49,6 +50,7 @@ public final class WarmStarts implements AutoCloseable {
 
   static final String CLIENT = "gpuq_warm_client.py";
   static final String ZYGOTE = "gpuq_warm_zygote.py";
+  static final String OWNERS_DIR = "owners";
   private static final String RESOURCE_DIR = "/gpuq/warm/";
 
   private final Path root;
@@ -59,6 +61,15 @@ public final class WarmStarts implements AutoCloseable {
   private final Optional<Path> setpriv;
   private final Optional<Path> setsid;
   private final Clock clock;
+  private final ZygoteGroups groups;
+  private volatile WarmFallbacks fallbacks = WarmFallbacks.NONE;
+  // The attempts prepared while their zygote had not served yet: if it then fails, they start cold.
+  private final Map<Path, java.util.Set<Attempt>> awaitingZygote =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  private record Attempt(String jobId, int attempt) {}
+
+  private final Path owners;
   // The zygotes this gpuq started, to retire when it stops.
   private final Map<Path, Process> started = new java.util.concurrent.ConcurrentHashMap<>();
   // The sweeps whose trials each zygote ran; a zygote that also ran a job of its own is kept
@@ -71,6 +82,20 @@ public final class WarmStarts implements AutoCloseable {
    * @param root where the zygotes' directories and the scripts live ({@code <data-dir>/warm})
    */
   public WarmStarts(Path root, Duration idleExit, int maxForks, Duration readyWait, Clock clock) {
+    this(root, idleExit, maxForks, readyWait, clock, ZygoteGroups.none(root));
+  }
+
+  /**
+   * @param root where the zygotes' directories and the scripts live ({@code <data-dir>/warm})
+   * @param groups the zygotes' own cgroups, where workers have cgroups
+   */
+  public WarmStarts(
+      Path root,
+      Duration idleExit,
+      int maxForks,
+      Duration readyWait,
+      Clock clock,
+      ZygoteGroups groups) {
     if (maxForks < 1) {
       throw new IllegalArgumentException("gpuq.warm.max-forks must be at least 1");
     }
@@ -80,9 +105,11 @@ public final class WarmStarts implements AutoCloseable {
     this.maxForks = maxForks;
     this.readyWait = readyWait;
     this.clock = clock;
+    this.groups = groups;
+    this.owners = root.resolve(OWNERS_DIR);
     String path = "/usr/bin:/bin:/usr/sbin:/sbin:" + System.getenv("PATH");
-    this.setpriv = onPath("setpriv", path);
-    this.setsid = onPath("setsid", path);
+    this.setpriv = ProgramLookup.onPath("setpriv", path);
+    this.setsid = ProgramLookup.onPath("setsid", path);
     install();
   }
 
@@ -108,13 +135,27 @@ public final class WarmStarts implements AutoCloseable {
           .add(job.trial().sweepId());
     }
     try {
-      ensureZygote(key, dir, setup);
+      ensureZygote(key, dir, setup, job.host() == null ? null : job.host().memoryBytes());
+      Optional<String> failed = failedReason(dir);
+      if (failed.isPresent()) {
+        recordFallback(job.id(), job.attempt(), "the zygote could not start: " + failed.get());
+      } else if (!Files.exists(dir.resolve("served"), LinkOption.NOFOLLOW_LINKS)) {
+        awaitingZygote
+            .computeIfAbsent(dir, d -> java.util.concurrent.ConcurrentHashMap.newKeySet())
+            .add(new Attempt(job.id(), job.attempt()));
+      }
     } catch (IOException | RuntimeException e) {
       // The client finds no zygote and starts the trial cold, saying so in its log.
       log.warn("job {}: cannot start a warm-start zygote: {}", job.id(), e.toString());
+      recordFallback(job.id(), job.attempt(), "cannot start a zygote: " + e.getMessage());
     }
     List<String> command = new ArrayList<>();
     command.add(job.command().get(0));
+    // Isolated and without site: the client imports only the standard library, and the site
+    // packages' .pth files cost as much as the rest of its start (0.36 s against 0.72 s here under
+    // load): paid on every trial.
+    command.add("-I");
+    command.add("-S");
     command.add(bin.resolve(CLIENT).toString());
     command.add(dir.toString());
     command.add(Long.toString(Math.max(1, readyWait.toSeconds())));
@@ -123,9 +164,53 @@ public final class WarmStarts implements AutoCloseable {
     return setup.running(command);
   }
 
+  /** Where the fallbacks to a cold start are recorded, for the sweep's and the job's answers. */
+  public void recordFallbacksIn(WarmFallbacks fallbacks) {
+    this.fallbacks = fallbacks;
+  }
+
+  /**
+   * Records, for the attempts prepared while their zygote was still importing, that they started
+   * cold if it then failed; forgets them once it serves. Run by the retirement duty.
+   */
+  public void recordFailedStarts() {
+    for (Map.Entry<Path, java.util.Set<Attempt>> entry : List.copyOf(awaitingZygote.entrySet())) {
+      Path dir = entry.getKey();
+      Optional<String> failed = failedReason(dir);
+      if (failed.isPresent()) {
+        awaitingZygote.remove(dir);
+        for (Attempt attempt : entry.getValue()) {
+          recordFallback(
+              attempt.jobId(), attempt.attempt(), "the zygote could not start: " + failed.get());
+        }
+      } else if (Files.exists(dir.resolve("served"), LinkOption.NOFOLLOW_LINKS)
+          || !started.containsKey(dir)) {
+        awaitingZygote.remove(dir);
+      }
+    }
+  }
+
+  private void recordFallback(String jobId, int attempt, String reason) {
+    try {
+      fallbacks.record(jobId, attempt, reason, clock.instant());
+      log.info("job {} attempt {} starts cold: {}", jobId, attempt, reason);
+    } catch (RuntimeException e) {
+      log.warn("cannot record that job {} starts cold ({}): {}", jobId, reason, e.toString());
+    }
+  }
+
+  private static Optional<String> failedReason(Path dir) {
+    try {
+      String text = Files.readString(dir.resolve("failed"), StandardCharsets.UTF_8).trim();
+      return text.isEmpty() ? Optional.empty() : Optional.of(text);
+    } catch (IOException e) {
+      return Optional.empty();
+    }
+  }
+
   /** Starts the key's zygote unless one runs, is starting, or failed within {@code idle-exit}. */
-  private synchronized void ensureZygote(ZygoteKey key, Path dir, WorkerSetup setup)
-      throws IOException {
+  private synchronized void ensureZygote(
+      ZygoteKey key, Path dir, WorkerSetup setup, Long memoryBytes) throws IOException {
     Account account = setup.switchTo();
     if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
       Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(DataDirectory.PRIVATE_DIR));
@@ -159,10 +244,11 @@ public final class WarmStarts implements AutoCloseable {
         return;
       }
     }
-    start(key, dir, setup);
+    start(key, dir, setup, memoryBytes);
   }
 
-  private void start(ZygoteKey key, Path dir, WorkerSetup setup) throws IOException {
+  private void start(ZygoteKey key, Path dir, WorkerSetup setup, Long memoryBytes)
+      throws IOException {
     Account account = setup.switchTo();
     if (account != null
         && !key.workingDir().isEmpty()
@@ -205,6 +291,16 @@ public final class WarmStarts implements AutoCloseable {
     Process process = builder.start();
     started.put(dir, process);
     writePid(dir, process.pid());
+    writeOwner(key);
+    try {
+      // At once: the interpreter has barely started, its imports not.
+      groups.place(key.id(), process.pid(), memoryBytes);
+    } catch (IOException | RuntimeException e) {
+      log.warn(
+          "warm-start zygote {} runs in gpuq's own group: cannot give it its own: {}",
+          key.id(),
+          e.toString());
+    }
     log.info(
         "started warm-start zygote {} (pid {}) for {} importing {}",
         key.id(),
@@ -254,6 +350,25 @@ public final class WarmStarts implements AutoCloseable {
     started.clear();
   }
 
+  /**
+   * Whose zygote a key's is, where only gpuq writes (the key's own directory is the account's):
+   * what its group holds is counted towards that owner.
+   */
+  private void writeOwner(ZygoteKey key) throws IOException {
+    Path tmp = Files.createTempFile(owners, ".owner", ".tmp");
+    try {
+      Files.writeString(tmp, key.owner() + "\n", StandardCharsets.UTF_8);
+      Files.move(tmp, owners.resolve(key.id()), StandardCopyOption.REPLACE_EXISTING);
+    } finally {
+      Files.deleteIfExists(tmp);
+    }
+  }
+
+  /** The zygotes' groups: counted in fair share and capacity, removed once empty. */
+  public ZygoteGroups groups() {
+    return groups;
+  }
+
   /** Written by gpuq, readable by the account: the client tells a zygote still importing. */
   private static void writePid(Path dir, long pid) throws IOException {
     Path tmp = Files.createTempFile(dir, ".pid", ".tmp");
@@ -290,45 +405,18 @@ public final class WarmStarts implements AutoCloseable {
   }
 
   /**
-   * The interpreter as the worker's PATH finds it for the job's account, as the launcher resolves a
-   * cold start's: the client and the zygote run the same one.
+   * The interpreter as the worker's PATH finds it for the job's account, looked up as the launcher
+   * looks up a cold start's program: the client and the zygote run the same one.
    */
   private static String interpreter(
       String program, Map<String, String> environment, Account account) {
     if (program.contains("/")) {
       return program;
     }
-    java.util.function.Predicate<Path> usable =
-        account == null
-            ? candidate -> Files.isRegularFile(candidate) && Files.isExecutable(candidate)
-            : candidate -> Reachability.canExecute(candidate, account);
-    return onPath(program, environment.getOrDefault("PATH", "/usr/bin:/bin"), usable)
+    return ProgramLookup.onPathFor(
+            program, environment.getOrDefault("PATH", "/usr/bin:/bin"), account)
         .map(Path::toString)
         .orElse(program);
-  }
-
-  private static Optional<Path> onPath(String program, String path) {
-    return onPath(
-        program,
-        path,
-        candidate -> Files.isRegularFile(candidate) && Files.isExecutable(candidate));
-  }
-
-  private static Optional<Path> onPath(
-      String program, String path, java.util.function.Predicate<Path> usable) {
-    if (path == null) {
-      return Optional.empty();
-    }
-    for (String entry : path.split(":")) {
-      if (entry.isEmpty()) {
-        continue;
-      }
-      Path candidate = Path.of(entry).resolve(program);
-      if (usable.test(candidate)) {
-        return Optional.of(candidate.toAbsolutePath());
-      }
-    }
-    return Optional.empty();
   }
 
   /** The scripts, readable by every account; the zygotes' directories beside them. */
@@ -338,6 +426,8 @@ public final class WarmStarts implements AutoCloseable {
       Files.setPosixFilePermissions(root, DataDirectory.PASS_THROUGH);
       Files.createDirectories(bin);
       Files.setPosixFilePermissions(bin, DataDirectory.PUBLIC_DIR);
+      Files.createDirectories(owners);
+      Files.setPosixFilePermissions(owners, DataDirectory.PRIVATE_DIR);
       for (String name : List.of(CLIENT, ZYGOTE)) {
         byte[] script = resource(name);
         Path target = bin.resolve(name);

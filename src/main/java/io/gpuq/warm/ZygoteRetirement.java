@@ -23,5 +23,7 @@ public final class ZygoteRetirement extends FixedDelayDuty {
   @Override
   public void runOnce() {
     warmStarts.retireEnded(sweepEnded);
+    warmStarts.groups().removeEmpty();
+    warmStarts.recordFailedStarts();
   }
 }

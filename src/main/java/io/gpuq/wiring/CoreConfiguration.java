@@ -52,9 +52,12 @@ import io.gpuq.startup.StartRefusedException;
 import io.gpuq.storage.DependencyTable;
 import io.gpuq.storage.OwnerUsageTable;
 import io.gpuq.text.MemorySize;
+import io.gpuq.warm.WarmFallbacks;
 import io.gpuq.warm.WarmStarts;
+import io.gpuq.warm.ZygoteGroups;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
@@ -274,14 +277,28 @@ public class CoreConfiguration {
 
   /** Warm starts (issue 36): their zygotes' directories and scripts in the data directory. */
   @Bean(destroyMethod = "close")
-  WarmStarts warmStarts(GpuqProperties properties, JobFiles files, Clock clock) {
+  WarmStarts warmStarts(
+      GpuqProperties properties,
+      JobFiles files,
+      Clock clock,
+      WorkerConfinement confinement,
+      Workers workers,
+      WarmFallbacks fallbacks) {
     GpuqProperties.Warm warm = properties.warm();
-    return new WarmStarts(
-        files.layout().root().resolve("warm"),
-        warm.idleExit(),
-        warm.maxForks(),
-        warm.readyWait(),
-        clock);
+    Path root = files.layout().root().resolve("warm");
+    // The zygotes' own groups beside the workers', counted as their owners' (issue 36).
+    ZygoteGroups groups = new ZygoteGroups(confinement.cgroups(), root, System::nanoTime);
+    workers.holdAlso(groups::heldByOwner);
+    WarmStarts warmStarts =
+        new WarmStarts(root, warm.idleExit(), warm.maxForks(), warm.readyWait(), clock, groups);
+    warmStarts.recordFallbacksIn(fallbacks);
+    return warmStarts;
+  }
+
+  /** Where the fallbacks of warm starts to cold ones are kept (issue 36, V33). */
+  @Bean
+  WarmFallbacks warmFallbacks(javax.sql.DataSource dataSource) {
+    return new io.gpuq.storage.WarmFallbackTable(dataSource);
   }
 
   /**

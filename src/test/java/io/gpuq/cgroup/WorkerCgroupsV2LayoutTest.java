@@ -48,6 +48,28 @@ class WorkerCgroupsV2LayoutTest {
   }
 
   @Test
+  void aSideGroupSitsBesideTheWorkersAndIsNeverListedAsOne() throws Exception {
+    HostFixture host = new HostFixture(dir).v2("/system.slice/gpuq.service", "cpuset cpu memory");
+    host.file("sys/fs/cgroup/system.slice/gpuq.service/cgroup.subtree_control", "\n");
+    host.file("sys/fs/cgroup/system.slice/gpuq.service/cgroup.procs", "");
+    Path service = host.cgroup("system.slice/gpuq.service");
+    Files.createDirectories(service.resolve("gpuq"));
+    Files.writeString(service.resolve("gpuq/cgroup.subtree_control"), "\n");
+    WorkerCgroups cgroups = WorkerCgroups.open(CgroupSupport.detect(host.paths(), 0), "gpuq");
+
+    // Issue 36: a warm-start zygote's group, made by the same code as a worker's.
+    WorkerCgroup side = cgroups.createSide("warm-abc");
+    cgroups.create(new WorkerId("j-1", 1));
+
+    assertThat(side.directories()).containsExactly(service.resolve("gpuq/warm-abc"));
+    assertThat(cgroups.sideNames("warm-")).containsExactly("warm-abc");
+    assertThat(cgroups.list()).containsExactly(new WorkerId("j-1", 1));
+    assertThat(cgroups.findSide("warm-abc")).isPresent();
+    assertThat(side.remove()).isTrue();
+    assertThat(cgroups.findSide("warm-abc")).isEmpty();
+  }
+
+  @Test
   void enablesPidsTooWhereTheKernelOffersIt() throws Exception {
     HostFixture host =
         new HostFixture(dir).v2("/system.slice/gpuq.service", "cpuset cpu memory pids");

@@ -23,6 +23,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -55,6 +56,9 @@ class WarmStartsIntegrationTest extends IntegrationTest {
           + "print('INFO ' + json.dumps(info), flush=True)\n"
           + "if __name__ == '__main__':\n"
           + "    sys.exit(int(os.environ.get('CODE', '0')))\n";
+
+  @Autowired WarmStarts warmStarts;
+  @Autowired io.gpuq.launch.Workers workers;
 
   private Path dir;
 
@@ -189,6 +193,54 @@ class WarmStartsIntegrationTest extends IntegrationTest {
   }
 
   @Test
+  @DisplayName(
+      "the zygote runs in a cgroup of its own, capped at its first trial's memory, and what it"
+          + " holds counts towards its owner on the node")
+  void the_zygotes_own_cgroup() throws Exception {
+    String code = "import time, countme\nprint('ready', flush=True)\ntime.sleep(60)\n";
+    String id = alice.submit(warmCode(code, "countme").cpus(1).memory("256MiB").json());
+    await().atMost(SOON).until(() -> log(alice, id).contains("ready"));
+    long zygote = Long.parseLong(Files.readAllLines(dir.resolve("imports.count")).get(0).trim());
+    String cgroups = Files.readString(Path.of("/proc", Long.toString(zygote), "cgroup"));
+    String memoryLine =
+        cgroups
+            .lines()
+            .filter(l -> l.contains(":memory:") || l.startsWith("0::"))
+            .findFirst()
+            .orElse("");
+    boolean confined = warmStarts.groups().confines();
+    try {
+      assumeTrue(confined, "workers are not in cgroups on this machine");
+      String group = memoryLine.substring(memoryLine.lastIndexOf('/') + 1);
+      assertThat(group).startsWith("warm-");
+      String key = group.substring("warm-".length());
+      var zygoteGroup = warmStarts.groups().groupOf(key).orElseThrow();
+      assertThat(zygoteGroup.processes()).contains(zygote);
+      assertThat(zygoteGroup.memoryLimit()).hasValue(256L * 1024 * 1024);
+      String owner = alice.job(id).get("owner").asString();
+      await()
+          .atMost(SOON)
+          .untilAsserted(
+              () -> {
+                var held = workers.heldBesideWorkers();
+                assertThat(held).containsKey(owner);
+                assertThat(held.get(owner).memoryBytes()).isPositive();
+                assertThat(workers.hostHeld().memoryBytes())
+                    .isGreaterThanOrEqualTo(256L * 1024 * 1024 + held.get(owner).memoryBytes());
+              });
+    } finally {
+      alice.post("/api/v1/jobs/" + id + "/cancel");
+      awaitEnd(alice, id);
+    }
+    // Retired (its idle time is long): its group goes with it.
+    ProcessHandle.of(zygote).ifPresent(ProcessHandle::destroy);
+    await().atMost(SOON).until(() -> ProcessHandle.of(zygote).map(h -> !h.isAlive()).orElse(true));
+    String key = memoryLine.substring(memoryLine.lastIndexOf('/') + 1).substring("warm-".length());
+    warmStarts.groups().removeEmpty();
+    assertThat(warmStarts.groups().groupOf(key)).isEmpty();
+  }
+
+  @Test
   @DisplayName("a cancel's SIGTERM reaches the forked trial, which may save its work")
   void cancel_reaches_the_trial() throws Exception {
     Path saved = dir.resolve("saved");
@@ -213,6 +265,80 @@ class WarmStartsIntegrationTest extends IntegrationTest {
   }
 
   @Test
+  @DisplayName("a warm trial over its host memory cap is killed and ends HOST_OUT_OF_MEMORY")
+  void host_oom() {
+    String code =
+        "import countme\nprint('pid', flush=True)\nb = bytearray(600 * 1024 * 1024)\n"
+            + "print('survived', flush=True)\n";
+    String id = alice.submit(warmCode(code, "countme").cpus(1).memory("128MiB").json());
+    awaitEnd(alice, id);
+    JsonNode job = alice.job(id);
+    assumeTrue(
+        warmStarts.groups().confines(), "workers are not in cgroups: no host memory cap here");
+    assertThat(log(alice, id)).doesNotContain("warm start unavailable").doesNotContain("survived");
+    assertThat(job.get("state").asString()).isEqualTo("FAILED");
+    assertThat(job.get("failureReason").asString())
+        .as(job.toString())
+        .isEqualTo("HOST_OUT_OF_MEMORY");
+  }
+
+  @Test
+  @DisplayName("a warm trial past its timeout is stopped, its fork gone, and ends TIMEOUT")
+  void timeout() {
+    String code =
+        "import os, time, countme\nprint('PID', os.getpid(), flush=True)\ntime.sleep(60)\n";
+    String id = alice.submit(warmCode(code, "countme").timeout("PT3S").json());
+    await().atMost(SOON).until(() -> log(alice, id).contains("PID "));
+    long fork = pidIn(log(alice, id));
+    awaitEnd(alice, id);
+    JsonNode job = alice.job(id);
+    assertThat(log(alice, id)).doesNotContain("warm start unavailable");
+    assertThat(job.get("failureReason").asString()).isEqualTo("TIMEOUT");
+    await().atMost(SOON).until(() -> ProcessHandle.of(fork).map(h -> !h.isAlive()).orElse(true));
+  }
+
+  @Test
+  @DisplayName("a running warm trial pruned by its sweep's driver is stopped, its fork gone")
+  void pruned() throws Exception {
+    String code =
+        "import os, sys, time, countme\nprint('PID', os.getpid(), sys.argv[1], flush=True)\n"
+            + "time.sleep(60)\n";
+    java.util.Map<String, Object> sweep = new java.util.LinkedHashMap<>();
+    sweep.put("name", "warm-prune");
+    sweep.put("command", List.of("python3", "-c", code, "{s}"));
+    sweep.put("workingDir", dir.toString());
+    sweep.put("resources", java.util.Map.of("gpus", 0));
+    sweep.put("preload", List.of("countme"));
+    sweep.put("method", "external");
+    sweep.put("parameters", java.util.Map.of("s", java.util.Map.of("values", List.of(1, 2))));
+    HttpApi.Response created = alice.post("/api/v1/sweeps", HttpApi.JSON.writeValueAsString(sweep));
+    assertThat(created.status()).as(created.body()).isEqualTo(201);
+    String sweepId = created.json().get("id").asString();
+    String trial =
+        alice
+            .post("/api/v1/sweeps/" + sweepId + "/trials", "{\"parameters\": {\"s\": 1}}")
+            .json()
+            .get("id")
+            .asString();
+    await().atMost(SOON).until(() -> log(alice, trial).contains("PID "));
+    long fork = pidIn(log(alice, trial));
+
+    HttpApi.Response pruned =
+        alice.post(
+            "/api/v1/sweeps/" + sweepId + "/trials/" + trial + "/prune",
+            "{\"reason\": \"pruned at step 3\"}");
+
+    assertThat(pruned.status()).as(pruned.body()).isEqualTo(200);
+    await().atMost(SOON).until(() -> ProcessHandle.of(fork).map(h -> !h.isAlive()).orElse(true));
+    await()
+        .atMost(SOON)
+        .untilAsserted(() -> assertThat(alice.job(trial).get("finishedAt").isNull()).isFalse());
+    assertThat(alice.state(trial)).isEqualTo("PRUNED");
+    assertThat(log(alice, trial)).doesNotContain("warm start unavailable");
+    alice.post("/api/v1/sweeps/" + sweepId + "/cancel");
+  }
+
+  @Test
   @DisplayName("a trial killed by SIGKILL ends with 137, as a cold one")
   void sigkill_is_137() {
     String id =
@@ -234,6 +360,51 @@ class WarmStartsIntegrationTest extends IntegrationTest {
     String log = log(alice, id);
     assertThat(log).contains("ran cold");
     assertThat(log).contains("warm start unavailable").contains("no_such_module_for_gpuq_tests");
+    await()
+        .atMost(SOON)
+        .untilAsserted(
+            () -> {
+              JsonNode fallbacks =
+                  alice.get("/api/v1/jobs/" + id + "/warm-starts").json().get("fallbacks");
+              assertThat(fallbacks).hasSize(1);
+              assertThat(fallbacks.get(0).get("reason").asString())
+                  .contains("no_such_module_for_gpuq_tests");
+            });
+    assertThat(bob.get("/api/v1/jobs/" + id + "/warm-starts").status()).isIn(403, 404);
+  }
+
+  @Test
+  @DisplayName("a sweep whose preload fails to import runs its trials cold, and says which and why")
+  void a_sweeps_fallback_is_on_the_sweep() throws Exception {
+    String body =
+        """
+        {"name": "warm-fails", "command": ["python3", "trial.py", "{x}"], "workingDir": "%s",
+         "resources": {"gpus": 0}, "preload": ["countme", "no_such_module_for_gpuq_tests"],
+         "method": "grid", "parameters": {"x": {"values": [1, 2]}}}
+        """
+            .formatted(dir);
+    HttpApi.Response created = alice.post("/api/v1/sweeps", body);
+    assertThat(created.status()).as(created.body()).isEqualTo(201);
+    String sweep = created.json().get("id").asString();
+    await()
+        .atMost(SOON)
+        .until(
+            () -> alice.get("/api/v1/sweeps/" + sweep).json().get("state").asString(),
+            "DONE"::equals);
+    await()
+        .atMost(SOON)
+        .untilAsserted(
+            () -> {
+              JsonNode fallbacks =
+                  alice.get("/api/v1/sweeps/" + sweep + "/warm-starts").json().get("fallbacks");
+              assertThat(fallbacks).hasSize(2);
+              for (JsonNode fallback : fallbacks) {
+                assertThat(fallback.get("reason").asString())
+                    .contains("the zygote could not start")
+                    .contains("no_such_module_for_gpuq_tests");
+                assertThat(alice.state(fallback.get("jobId").asString())).isEqualTo("SUCCEEDED");
+              }
+            });
   }
 
   @Test
@@ -301,6 +472,15 @@ class WarmStartsIntegrationTest extends IntegrationTest {
             .findFirst()
             .orElseThrow(() -> new AssertionError("no INFO line in " + log(api, id)));
     return HttpApi.JSON.readTree(line.substring(5));
+  }
+
+  /** The pid a trial printed as {@code PID <pid>}. */
+  private static long pidIn(String log) {
+    return log.lines()
+        .filter(l -> l.startsWith("PID "))
+        .map(l -> Long.parseLong(l.split(" ")[1]))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no PID line in " + log));
   }
 
   private static boolean hasTorch() throws Exception {

@@ -61,7 +61,14 @@ class ZygoteRetirementTest {
     WorkerSetup setup =
         warm.prepare(
             trial, new WorkerSetup(null, Map.of("PATH", System.getenv("PATH")), List.of()));
-    Path dir = Path.of(setup.command().get(2));
+    List<String> command = setup.command();
+    // The key's directory follows the client script.
+    Path dir =
+        Path.of(
+            command.get(
+                1
+                    + command.indexOf(
+                        root.resolve("warm/bin").resolve(WarmStarts.CLIENT).toString())));
     await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(dir.resolve("z.sock")));
     long pid = Long.parseLong(Files.readString(dir.resolve("pid")).trim());
 
