@@ -24,3 +24,12 @@ create table usage_daily_labels (
 );
 -- A report by label reads one key's rows over its window's days.
 create index usage_daily_labels_by_key on usage_daily_labels (label_key, usage_day);
+-- How far the roll-up has gone: every attempt and job that ended before rolled_up_to is in the
+-- roll-up tables (the usage roll-up duty moves it on, a chunk a transaction, holding this row's
+-- lock; retention adds to the roll-up only what ended at or after it). A report reads whole days
+-- from the roll-up and only the rows after it (and before its first midnight) from the job tables.
+create table usage_mark (
+    id            integer primary key,
+    rolled_up_to  timestamp with time zone
+);
+insert into usage_mark (id, rolled_up_to) values (1, null);

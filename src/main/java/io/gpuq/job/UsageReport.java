@@ -85,6 +85,9 @@ public record UsageReport(Instant from, Instant to, String by, List<Group> group
     Double rolledUpMax;
     boolean lessLabelled;
 
+    /** Live waits came from two time ranges: their percentiles are read from the buckets. */
+    boolean split;
+
     public void addHours(
         double gpuHours,
         double gpuMemoryGiBHours,
@@ -123,9 +126,29 @@ public record UsageReport(Instant from, Instant to, String by, List<Group> group
       }
     }
 
-    /** Sets the live jobs' exact waits, as the database computed them. */
+    /**
+     * Adds the live jobs' exact waits of one time range, as the database computed them; of two
+     * ranges that both hold waits only the max stays exact (p50 and p95 are then read from the
+     * buckets).
+     */
     public void exactWaits(Wait waits) {
-      this.exact = waits;
+      if (waits.max() == null) {
+        return;
+      }
+      if (exact == null || exact.max() == null) {
+        exact = waits;
+      } else {
+        exact = new Wait(null, null, Math.max(exact.max(), waits.max()));
+        split = true;
+      }
+    }
+
+    /** Adds {@code count} waits of one bucket, the longest {@code max} seconds. */
+    public void addWaits(int bucket, long count, Double max) {
+      live.add(bucket, count);
+      if (max != null) {
+        rolledUpMax = rolledUpMax == null ? max : Math.max(rolledUpMax, max);
+      }
     }
 
     public Map<JobState, Long> jobs() {
@@ -188,8 +211,24 @@ public record UsageReport(Instant from, Instant to, String by, List<Group> group
       }
     }
 
+    /** A group of no label that the labels' rows took everything from. */
+    boolean emptied() {
+      double sums =
+          Math.abs(gpuHours)
+              + Math.abs(gpuMemoryGiBHours)
+              + Math.abs(measuredGpuMemoryGiBHours)
+              + Math.abs(coreHours)
+              + Math.abs(memoryGiBHours);
+      return lessLabelled
+          && jobs.values().stream().allMatch(n -> n <= 0)
+          && sums < 1e-9
+          && (exact == null || exact.max() == null)
+          && live.total() == 0
+          && rolledUp.total() == 0;
+    }
+
     boolean hasRolledUpWaits() {
-      return rolledUp.total() > 0;
+      return rolledUp.total() > 0 || split;
     }
 
     Group group(String key) {
@@ -233,7 +272,13 @@ public record UsageReport(Instant from, Instant to, String by, List<Group> group
     }
 
     private static Double max(Double a, Double b) {
-      return a == null ? b : b == null ? a : Math.max(a, b);
+      if (a == null) {
+        return b;
+      }
+      if (b == null) {
+        return a;
+      }
+      return Math.max(a, b);
     }
   }
 
@@ -317,14 +362,22 @@ public record UsageReport(Instant from, Instant to, String by, List<Group> group
       }
     }
 
-    /** Whether live waits must be read in buckets, to be merged with rolled-up ones. */
-    public boolean needsLiveHistograms() {
-      return total.hasRolledUpWaits();
+    /**
+     * Whether live waits must be read in buckets: to be merged with rolled-up ones, or read from
+     * two time ranges.
+     */
+    public boolean needsLiveHistograms(int liveRanges) {
+      return liveRanges > 1 || total.hasRolledUpWaits();
     }
 
     public UsageReport build() {
       List<Group> list = new ArrayList<>();
-      groups.forEach((key, tally) -> list.add(tally.group(key)));
+      groups.forEach(
+          (key, tally) -> {
+            if (!tally.emptied()) {
+              list.add(tally.group(key));
+            }
+          });
       return new UsageReport(from, to, byText, list, total.group(null));
     }
   }

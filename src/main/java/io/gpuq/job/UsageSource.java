@@ -45,6 +45,13 @@ public interface UsageSource {
       String labelKey,
       String onlyOwner);
 
+  /**
+   * Rolls up what ended since the last roll-up, towards {@code upTo}, by at most {@code step}.
+   *
+   * @return how far the roll-up has gone
+   */
+  Instant rollUpTo(Instant upTo, java.time.Duration step);
+
   /** The rolled-up days from {@code fromDay} to {@code toDay}, excluded, one row per owner. */
   List<RolledUpDay> rolledUp(LocalDate fromDay, LocalDate toDay);
 }

@@ -36,8 +36,8 @@ public final class UsageTable implements UsageSource {
    * (a job's page), so that the report equals what its jobs' pages add up to.
    */
   private static final String HOURS =
-      "cast(floor(extract(epoch from a.finished_at) * 1000)"
-          + " - floor(extract(epoch from a.started_at) * 1000) as double precision) / 3600000";
+      "cast(floor((extract(epoch from a.finished_at) - extract(epoch from a.started_at)) * 1000)"
+          + " as double precision) / 3600000";
 
   /** Whether an attempt held a share of its GPUs (a budget asked in bytes or as a fraction). */
   private static final String SHARED =
@@ -48,10 +48,11 @@ public final class UsageTable implements UsageSource {
    * placement's GPU size is in its JSON, read in Java: a handful of distinct rows).
    */
   private static final String ATTEMPT_SUMS =
-      "select owner, grp, gpus, shared_placement, shared_budget, shared_fraction, sum(h) as hours,"
+      "select owner, grp%3$s, gpus, shared_placement, shared_budget, shared_fraction,"
+          + " sum(h) as hours,"
           + " sum(gpus * budget * h) as budget_byte_hours, sum(gpus * peak * h) as peak_byte_hours,"
           + " sum(cpus * h) as core_hours, sum(memory * h) as memory_byte_hours from ("
-          + " select j.owner, %1$s as grp, j.gpus, case when "
+          + " select j.owner, %1$s as grp%4$s, j.gpus, case when "
           + SHARED
           + " then a.placement end as shared_placement, case when "
           + SHARED
@@ -63,7 +64,39 @@ public final class UsageTable implements UsageSource {
           + " j.cpus, coalesce(j.memory_bytes, 0) as memory"
           + " from job_attempts a join jobs j on j.id = a.job_id%2$s"
           + " where a.finished_at >= :from and a.finished_at < :to"
-          + ") x group by owner, grp, gpus, shared_placement, shared_budget, shared_fraction";
+          + ") x group by owner, grp%3$s, gpus, shared_placement, shared_budget, shared_fraction";
+
+  /** A roll-up's grouping by label: every label of a job, each its own row. */
+  private static final String EVERY_LABEL = " join job_labels l on l.job_id = j.id";
+
+  private static final String LABEL_COLUMNS = ", l.label_key as lk, l.label_value as lv";
+
+  /**
+   * What a roll-up adds per day, owner (and label, with {@link #EVERY_LABEL}), state and wait
+   * bucket (-1: never started): the jobs that finished in a time range.
+   */
+  private static final String ROLL_JOBS =
+      "select grp, owner%3$s, state, b, count(*) as n, max(w) as wmax from (select grp, owner%3$s,"
+          + " state, w, case when w is null then -1 when w < 1 then 0 else least("
+          + WaitHistogram.LAST
+          + ", 1 + floor(4 * ln(w) / ln(2))) end as b from (select %1$s as grp, j.owner%4$s,"
+          + " j.state, "
+          + "%5$s"
+          + " as w from jobs j%2$s where j.finished_at >= :from and j.finished_at < :to"
+          + " and j.state in ('SUCCEEDED', 'FAILED', 'CANCELLED', 'PRUNED')) x) y"
+          + " group by grp, owner%3$s, state, b";
+
+  private static final String MARK = "select rolled_up_to from usage_mark where id = 1";
+
+  private static final String LOCKED_MARK = MARK + " for update";
+
+  private static final String SET_MARK = "update usage_mark set rolled_up_to = :to where id = 1";
+
+  private static final String FIRST_ATTEMPT_END =
+      "select min(finished_at) from job_attempts where finished_at >= :from";
+
+  private static final String FIRST_JOB_END =
+      "select min(finished_at) from jobs where finished_at >= :from";
 
   /** A finished job's wait from submission to its first start, in seconds (null: none). */
   private static final String WAIT =
@@ -188,8 +221,13 @@ public final class UsageTable implements UsageSource {
 
   private final JdbcClient jdbc;
 
+  private final org.springframework.transaction.support.TransactionTemplate tx;
+
   public UsageTable(DataSource dataSource) {
     this.jdbc = JdbcClient.create(dataSource);
+    this.tx =
+        new org.springframework.transaction.support.TransactionTemplate(
+            new org.springframework.jdbc.datasource.DataSourceTransactionManager(dataSource));
   }
 
   @Override
@@ -201,17 +239,68 @@ public final class UsageTable implements UsageSource {
       String labelKey,
       String onlyOwner) {
     UsageReport.Builder report = new UsageReport.Builder(from, to, by, byText, onlyOwner);
-    // What retention deleted, for the whole days of the window.
+    // The whole days of the window from the roll-up; the day of "to" too when the roll-up has
+    // reached into it (it holds that day up to its mark).
     LocalDate firstDay = LocalDate.ofInstant(from, ZoneOffset.UTC);
-    if (firstDay.atStartOfDay(ZoneOffset.UTC).toInstant().isBefore(from)) {
+    if (midnight(firstDay).isBefore(from)) {
       firstDay = firstDay.plusDays(1);
     }
-    LocalDate endDay = LocalDate.ofInstant(to, ZoneOffset.UTC);
-    if (firstDay.isBefore(endDay)) {
-      report.rolledUp(
-          rolledUp(firstDay, endDay),
-          by == UsageReport.By.LABEL ? rolledUpLabels(labelKey, firstDay, endDay) : List.of());
+    LocalDate rowsEnd = LocalDate.ofInstant(to, ZoneOffset.UTC);
+    Instant mark = mark();
+    if (mark != null
+        && !mark.isAfter(to)
+        && midnight(rowsEnd).isBefore(to)
+        && LocalDate.ofInstant(mark, ZoneOffset.UTC).equals(rowsEnd)) {
+      rowsEnd = rowsEnd.plusDays(1);
     }
+    List<Instant[]> live = new ArrayList<>();
+    if (firstDay.isBefore(rowsEnd)) {
+      report.rolledUp(
+          rolledUp(firstDay, rowsEnd),
+          by == UsageReport.By.LABEL ? rolledUpLabels(labelKey, firstDay, rowsEnd) : List.of());
+      Instant covered = mark == null ? null : min(mark, midnight(rowsEnd));
+      if (covered != null && covered.isAfter(midnight(firstDay))) {
+        // Only the rows before the first midnight and after the mark are read one by one.
+        if (from.isBefore(midnight(firstDay))) {
+          live.add(new Instant[] {from, midnight(firstDay)});
+        }
+        if (covered.isBefore(to)) {
+          live.add(new Instant[] {covered, to});
+        }
+      } else {
+        live.add(new Instant[] {from, to});
+      }
+    } else {
+      live.add(new Instant[] {from, to});
+    }
+    for (Instant[] range : live) {
+      liveRows(report, range[0], range[1], by, labelKey, onlyOwner, live.size());
+    }
+    return report.build();
+  }
+
+  private static Instant midnight(LocalDate day) {
+    return day.atStartOfDay(ZoneOffset.UTC).toInstant();
+  }
+
+  private static Instant min(Instant a, Instant b) {
+    return a.isBefore(b) ? a : b;
+  }
+
+  /** How far the roll-up has gone; null: it has not started. */
+  public Instant mark() {
+    return jdbc.sql(MARK).query((row, n) -> instant(row, "rolled_up_to")).optional().orElse(null);
+  }
+
+  /** Sums the jobs' rows of {@code [from, to)} into the report. */
+  private void liveRows(
+      UsageReport.Builder report,
+      Instant from,
+      Instant to,
+      UsageReport.By by,
+      String labelKey,
+      String onlyOwner,
+      int ranges) {
     Map<String, Object> window = new HashMap<>();
     window.put("from", utc(from));
     window.put("to", utc(to));
@@ -219,7 +308,7 @@ public final class UsageTable implements UsageSource {
       window.put("key", labelKey);
     }
     String join = by == UsageReport.By.LABEL ? LABEL_JOIN : "";
-    jdbc.sql(ATTEMPT_SUMS.formatted(key(by, "a"), join))
+    jdbc.sql(ATTEMPT_SUMS.formatted(key(by, "a"), join, "", ""))
         .params(window)
         .query(
             (RowCallbackHandler)
@@ -246,24 +335,120 @@ public final class UsageTable implements UsageSource {
     jdbc.sql(JOBS_IN_ALL.formatted(key(by, "j"), join, ""))
         .params(window)
         .query((RowCallbackHandler) row -> jobFigures(row, report.total()));
-    if (report.needsLiveHistograms()) {
+    if (report.needsLiveHistograms(ranges)) {
       jdbc.sql(BUCKETS_BY_GROUP.formatted(key(by, "j"), join, ownerFilter))
           .params(own)
           .query(
               (RowCallbackHandler)
-                  row -> {
-                    report
-                        .group(groupKey(by, row))
-                        .liveHistogram()
-                        .add(row.getInt("b"), row.getLong("n"));
-                  });
+                  row ->
+                      report
+                          .group(groupKey(by, row))
+                          .liveHistogram()
+                          .add(row.getInt("b"), row.getLong("n")));
       jdbc.sql(BUCKETS_IN_ALL.formatted(key(by, "j"), join, ""))
           .params(window)
           .query(
               (RowCallbackHandler)
                   row -> report.total().liveHistogram().add(row.getInt("b"), row.getLong("n")));
     }
-    return report.build();
+  }
+
+  /**
+   * Moves the roll-up on towards {@code upTo}, by at most {@code step} in one transaction that
+   * holds the mark's lock (of several nodes one moves it; another waits, then goes on from where
+   * the first stopped): what ended in between is summed per day and owner, and per day, owner and
+   * label, in the database.
+   *
+   * @return the mark afterwards
+   */
+  @Override
+  public Instant rollUpTo(Instant upTo, java.time.Duration step) {
+    return tx.execute(
+        status -> {
+          Instant mark =
+              jdbc.sql(LOCKED_MARK)
+                  .query((row, n) -> instant(row, "rolled_up_to"))
+                  .optional()
+                  .orElse(null);
+          Instant from = mark == null ? firstEnd() : mark;
+          if (from == null || !from.isBefore(upTo)) {
+            // Nothing ended yet: the mark waits where it is (or starts at upTo).
+            if (mark == null) {
+              jdbc.sql(SET_MARK).param("to", utc(upTo)).update();
+              return upTo;
+            }
+            return mark;
+          }
+          Instant to = min(upTo, from.plus(step));
+          Map<Slot, UsageReport.Tally> tallies = new HashMap<>();
+          rollRange(tallies, from, to, false);
+          rollRange(tallies, from, to, true);
+          tallies.forEach(this::addTo);
+          jdbc.sql(SET_MARK).param("to", utc(to)).update();
+          return to;
+        });
+  }
+
+  private Instant firstEnd() {
+    Instant start = Instant.EPOCH;
+    Instant a =
+        jdbc.sql(FIRST_ATTEMPT_END)
+            .param("from", utc(start))
+            .query((row, n) -> instant(row, 1))
+            .optional()
+            .orElse(null);
+    Instant j =
+        jdbc.sql(FIRST_JOB_END)
+            .param("from", utc(start))
+            .query((row, n) -> instant(row, 1))
+            .optional()
+            .orElse(null);
+    return a == null ? j : j == null ? a : min(a, j);
+  }
+
+  private void rollRange(
+      Map<Slot, UsageReport.Tally> tallies, Instant from, Instant to, boolean byLabel) {
+    Map<String, Object> window = new HashMap<>();
+    window.put("from", utc(from));
+    window.put("to", utc(to));
+    String join = byLabel ? EVERY_LABEL : "";
+    String outer = byLabel ? ", lk, lv" : "";
+    String inner = byLabel ? LABEL_COLUMNS : "";
+    jdbc.sql(ATTEMPT_SUMS.formatted(key(UsageReport.By.DAY, "a"), join, outer, inner))
+        .params(window)
+        .query(
+            (RowCallbackHandler)
+                row ->
+                    tallies
+                        .computeIfAbsent(slot(row, byLabel), k -> new UsageReport.Tally())
+                        .addHours(
+                            gpuEquivalents(row) * row.getDouble("hours"),
+                            row.getDouble("budget_byte_hours") / GIB,
+                            row.getDouble("peak_byte_hours") / GIB,
+                            row.getDouble("core_hours"),
+                            row.getDouble("memory_byte_hours") / GIB));
+    jdbc.sql(ROLL_JOBS.formatted(key(UsageReport.By.DAY, "j"), join, outer, inner, WAIT))
+        .params(window)
+        .query(
+            (RowCallbackHandler)
+                row -> {
+                  UsageReport.Tally tally =
+                      tallies.computeIfAbsent(slot(row, byLabel), k -> new UsageReport.Tally());
+                  long n = row.getLong("n");
+                  tally.addJobs(JobState.valueOf(row.getString("state")), n);
+                  int bucket = row.getInt("b");
+                  if (bucket >= 0) {
+                    tally.addWaits(bucket, n, row.getObject("wmax", Double.class));
+                  }
+                });
+  }
+
+  private static Slot slot(ResultSet row, boolean byLabel) throws SQLException {
+    return new Slot(
+        LocalDate.ofEpochDay(row.getLong("grp")),
+        row.getString("owner"),
+        byLabel ? row.getString("lk") : null,
+        byLabel ? row.getString("lv") : null);
   }
 
   private static final double GIB = 1024.0 * 1024 * 1024;
@@ -369,6 +554,13 @@ public final class UsageTable implements UsageSource {
       return;
     }
     List<String> idList = List.copyOf(ids);
+    // What ended before the mark is in the roll-up already; the lock keeps the mark still until
+    // this transaction, which deletes these jobs, ends.
+    Instant mark =
+        jdbc.sql(LOCKED_MARK)
+            .query((row, n) -> instant(row, "rolled_up_to"))
+            .optional()
+            .orElse(null);
     Map<String, Map<String, String>> labels = new HashMap<>();
     jdbc.sql(LABELS_OF)
         .param("ids", idList)
@@ -386,6 +578,9 @@ public final class UsageTable implements UsageSource {
             (RowCallbackHandler)
                 row -> {
                   EndedAttempt attempt = attempt(row);
+                  if (mark != null && attempt.finishedAt().isBefore(mark)) {
+                    return;
+                  }
                   for (Slot slot :
                       slots(
                           attempt.finishedAt(),
@@ -406,6 +601,9 @@ public final class UsageTable implements UsageSource {
                           ? null
                           : (started.toEpochMilli() - created.toEpochMilli()) / 1000.0;
                   JobState state = JobState.valueOf(row.getString("state"));
+                  if (mark != null && instant(row, "finished_at").isBefore(mark)) {
+                    return;
+                  }
                   for (Slot slot :
                       slots(
                           instant(row, "finished_at"),
@@ -539,6 +737,11 @@ public final class UsageTable implements UsageSource {
   }
 
   private static Instant instant(ResultSet row, String column) throws SQLException {
+    OffsetDateTime at = row.getObject(column, OffsetDateTime.class);
+    return at == null ? null : at.toInstant();
+  }
+
+  private static Instant instant(ResultSet row, int column) throws SQLException {
     OffsetDateTime at = row.getObject(column, OffsetDateTime.class);
     return at == null ? null : at.toInstant();
   }
