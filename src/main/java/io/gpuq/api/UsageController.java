@@ -53,7 +53,12 @@ public class UsageController {
           @RequestParam(required = false)
           String to,
       @Parameter(description = "owner (default), day, or label:KEY") @RequestParam(required = false)
-          String by) {
+          String by,
+      @Parameter(
+              description =
+                  "only this owner's groups (new, issue 37); a submitter may name only themselves")
+          @RequestParam(required = false)
+          String owner) {
     Instant end = to == null ? clock.instant() : instant("to", to);
     Instant start = from == null ? end.minus(Duration.ofDays(30)) : instant("from", from);
     if (!start.isBefore(end)) {
@@ -76,8 +81,14 @@ public class UsageController {
       throw new InvalidJobRequestException("by", "must be owner, day or label:KEY");
     }
     // An admin sees every group; a submitter the groups of their own jobs, and everyone's totals.
-    return source.report(
-        start, end, grouping, byText, labelKey, caller.isAdmin() ? null : caller.name());
+    String onlyOwner = caller.isAdmin() ? null : caller.name();
+    if (owner != null) {
+      if (!caller.isAdmin() && !owner.equals(caller.name())) {
+        throw new InvalidJobRequestException("owner", "a submitter sees only their own groups");
+      }
+      onlyOwner = owner;
+    }
+    return source.report(start, end, grouping, byText, labelKey, onlyOwner);
   }
 
   private static Instant instant(String field, String text) {
