@@ -4,8 +4,6 @@ import io.gpuq.job.Caller;
 import io.gpuq.job.InvalidJobRequestException;
 import io.gpuq.job.UsageReport;
 import io.gpuq.job.UsageSource;
-import io.gpuq.job.UsageSource.EndedAttempt;
-import io.gpuq.job.UsageSource.FinishedJob;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
@@ -16,7 +14,6 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeParseException;
-import java.util.List;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
@@ -56,7 +53,12 @@ public class UsageController {
           @RequestParam(required = false)
           String to,
       @Parameter(description = "owner (default), day, or label:KEY") @RequestParam(required = false)
-          String by) {
+          String by,
+      @Parameter(
+              description =
+                  "only this owner's groups (new, issue 37); a submitter may name only themselves")
+          @RequestParam(required = false)
+          String owner) {
     Instant end = to == null ? clock.instant() : instant("to", to);
     Instant start = from == null ? end.minus(Duration.ofDays(30)) : instant("from", from);
     if (!start.isBefore(end)) {
@@ -78,31 +80,15 @@ public class UsageController {
     } else {
       throw new InvalidJobRequestException("by", "must be owner, day or label:KEY");
     }
-    List<EndedAttempt> attempts = source.attemptsEnded(start, end, labelKey);
-    List<FinishedJob> jobs = source.jobsFinished(start, end, labelKey);
-    // What retention deleted, for the whole days of the window.
-    LocalDate firstDay = LocalDate.ofInstant(start, ZoneOffset.UTC);
-    if (firstDay.atStartOfDay(ZoneOffset.UTC).toInstant().isBefore(start)) {
-      firstDay = firstDay.plusDays(1);
+    // An admin sees every group; a submitter the groups of their own jobs, and everyone's totals.
+    String onlyOwner = caller.isAdmin() ? null : caller.name();
+    if (owner != null) {
+      if (!caller.isAdmin() && !owner.equals(caller.name())) {
+        throw new InvalidJobRequestException("owner", "a submitter sees only their own groups");
+      }
+      onlyOwner = owner;
     }
-    LocalDate endDay = LocalDate.ofInstant(end, ZoneOffset.UTC);
-    List<UsageSource.RolledUpDay> rolledUp =
-        firstDay.isBefore(endDay) ? source.rolledUp(firstDay, endDay) : List.of();
-    UsageReport all = UsageReport.of(start, end, grouping, byText, attempts, jobs, rolledUp);
-    if (caller.isAdmin()) {
-      return all;
-    }
-    // A submitter: the groups of their own jobs, and everyone's totals.
-    UsageReport own =
-        UsageReport.of(
-            start,
-            end,
-            grouping,
-            byText,
-            attempts.stream().filter(a -> a.owner().equals(caller.name())).toList(),
-            jobs.stream().filter(j -> j.owner().equals(caller.name())).toList(),
-            rolledUp.stream().filter(d -> d.owner().equals(caller.name())).toList());
-    return new UsageReport(start, end, byText, own.groups(), all.total());
+    return source.report(start, end, grouping, byText, labelKey, onlyOwner);
   }
 
   private static Instant instant(String field, String text) {

@@ -104,7 +104,7 @@ public class JobService implements JobQueries {
     if (idempotencyKey != null) {
       Optional<Job> earlier = store.findByKey(caller.name(), idempotencyKey);
       if (earlier.isPresent()) {
-        return retried(earlier.get(), spec);
+        return retried(earlier.get(), spec, dependsOn);
       }
     }
     try {
@@ -126,14 +126,17 @@ public class JobService implements JobQueries {
       // Two requests with one key raced; exactly one of them got in.
       return store
           .findByKey(caller.name(), idempotencyKey)
-          .map(job -> retried(job, spec))
+          .map(job -> retried(job, spec, dependsOn))
           .orElseThrow(() -> e);
     }
   }
 
-  /** A retry is the same request: as the job stored it, after validation's defaults. */
-  private static Submission retried(Job earlier, JobSpec spec) {
-    if (!earlier.spec().equals(spec)) {
+  /**
+   * A retry is the same request: as the job stored it, after validation's defaults, and waiting for
+   * the same dependencies (issue 37).
+   */
+  private static Submission retried(Job earlier, JobSpec spec, List<Dependency> dependsOn) {
+    if (!earlier.spec().equals(spec) || !earlier.dependsOn().equals(dependsOn)) {
       throw new IdempotencyKeyReusedException(earlier.id());
     }
     return new Submission(earlier, false);

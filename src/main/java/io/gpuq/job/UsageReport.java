@@ -1,26 +1,26 @@
 package io.gpuq.job;
 
-import io.gpuq.job.UsageSource.EndedAttempt;
-import io.gpuq.job.UsageSource.FinishedJob;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.function.Function;
 
 /**
  * Who used what in a time window (issue 37), per group: jobs by final state, GPU-hours (whole-GPU
  * equivalents), GPU-memory GiB-hours (budgets) and measured (peaks), core-hours, host-memory
  * GiB-hours, and the wait from submission to first start (p50, p95, max). An attempt counts in the
  * window in which it ended, whole; a job in the one in which it finished.
+ *
+ * <p>The database sums the live rows per group ({@link UsageSource}); the {@link Builder} adds what
+ * retention rolled up per day, and keeps a submitter to the groups of their own jobs.
  */
 public record UsageReport(Instant from, Instant to, String by, List<Group> groups, Group total) {
 
-  private static final double GIB = 1024.0 * 1024 * 1024;
+  static final double GIB = 1024.0 * 1024 * 1024;
 
   /** How the report is grouped. */
   public enum By {
@@ -40,146 +40,202 @@ public record UsageReport(Instant from, Instant to, String by, List<Group> group
       double memoryGiBHours,
       Wait waitSeconds) {}
 
-  /** Seconds from submission to first start, over the jobs that finished and had started. */
+  /**
+   * Seconds from submission to first start, over the jobs that finished and had started. Exact
+   * (nearest rank) over live jobs; where rolled-up days count too, p50 and p95 are read from {@link
+   * WaitHistogram}s (at most 19 % above the true value).
+   */
   public record Wait(Double p50, Double p95, Double max) {
-    /**
-     * @param rolledUpMax the longest wait of the rolled-up days, negative for none: it counts in
-     *     the max, not in the percentiles, which the roll-up cannot keep
-     */
-    static Wait of(List<Long> millis, double rolledUpMax) {
-      Double max = rolledUpMax < 0 ? null : rolledUpMax;
-      if (millis.isEmpty()) {
-        return new Wait(null, null, max);
-      }
-      List<Long> sorted = millis.stream().sorted().toList();
-      double live = seconds(sorted.get(sorted.size() - 1));
-      return new Wait(
-          seconds(percentile(sorted, 0.50)),
-          seconds(percentile(sorted, 0.95)),
-          max == null ? live : Math.max(live, max));
-    }
-
-    /**
-     * The nearest-rank percentile: the smallest value with at least {@code p} of them at or below.
-     */
-    private static long percentile(List<Long> sorted, double p) {
-      int rank = (int) Math.ceil(p * sorted.size());
-      return sorted.get(Math.max(0, rank - 1));
-    }
-
-    private static double seconds(long millis) {
-      return millis / 1000.0;
-    }
-  }
-
-  /** The report over these attempts and jobs, grouped by {@code by}. */
-  public static UsageReport of(
-      Instant from,
-      Instant to,
-      By by,
-      String byText,
-      List<EndedAttempt> attempts,
-      List<FinishedJob> jobs) {
-    return of(from, to, by, byText, attempts, jobs, List.of());
+    static final Wait NONE = new Wait(null, null, null);
   }
 
   /**
-   * The report, with what retention deleted and rolled up per day ({@code rolledUp}, the whole days
-   * of the window): by owner and by day in their groups; by label in the group of no label, as the
-   * roll-up keeps no labels.
+   * One ended attempt's holdings, for summing in Java (the roll-up of a retention batch).
+   *
+   * @param gpuEquivalents whole-GPU equivalents it held: GPUs × (1, or its budget's share of a GPU)
+   * @param gpuBudgetBytes its GPU-memory budget over all its GPUs
+   * @param peakGpuBytes the most GPU memory measured on one of its GPUs, times its GPUs
    */
-  public static UsageReport of(
-      Instant from,
-      Instant to,
-      By by,
-      String byText,
-      List<EndedAttempt> attempts,
-      List<FinishedJob> jobs,
-      List<UsageSource.RolledUpDay> rolledUp) {
-    Function<EndedAttempt, String> attemptKey =
-        switch (by) {
-          case OWNER -> EndedAttempt::owner;
-          case LABEL -> EndedAttempt::group;
-          case DAY -> a -> day(a.finishedAt());
-        };
-    Function<FinishedJob, String> jobKey =
-        switch (by) {
-          case OWNER -> FinishedJob::owner;
-          case LABEL -> FinishedJob::group;
-          case DAY -> j -> day(j.finishedAt());
-        };
-    Map<String, Sums> byKey = new TreeMap<>(java.util.Comparator.nullsLast(String::compareTo));
-    Sums total = new Sums();
-    for (EndedAttempt attempt : attempts) {
-      byKey.computeIfAbsent(attemptKey.apply(attempt), k -> new Sums()).add(attempt);
-      total.add(attempt);
-    }
-    for (FinishedJob job : jobs) {
-      byKey.computeIfAbsent(jobKey.apply(job), k -> new Sums()).add(job);
-      total.add(job);
-    }
-    for (UsageSource.RolledUpDay day : rolledUp) {
-      String key =
-          switch (by) {
-            case OWNER -> day.owner();
-            case LABEL -> null;
-            case DAY -> day.day().toString();
-          };
-      byKey.computeIfAbsent(key, k -> new Sums()).add(day);
-      total.add(day);
-    }
-    List<Group> groups = new ArrayList<>();
-    byKey.forEach((key, sums) -> groups.add(sums.group(key)));
-    return new UsageReport(from, to, byText, groups, total.group(null));
-  }
+  public record EndedAttempt(
+      String owner,
+      Instant startedAt,
+      Instant finishedAt,
+      double gpuEquivalents,
+      long gpuBudgetBytes,
+      long peakGpuBytes,
+      double cpus,
+      long memoryBytes) {}
 
-  private static String day(Instant at) {
-    return at.atOffset(ZoneOffset.UTC).toLocalDate().toString();
-  }
-
-  private static final class Sums {
+  /** A group's figures being summed. */
+  public static final class Tally {
     final Map<JobState, Long> jobs = new EnumMap<>(JobState.class);
     double gpuHours;
     double gpuMemoryGiBHours;
     double measuredGpuMemoryGiBHours;
     double coreHours;
     double memoryGiBHours;
-    final List<Long> waits = new ArrayList<>();
-    double rolledUpWaitMax = -1;
 
-    void add(EndedAttempt a) {
+    /** The live jobs' waits, exact, from the database; null: none read. */
+    Wait exact;
+
+    /** The live jobs' waits in buckets: read only where rolled-up waits count too. */
+    final WaitHistogram live = new WaitHistogram();
+
+    final WaitHistogram rolledUp = new WaitHistogram();
+    Double rolledUpMax;
+    boolean lessLabelled;
+
+    /** Live waits came from two time ranges: their percentiles are read from the buckets. */
+    boolean split;
+
+    public void addHours(
+        double gpuHours,
+        double gpuMemoryGiBHours,
+        double measuredGpuMemoryGiBHours,
+        double coreHours,
+        double memoryGiBHours) {
+      this.gpuHours += gpuHours;
+      this.gpuMemoryGiBHours += gpuMemoryGiBHours;
+      this.measuredGpuMemoryGiBHours += measuredGpuMemoryGiBHours;
+      this.coreHours += coreHours;
+      this.memoryGiBHours += memoryGiBHours;
+    }
+
+    public void add(EndedAttempt a) {
       double hours = Duration.between(a.startedAt(), a.finishedAt()).toMillis() / 3_600_000.0;
-      gpuHours += a.gpuEquivalents() * hours;
-      gpuMemoryGiBHours += a.gpuBudgetBytes() / GIB * hours;
-      measuredGpuMemoryGiBHours += a.peakGpuBytes() / GIB * hours;
-      coreHours += a.cpus() * hours;
-      memoryGiBHours += a.memoryBytes() / GIB * hours;
+      addHours(
+          a.gpuEquivalents() * hours,
+          a.gpuBudgetBytes() / GIB * hours,
+          a.peakGpuBytes() / GIB * hours,
+          a.cpus() * hours,
+          a.memoryBytes() / GIB * hours);
     }
 
-    void add(FinishedJob j) {
-      jobs.merge(j.state(), 1L, Long::sum);
-      if (j.waitMillis() != null) {
-        waits.add(j.waitMillis());
+    public void addJobs(JobState state, long count) {
+      if (count != 0) {
+        jobs.merge(state, count, Long::sum);
       }
     }
 
-    void add(UsageSource.RolledUpDay day) {
-      day.jobs().forEach((state, count) -> jobs.merge(state, count, Long::sum));
-      gpuHours += day.gpuHours();
-      gpuMemoryGiBHours += day.gpuMemoryGiBHours();
-      measuredGpuMemoryGiBHours += day.measuredGpuMemoryGiBHours();
-      coreHours += day.coreHours();
-      memoryGiBHours += day.memoryGiBHours();
-      if (day.waitMaxSeconds() != null) {
-        rolledUpWaitMax = Math.max(rolledUpWaitMax, day.waitMaxSeconds());
+    /** A job that finished, with its wait in seconds (null: it never started). */
+    public void addFinished(JobState state, Double waitSeconds) {
+      addJobs(state, 1);
+      if (waitSeconds != null) {
+        live.addSeconds(waitSeconds);
+        rolledUpMax = rolledUpMax == null ? waitSeconds : Math.max(rolledUpMax, waitSeconds);
       }
+    }
+
+    /**
+     * Adds the live jobs' exact waits of one time range, as the database computed them; of two
+     * ranges that both hold waits only the max stays exact (p50 and p95 are then read from the
+     * buckets).
+     */
+    public void exactWaits(Wait waits) {
+      if (waits.max() == null) {
+        return;
+      }
+      if (exact == null || exact.max() == null) {
+        exact = waits;
+      } else {
+        exact = new Wait(null, null, Math.max(exact.max(), waits.max()));
+        split = true;
+      }
+    }
+
+    /** Adds {@code count} waits of one bucket, the longest {@code max} seconds. */
+    public void addWaits(int bucket, long count, Double max) {
+      live.add(bucket, count);
+      if (max != null) {
+        rolledUpMax = rolledUpMax == null ? max : Math.max(rolledUpMax, max);
+      }
+    }
+
+    public Map<JobState, Long> jobs() {
+      return jobs;
+    }
+
+    public double gpuHours() {
+      return gpuHours;
+    }
+
+    public double gpuMemoryGiBHours() {
+      return gpuMemoryGiBHours;
+    }
+
+    public double measuredGpuMemoryGiBHours() {
+      return measuredGpuMemoryGiBHours;
+    }
+
+    public double coreHours() {
+      return coreHours;
+    }
+
+    public double memoryGiBHours() {
+      return memoryGiBHours;
+    }
+
+    /** The waits added by {@link #addFinished}, as a roll-up keeps them. */
+    public WaitHistogram waits() {
+      return live;
+    }
+
+    /** The longest wait added by {@link #addFinished}; null: none. */
+    public Double longestWait() {
+      return rolledUpMax;
+    }
+
+    public WaitHistogram liveHistogram() {
+      return live;
+    }
+
+    void add(UsageSource.RolledUpDay day, int sign) {
+      day.jobs().forEach((state, count) -> addJobs(state, sign * count));
+      addHours(
+          sign * day.gpuHours(),
+          sign * day.gpuMemoryGiBHours(),
+          sign * day.measuredGpuMemoryGiBHours(),
+          sign * day.coreHours(),
+          sign * day.memoryGiBHours());
+      if (sign > 0) {
+        rolledUp.addAll(day.waits());
+        if (day.waitMaxSeconds() != null) {
+          rolledUpMax =
+              rolledUpMax == null
+                  ? day.waitMaxSeconds()
+                  : Math.max(rolledUpMax, day.waitMaxSeconds());
+        }
+      } else {
+        rolledUp.subtract(day.waits());
+        lessLabelled = true;
+      }
+    }
+
+    /** A group of no label that the labels' rows took everything from. */
+    boolean emptied() {
+      double sums =
+          Math.abs(gpuHours)
+              + Math.abs(gpuMemoryGiBHours)
+              + Math.abs(measuredGpuMemoryGiBHours)
+              + Math.abs(coreHours)
+              + Math.abs(memoryGiBHours);
+      return lessLabelled
+          && jobs.values().stream().allMatch(n -> n <= 0)
+          && sums < 1e-9
+          && (exact == null || exact.max() == null)
+          && live.total() == 0
+          && rolledUp.total() == 0;
+    }
+
+    boolean hasRolledUpWaits() {
+      return rolledUp.total() > 0 || split;
     }
 
     Group group(String key) {
       Map<JobState, Long> counts = new EnumMap<>(JobState.class);
       for (JobState state : JobState.values()) {
         if (state.isTerminal()) {
-          counts.put(state, jobs.getOrDefault(state, 0L));
+          counts.put(state, Math.max(0, jobs.getOrDefault(state, 0L)));
         }
       }
       return new Group(
@@ -190,7 +246,139 @@ public record UsageReport(Instant from, Instant to, String by, List<Group> group
           measuredGpuMemoryGiBHours,
           coreHours,
           memoryGiBHours,
-          Wait.of(waits, rolledUpWaitMax));
+          waitFigures());
+    }
+
+    private Wait waitFigures() {
+      Double rolledMax = rolledUpMax;
+      if (lessLabelled) {
+        // A day's longest wait may have been a labelled job's: what is left is bounded by the
+        // highest bucket still holding a wait.
+        int highest = rolledUp.highest();
+        rolledMax =
+            highest < 0 || rolledMax == null
+                ? null
+                : Math.min(rolledMax, WaitHistogram.upperBound(highest));
+      }
+      Wait live = exact == null ? Wait.NONE : exact;
+      Double max = max(live.max(), rolledMax);
+      if (!hasRolledUpWaits()) {
+        return new Wait(live.p50(), live.p95(), max);
+      }
+      WaitHistogram all = new WaitHistogram();
+      all.addAll(this.live);
+      all.addAll(rolledUp);
+      return new Wait(all.percentile(0.50, max), all.percentile(0.95, max), max);
+    }
+
+    private static Double max(Double a, Double b) {
+      if (a == null) {
+        return b;
+      }
+      if (b == null) {
+        return a;
+      }
+      return Math.max(a, b);
+    }
+  }
+
+  /**
+   * Puts a report together from the database's sums: the groups (of {@code onlyOwner}'s jobs alone,
+   * when not null) and everyone's total.
+   */
+  public static final class Builder {
+    private final Instant from;
+    private final Instant to;
+    private final By by;
+    private final String byText;
+    private final String onlyOwner;
+    private final Map<String, Tally> groups =
+        new TreeMap<>(Comparator.nullsLast(String::compareTo));
+    private final Tally total = new Tally();
+
+    public Builder(Instant from, Instant to, By by, String byText, String onlyOwner) {
+      this.from = from;
+      this.to = to;
+      this.by = by;
+      this.byText = byText;
+      this.onlyOwner = onlyOwner;
+    }
+
+    private boolean shown(String owner) {
+      return onlyOwner == null || onlyOwner.equals(owner);
+    }
+
+    /** The tally of group {@code key} (the groups' queries are already kept to the owner). */
+    public Tally group(String key) {
+      return groups.computeIfAbsent(key, k -> new Tally());
+    }
+
+    public Tally total() {
+      return total;
+    }
+
+    /** Attempts' hours summed per owner and group. */
+    public void attempts(
+        String owner,
+        String key,
+        double gpuHours,
+        double gpuMemoryGiBHours,
+        double measuredGpuMemoryGiBHours,
+        double coreHours,
+        double memoryGiBHours) {
+      total.addHours(
+          gpuHours, gpuMemoryGiBHours, measuredGpuMemoryGiBHours, coreHours, memoryGiBHours);
+      if (shown(owner)) {
+        group(key)
+            .addHours(
+                gpuHours, gpuMemoryGiBHours, measuredGpuMemoryGiBHours, coreHours, memoryGiBHours);
+      }
+    }
+
+    /**
+     * Days retention rolled up: {@code days} one row per day and owner, {@code labelled} (when
+     * grouped by a label) one per day, owner and value of that label, whose figures are also in the
+     * day's row and so are taken from the group of no label.
+     */
+    public void rolledUp(
+        List<UsageSource.RolledUpDay> days, List<UsageSource.RolledUpDay> labelled) {
+      for (UsageSource.RolledUpDay day : days) {
+        total.add(day, 1);
+        if (shown(day.owner())) {
+          String key =
+              switch (by) {
+                case OWNER -> day.owner();
+                case DAY -> day.day().toString();
+                case LABEL -> null;
+              };
+          group(key).add(day, 1);
+        }
+      }
+      for (UsageSource.RolledUpDay day : labelled) {
+        if (shown(day.owner())) {
+          group(day.labelValue()).add(day, 1);
+          group(null).add(day, -1);
+        }
+      }
+    }
+
+    /**
+     * Whether live waits must be read in buckets: to be merged with rolled-up ones, or read from
+     * two time ranges.
+     */
+    public boolean needsLiveHistograms(int liveRanges) {
+      return liveRanges > 1 || total.hasRolledUpWaits();
+    }
+
+    public UsageReport build() {
+      List<Group> list = new ArrayList<>();
+      groups.forEach(
+          (key, tally) -> {
+            if (!tally.emptied()) {
+              list.add(tally.group(key));
+            }
+          });
+      return new UsageReport(from, to, byText, list, total.group(null));
     }
   }
 }

@@ -1,65 +1,57 @@
 package io.gpuq.job;
 
 import java.time.Instant;
+import java.time.LocalDate;
 import java.util.List;
+import java.util.Map;
 
 /**
- * What a usage report (issue 37) is computed from: the attempts that ended, and the jobs that
- * finished, in a time window. A port: the database store answers it from {@code job_attempts} and
- * {@code jobs}.
+ * Where a usage report (issue 37) is computed: the database sums the attempts that ended, and
+ * counts the jobs that finished, in the window, per group, and adds what retention rolled up per
+ * day. A port: {@code storage.UsageTable} answers it from {@code job_attempts}, {@code jobs} and
+ * the roll-up tables.
  */
 public interface UsageSource {
 
   /**
-   * One ended attempt's holdings.
+   * What retention deleted, kept per UTC day and owner (and, in a second table, per day, owner and
+   * label): the figures of the attempts that ended and the jobs that finished that day.
    *
-   * @param group the owner, or the value of the grouping label (null: the job has none)
-   * @param gpuEquivalents whole-GPU equivalents it held: GPUs × (1, or its budget's share of a GPU)
-   * @param gpuBudgetBytes its GPU-memory budget over all its GPUs
-   * @param peakGpuBytes the most GPU memory measured on one of its GPUs, times its GPUs; 0
-   *     unmeasured
-   * @param cpus the cores it held
-   * @param memoryBytes the host memory it held (0: none reserved)
-   */
-  record EndedAttempt(
-      String owner,
-      String group,
-      Instant startedAt,
-      Instant finishedAt,
-      double gpuEquivalents,
-      long gpuBudgetBytes,
-      long peakGpuBytes,
-      double cpus,
-      long memoryBytes) {}
-
-  /**
-   * One job that finished: its final state and how long it waited to start first (null: it never
-   * started).
-   */
-  record FinishedJob(
-      String owner, String group, JobState state, Instant finishedAt, Long waitMillis) {}
-
-  /**
-   * What retention deleted, kept per UTC day and owner (issue 37): the figures of the attempts that
-   * ended and the jobs that finished that day.
+   * @param labelValue the label's value, for a row of a label; null for a day's row
+   * @param waits the day's waits in buckets (empty for days rolled up before they were kept)
    */
   record RolledUpDay(
-      java.time.LocalDate day,
+      LocalDate day,
       String owner,
-      java.util.Map<JobState, Long> jobs,
+      String labelValue,
+      Map<JobState, Long> jobs,
       double gpuHours,
       double gpuMemoryGiBHours,
       double measuredGpuMemoryGiBHours,
       double coreHours,
       double memoryGiBHours,
-      Double waitMaxSeconds) {}
+      Double waitMaxSeconds,
+      WaitHistogram waits) {}
 
-  /** The rolled-up days from {@code fromDay} to {@code toDay}, excluded. */
-  List<RolledUpDay> rolledUp(java.time.LocalDate fromDay, java.time.LocalDate toDay);
+  /**
+   * The report over {@code [from, to)}, grouped by {@code by} ({@code labelKey} when by label): the
+   * groups of {@code onlyOwner}'s jobs (null: everyone's) and everyone's total.
+   */
+  UsageReport report(
+      Instant from,
+      Instant to,
+      UsageReport.By by,
+      String byText,
+      String labelKey,
+      String onlyOwner);
 
-  /** Attempts that ended at or after {@code from} and before {@code to}. */
-  List<EndedAttempt> attemptsEnded(Instant from, Instant to, String labelKey);
+  /**
+   * Rolls up what ended since the last roll-up, towards {@code upTo}, by at most {@code step}.
+   *
+   * @return how far the roll-up has gone
+   */
+  Instant rollUpTo(Instant upTo, java.time.Duration step);
 
-  /** Jobs that finished at or after {@code from} and before {@code to}. */
-  List<FinishedJob> jobsFinished(Instant from, Instant to, String labelKey);
+  /** The rolled-up days from {@code fromDay} to {@code toDay}, excluded, one row per owner. */
+  List<RolledUpDay> rolledUp(LocalDate fromDay, LocalDate toDay);
 }

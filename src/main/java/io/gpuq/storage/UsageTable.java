@@ -3,7 +3,9 @@ package io.gpuq.storage;
 import io.gpuq.job.JobPlacement;
 import io.gpuq.job.JobState;
 import io.gpuq.job.UsageReport;
+import io.gpuq.job.UsageReport.EndedAttempt;
 import io.gpuq.job.UsageSource;
+import io.gpuq.job.WaitHistogram;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -13,105 +15,491 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import javax.sql.DataSource;
+import org.springframework.jdbc.core.RowCallbackHandler;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
- * The SQL of the usage report (issue 37): ended attempts with their job's holdings, and finished
- * jobs with their first start, in a window; grouped by a label when asked ({@code job_labels}).
+ * The SQL of the usage report (issue 37). The database sums the window's attempts and counts its
+ * jobs per group, with their waits' exact percentiles ({@code percentile_disc}, nearest rank), so
+ * that a report reads a few rows per group whatever the window holds; {@code usage_daily} and
+ * {@code usage_daily_labels} hold what retention deleted, per day and owner (and label).
  */
 public final class UsageTable implements UsageSource {
 
-  private static final String ATTEMPTS =
-      "select j.owner, %s as grp, a.started_at, a.finished_at, j.gpus, j.gpu_memory_bytes,"
-          + " j.gpu_fraction, a.budget_bytes, a.peak_gpu_memory_bytes, a.placement, j.cpus,"
-          + " j.memory_bytes from job_attempts a join jobs j on j.id = a.job_id%s"
-          + " where a.finished_at >= :from and a.finished_at < :to";
+  /**
+   * An attempt's hours, from the database's clock columns: whole milliseconds, as gpuq shows them
+   * (a job's page), so that the report equals what its jobs' pages add up to.
+   */
+  private static final String HOURS =
+      "cast(floor((extract(epoch from a.finished_at) - extract(epoch from a.started_at)) * 1000)"
+          + " as double precision) / 3600000";
 
-  private static final String JOBS =
-      "select j.owner, %s as grp, j.state, j.finished_at, j.created_at,"
-          + " (select min(a.started_at) from job_attempts a where a.job_id = j.id) as first_start"
-          + " from jobs j%s where j.finished_at >= :from and j.finished_at < :to"
-          + " and j.state in ('SUCCEEDED', 'FAILED', 'CANCELLED', 'PRUNED')";
+  /** Whether an attempt held a share of its GPUs (a budget asked in bytes or as a fraction). */
+  private static final String SHARED =
+      "j.gpus > 0 and (j.gpu_memory_bytes is not null or j.gpu_fraction is not null)";
+
+  /**
+   * The window's attempts summed per owner, group, and what a GPU share is computed from (the
+   * placement's GPU size is in its JSON, read in Java: a handful of distinct rows).
+   */
+  private static final String ATTEMPT_SUMS =
+      "select owner, grp%3$s, gpus, shared_placement, shared_budget, shared_fraction,"
+          + " sum(h) as hours,"
+          + " sum(gpus * budget * h) as budget_byte_hours, sum(gpus * peak * h) as peak_byte_hours,"
+          + " sum(cpus * h) as core_hours, sum(memory * h) as memory_byte_hours from ("
+          + " select j.owner, %1$s as grp%4$s, j.gpus, case when "
+          + SHARED
+          + " then a.placement end as shared_placement, case when "
+          + SHARED
+          + " then a.budget_bytes end as shared_budget, case when "
+          + SHARED
+          + " then j.gpu_fraction end as shared_fraction, "
+          + HOURS
+          + " as h, a.budget_bytes as budget, coalesce(a.peak_gpu_memory_bytes, 0) as peak,"
+          + " j.cpus, coalesce(j.memory_bytes, 0) as memory"
+          + " from job_attempts a join jobs j on j.id = a.job_id%2$s"
+          + " where a.finished_at >= :from and a.finished_at < :to"
+          + ") x group by owner, grp%3$s, gpus, shared_placement, shared_budget, shared_fraction";
+
+  /** A roll-up's grouping by label: every label of a job, each its own row. */
+  private static final String EVERY_LABEL = " join job_labels l on l.job_id = j.id";
+
+  private static final String LABEL_COLUMNS = ", l.label_key as lk, l.label_value as lv";
+
+  /**
+   * What a roll-up adds per day, owner (and label, with {@link #EVERY_LABEL}), state and wait
+   * bucket (-1: never started): the jobs that finished in a time range.
+   */
+  private static final String ROLL_JOBS =
+      "select grp, owner%3$s, state, b, count(*) as n, max(w) as wmax from (select grp, owner%3$s,"
+          + " state, w, case when w is null then -1 when w < 1 then 0 else least("
+          + WaitHistogram.LAST
+          + ", 1 + floor(4 * ln(w) / ln(2))) end as b from (select %1$s as grp, j.owner%4$s,"
+          + " j.state, "
+          + "%5$s"
+          + " as w from jobs j%2$s where j.finished_at >= :from and j.finished_at < :to"
+          + " and j.state in ('SUCCEEDED', 'FAILED', 'CANCELLED', 'PRUNED')) x) y"
+          + " group by grp, owner%3$s, state, b";
+
+  private static final String MARK = "select rolled_up_to from usage_mark where id = 1";
+
+  private static final String LOCKED_MARK = MARK + " for update";
+
+  private static final String SET_MARK = "update usage_mark set rolled_up_to = :to where id = 1";
+
+  private static final String FIRST_ATTEMPT_END =
+      "select min(finished_at) from job_attempts where finished_at >= :from";
+
+  private static final String FIRST_JOB_END =
+      "select min(finished_at) from jobs where finished_at >= :from";
+
+  /** A finished job's wait from submission to its first start, in seconds (null: none). */
+  private static final String WAIT =
+      "cast(floor(extract(epoch from (select min(a.started_at) from job_attempts a where a.job_id ="
+          + " j.id)) * 1000) - floor(extract(epoch from j.created_at) * 1000) as double precision)"
+          + " / 1000";
+
+  /** The window's finished jobs, one row each: its group, state and wait. */
+  private static final String FINISHED =
+      "select %1$s as grp, j.state, "
+          + WAIT
+          + " as w from jobs j%2$s where j.finished_at >= :from and j.finished_at < :to"
+          + " and j.state in ('SUCCEEDED', 'FAILED', 'CANCELLED', 'PRUNED')%3$s";
+
+  private static final String JOB_FIGURES =
+      "sum(case when state = 'SUCCEEDED' then 1 else 0 end) as succeeded,"
+          + " sum(case when state = 'FAILED' then 1 else 0 end) as failed,"
+          + " sum(case when state = 'CANCELLED' then 1 else 0 end) as cancelled,"
+          + " sum(case when state = 'PRUNED' then 1 else 0 end) as pruned,"
+          + " percentile_disc(0.5) within group (order by w) as p50,"
+          + " percentile_disc(0.95) within group (order by w) as p95, max(w) as wmax";
+
+  private static final String JOBS_BY_GROUP =
+      "select grp, " + JOB_FIGURES + " from (" + FINISHED + ") x group by grp";
+
+  private static final String JOBS_IN_ALL = "select " + JOB_FIGURES + " from (" + FINISHED + ") x";
+
+  /** The bucket of {@link WaitHistogram#bucket}. */
+  private static final String BUCKET =
+      "case when w < 1 then 0 else least("
+          + WaitHistogram.LAST
+          + ", 1 + floor(4 * ln(w) / ln(2))) end";
+
+  private static final String BUCKETS_BY_GROUP =
+      "select grp, b, count(*) as n from (select grp, "
+          + BUCKET
+          + " as b from ("
+          + FINISHED
+          + ") x where w is not null) y group by grp, b";
+
+  private static final String BUCKETS_IN_ALL =
+      "select b, count(*) as n from (select "
+          + BUCKET
+          + " as b from ("
+          + FINISHED
+          + ") x where w is not null) y group by b";
 
   private static final String LABEL_JOIN =
       " left join job_labels l on l.job_id = j.id and l.label_key = :key";
 
+  private static final String FIGURES =
+      "succeeded, failed, cancelled, pruned, gpu_hours, gpu_memory_gib_hours,"
+          + " measured_gpu_memory_gib_hours, core_hours, memory_gib_hours, wait_max_seconds,"
+          + " wait_histogram";
+
   private static final String ROLLED_UP =
-      "select usage_day, owner, succeeded, failed, cancelled, pruned, gpu_hours, gpu_memory_gib_hours,"
-          + " measured_gpu_memory_gib_hours, core_hours, memory_gib_hours, wait_max_seconds"
+      "select usage_day, owner, cast(null as varchar(256)) as label_value, "
+          + FIGURES
           + " from usage_daily where usage_day >= :from and usage_day < :to";
 
+  private static final String ROLLED_UP_LABELS =
+      "select usage_day, owner, label_value, "
+          + FIGURES
+          + " from usage_daily_labels where label_key = :key and usage_day >= :from"
+          + " and usage_day < :to";
+
   private static final String ATTEMPTS_OF =
-      "select j.owner, cast(null as varchar(200)) as grp, a.started_at, a.finished_at, j.gpus,"
-          + " j.gpu_memory_bytes, j.gpu_fraction, a.budget_bytes, a.peak_gpu_memory_bytes,"
-          + " a.placement, j.cpus, j.memory_bytes from job_attempts a join jobs j on j.id ="
-          + " a.job_id where a.finished_at is not null and j.id in (:ids)";
+      "select a.job_id, j.owner, a.started_at, a.finished_at, j.gpus, j.gpu_memory_bytes,"
+          + " j.gpu_fraction, a.budget_bytes, a.peak_gpu_memory_bytes, a.placement, j.cpus,"
+          + " j.memory_bytes from job_attempts a join jobs j on j.id = a.job_id"
+          + " where a.finished_at is not null and j.id in (:ids)";
 
   private static final String JOBS_OF =
-      "select j.owner, cast(null as varchar(200)) as grp, j.state, j.finished_at, j.created_at,"
+      "select j.id, j.owner, j.state, j.finished_at, j.created_at,"
           + " (select min(a.started_at) from job_attempts a where a.job_id = j.id) as first_start"
           + " from jobs j where j.id in (:ids)";
 
-  private static final String ADD_TO_DAY =
-      "update usage_daily set succeeded = succeeded + :succeeded, failed = failed + :failed,"
-          + " cancelled = cancelled + :cancelled, pruned = pruned + :pruned,"
-          + " gpu_hours = gpu_hours + :gpuHours,"
-          + " gpu_memory_gib_hours = gpu_memory_gib_hours + :gpuMemory,"
-          + " measured_gpu_memory_gib_hours = measured_gpu_memory_gib_hours + :measured,"
-          + " core_hours = core_hours + :coreHours, memory_gib_hours = memory_gib_hours + :memory"
-          + " where usage_day = :day and owner = :owner";
+  private static final String LABELS_OF =
+      "select job_id, label_key, label_value from job_labels where job_id in (:ids)";
 
-  private static final String LONGER_WAIT =
-      "update usage_daily set wait_max_seconds = :waitMax where usage_day = :day and owner = :owner"
-          + " and (wait_max_seconds is null or wait_max_seconds < :waitMax)";
+  private static final String DAY_ROW =
+      "select "
+          + FIGURES
+          + " from usage_daily where usage_day = :day and owner = :owner for update";
+
+  private static final String LABEL_ROW =
+      "select "
+          + FIGURES
+          + " from usage_daily_labels where usage_day = :day and owner = :owner"
+          + " and label_key = :key and label_value = :value for update";
+
+  private static final String SET_FIGURES =
+      " set succeeded = :succeeded, failed = :failed, cancelled = :cancelled, pruned = :pruned,"
+          + " gpu_hours = :gpuHours, gpu_memory_gib_hours = :gpuMemory,"
+          + " measured_gpu_memory_gib_hours = :measured, core_hours = :coreHours,"
+          + " memory_gib_hours = :memory, wait_max_seconds = :waitMax,"
+          + " wait_histogram = :histogram";
+
+  private static final String UPDATE_DAY =
+      "update usage_daily" + SET_FIGURES + " where usage_day = :day and owner = :owner";
+
+  private static final String UPDATE_LABEL =
+      "update usage_daily_labels"
+          + SET_FIGURES
+          + " where usage_day = :day and owner = :owner and label_key = :key"
+          + " and label_value = :value";
+
+  private static final String VALUES =
+      " :succeeded, :failed, :cancelled, :pruned, :gpuHours, :gpuMemory, :measured, :coreHours,"
+          + " :memory, :waitMax, :histogram)";
 
   private static final String NEW_DAY =
-      "insert into usage_daily (usage_day, owner, succeeded, failed, cancelled, pruned, gpu_hours,"
-          + " gpu_memory_gib_hours, measured_gpu_memory_gib_hours, core_hours, memory_gib_hours,"
-          + " wait_max_seconds) values (:day, :owner, :succeeded, :failed, :cancelled, :pruned,"
-          + " :gpuHours, :gpuMemory, :measured, :coreHours, :memory, :waitMax)";
+      "insert into usage_daily (usage_day, owner, " + FIGURES + ") values (:day, :owner," + VALUES;
+
+  private static final String NEW_LABEL =
+      "insert into usage_daily_labels (usage_day, owner, label_key, label_value, "
+          + FIGURES
+          + ") values (:day, :owner, :key, :value,"
+          + VALUES;
 
   private static final JsonColumns.Placement PLACEMENT = new JsonColumns.Placement();
 
   private final JdbcClient jdbc;
 
+  private final org.springframework.transaction.support.TransactionTemplate tx;
+
   public UsageTable(DataSource dataSource) {
     this.jdbc = JdbcClient.create(dataSource);
+    this.tx =
+        new org.springframework.transaction.support.TransactionTemplate(
+            new org.springframework.jdbc.datasource.DataSourceTransactionManager(dataSource));
   }
 
   @Override
-  public List<EndedAttempt> attemptsEnded(Instant from, Instant to, String labelKey) {
-    var statement =
-        jdbc.sql(grouped(ATTEMPTS, labelKey)).param("from", utc(from)).param("to", utc(to));
-    if (labelKey != null) {
-      statement = statement.param("key", labelKey);
+  public UsageReport report(
+      Instant from,
+      Instant to,
+      UsageReport.By by,
+      String byText,
+      String labelKey,
+      String onlyOwner) {
+    UsageReport.Builder report = new UsageReport.Builder(from, to, by, byText, onlyOwner);
+    // The whole days of the window from the roll-up; the day of "to" too when the roll-up has
+    // reached into it (it holds that day up to its mark).
+    LocalDate firstDay = LocalDate.ofInstant(from, ZoneOffset.UTC);
+    if (midnight(firstDay).isBefore(from)) {
+      firstDay = firstDay.plusDays(1);
     }
-    return statement.query((row, n) -> attempt(row)).list();
+    LocalDate rowsEnd = LocalDate.ofInstant(to, ZoneOffset.UTC);
+    Instant mark = mark();
+    if (mark != null
+        && !mark.isAfter(to)
+        && midnight(rowsEnd).isBefore(to)
+        && LocalDate.ofInstant(mark, ZoneOffset.UTC).equals(rowsEnd)) {
+      rowsEnd = rowsEnd.plusDays(1);
+    }
+    List<Instant[]> live = new ArrayList<>();
+    if (firstDay.isBefore(rowsEnd)) {
+      report.rolledUp(
+          rolledUp(firstDay, rowsEnd),
+          by == UsageReport.By.LABEL ? rolledUpLabels(labelKey, firstDay, rowsEnd) : List.of());
+      Instant covered = mark == null ? null : min(mark, midnight(rowsEnd));
+      if (covered != null && covered.isAfter(midnight(firstDay))) {
+        // Only the rows before the first midnight and after the mark are read one by one.
+        if (from.isBefore(midnight(firstDay))) {
+          live.add(new Instant[] {from, midnight(firstDay)});
+        }
+        if (covered.isBefore(to)) {
+          live.add(new Instant[] {covered, to});
+        }
+      } else {
+        live.add(new Instant[] {from, to});
+      }
+    } else {
+      live.add(new Instant[] {from, to});
+    }
+    for (Instant[] range : live) {
+      liveRows(report, range[0], range[1], by, labelKey, onlyOwner, live.size());
+    }
+    return report.build();
   }
 
-  @Override
-  public List<FinishedJob> jobsFinished(Instant from, Instant to, String labelKey) {
-    var statement = jdbc.sql(grouped(JOBS, labelKey)).param("from", utc(from)).param("to", utc(to));
-    if (labelKey != null) {
-      statement = statement.param("key", labelKey);
+  private static Instant midnight(LocalDate day) {
+    return day.atStartOfDay(ZoneOffset.UTC).toInstant();
+  }
+
+  private static Instant min(Instant a, Instant b) {
+    return a.isBefore(b) ? a : b;
+  }
+
+  /** How far the roll-up has gone; null: it has not started. */
+  public Instant mark() {
+    return jdbc.sql(MARK).query((row, n) -> instant(row, "rolled_up_to")).optional().orElse(null);
+  }
+
+  /** Sums the jobs' rows of {@code [from, to)} into the report. */
+  private void liveRows(
+      UsageReport.Builder report,
+      Instant from,
+      Instant to,
+      UsageReport.By by,
+      String labelKey,
+      String onlyOwner,
+      int ranges) {
+    Map<String, Object> window = new HashMap<>();
+    window.put("from", utc(from));
+    window.put("to", utc(to));
+    if (by == UsageReport.By.LABEL) {
+      window.put("key", labelKey);
     }
-    return statement
+    String join = by == UsageReport.By.LABEL ? LABEL_JOIN : "";
+    jdbc.sql(ATTEMPT_SUMS.formatted(key(by, "a"), join, "", ""))
+        .params(window)
         .query(
-            (row, n) -> {
-              Instant created = instant(row, "created_at");
-              Instant started = instant(row, "first_start");
-              return new FinishedJob(
-                  row.getString("owner"),
-                  row.getString("grp"),
-                  JobState.valueOf(row.getString("state")),
-                  instant(row, "finished_at"),
-                  started == null ? null : started.toEpochMilli() - created.toEpochMilli());
-            })
-        .list();
+            (RowCallbackHandler)
+                row -> {
+                  double hours = row.getDouble("hours");
+                  report.attempts(
+                      row.getString("owner"),
+                      groupKey(by, row),
+                      gpuEquivalents(row) * hours,
+                      row.getDouble("budget_byte_hours") / GIB,
+                      row.getDouble("peak_byte_hours") / GIB,
+                      row.getDouble("core_hours"),
+                      row.getDouble("memory_byte_hours") / GIB);
+                });
+    Map<String, Object> own = new HashMap<>(window);
+    String ownerFilter = "";
+    if (onlyOwner != null) {
+      own.put("owner", onlyOwner);
+      ownerFilter = " and j.owner = :owner";
+    }
+    jdbc.sql(JOBS_BY_GROUP.formatted(key(by, "j"), join, ownerFilter))
+        .params(own)
+        .query((RowCallbackHandler) row -> jobFigures(row, report.group(groupKey(by, row))));
+    jdbc.sql(JOBS_IN_ALL.formatted(key(by, "j"), join, ""))
+        .params(window)
+        .query((RowCallbackHandler) row -> jobFigures(row, report.total()));
+    if (report.needsLiveHistograms(ranges)) {
+      jdbc.sql(BUCKETS_BY_GROUP.formatted(key(by, "j"), join, ownerFilter))
+          .params(own)
+          .query(
+              (RowCallbackHandler)
+                  row ->
+                      report
+                          .group(groupKey(by, row))
+                          .liveHistogram()
+                          .add(row.getInt("b"), row.getLong("n")));
+      jdbc.sql(BUCKETS_IN_ALL.formatted(key(by, "j"), join, ""))
+          .params(window)
+          .query(
+              (RowCallbackHandler)
+                  row -> report.total().liveHistogram().add(row.getInt("b"), row.getLong("n")));
+    }
+  }
+
+  /**
+   * Moves the roll-up on towards {@code upTo}, by at most {@code step} in one transaction that
+   * holds the mark's lock (of several nodes one moves it; another waits, then goes on from where
+   * the first stopped): what ended in between is summed per day and owner, and per day, owner and
+   * label, in the database.
+   *
+   * @return the mark afterwards
+   */
+  @Override
+  public Instant rollUpTo(Instant upTo, java.time.Duration step) {
+    return tx.execute(
+        status -> {
+          Instant mark =
+              jdbc.sql(LOCKED_MARK)
+                  .query((row, n) -> instant(row, "rolled_up_to"))
+                  .optional()
+                  .orElse(null);
+          Instant from = mark == null ? firstEnd() : mark;
+          if (from == null || !from.isBefore(upTo)) {
+            // Nothing ended yet: the mark waits where it is (or starts at upTo).
+            if (mark == null) {
+              jdbc.sql(SET_MARK).param("to", utc(upTo)).update();
+              return upTo;
+            }
+            return mark;
+          }
+          Instant to = min(upTo, from.plus(step));
+          Map<Slot, UsageReport.Tally> tallies = new HashMap<>();
+          rollRange(tallies, from, to, false);
+          rollRange(tallies, from, to, true);
+          tallies.forEach(this::addTo);
+          jdbc.sql(SET_MARK).param("to", utc(to)).update();
+          return to;
+        });
+  }
+
+  private Instant firstEnd() {
+    Instant start = Instant.EPOCH;
+    Instant a =
+        jdbc.sql(FIRST_ATTEMPT_END)
+            .param("from", utc(start))
+            .query((row, n) -> instant(row, 1))
+            .optional()
+            .orElse(null);
+    Instant j =
+        jdbc.sql(FIRST_JOB_END)
+            .param("from", utc(start))
+            .query((row, n) -> instant(row, 1))
+            .optional()
+            .orElse(null);
+    return a == null ? j : j == null ? a : min(a, j);
+  }
+
+  private void rollRange(
+      Map<Slot, UsageReport.Tally> tallies, Instant from, Instant to, boolean byLabel) {
+    Map<String, Object> window = new HashMap<>();
+    window.put("from", utc(from));
+    window.put("to", utc(to));
+    String join = byLabel ? EVERY_LABEL : "";
+    String outer = byLabel ? ", lk, lv" : "";
+    String inner = byLabel ? LABEL_COLUMNS : "";
+    jdbc.sql(ATTEMPT_SUMS.formatted(key(UsageReport.By.DAY, "a"), join, outer, inner))
+        .params(window)
+        .query(
+            (RowCallbackHandler)
+                row ->
+                    tallies
+                        .computeIfAbsent(slot(row, byLabel), k -> new UsageReport.Tally())
+                        .addHours(
+                            gpuEquivalents(row) * row.getDouble("hours"),
+                            row.getDouble("budget_byte_hours") / GIB,
+                            row.getDouble("peak_byte_hours") / GIB,
+                            row.getDouble("core_hours"),
+                            row.getDouble("memory_byte_hours") / GIB));
+    jdbc.sql(ROLL_JOBS.formatted(key(UsageReport.By.DAY, "j"), join, outer, inner, WAIT))
+        .params(window)
+        .query(
+            (RowCallbackHandler)
+                row -> {
+                  UsageReport.Tally tally =
+                      tallies.computeIfAbsent(slot(row, byLabel), k -> new UsageReport.Tally());
+                  long n = row.getLong("n");
+                  tally.addJobs(JobState.valueOf(row.getString("state")), n);
+                  int bucket = row.getInt("b");
+                  if (bucket >= 0) {
+                    tally.addWaits(bucket, n, row.getObject("wmax", Double.class));
+                  }
+                });
+  }
+
+  private static Slot slot(ResultSet row, boolean byLabel) throws SQLException {
+    return new Slot(
+        LocalDate.ofEpochDay(row.getLong("grp")),
+        row.getString("owner"),
+        byLabel ? row.getString("lk") : null,
+        byLabel ? row.getString("lv") : null);
+  }
+
+  private static final double GIB = 1024.0 * 1024 * 1024;
+
+  /** The SQL of a group's key: {@code alias} is the table whose end time gives the day. */
+  private static String key(UsageReport.By by, String alias) {
+    return switch (by) {
+      case OWNER -> "j.owner";
+      case LABEL -> "l.label_value";
+      case DAY -> "cast(floor(extract(epoch from " + alias + ".finished_at) / 86400) as bigint)";
+    };
+  }
+
+  private static String groupKey(UsageReport.By by, ResultSet row) throws SQLException {
+    if (by == UsageReport.By.DAY) {
+      return LocalDate.ofEpochDay(row.getLong("grp")).toString();
+    }
+    return row.getString("grp");
+  }
+
+  private static void jobFigures(ResultSet row, UsageReport.Tally tally) throws SQLException {
+    tally.addJobs(JobState.SUCCEEDED, row.getLong("succeeded"));
+    tally.addJobs(JobState.FAILED, row.getLong("failed"));
+    tally.addJobs(JobState.CANCELLED, row.getLong("cancelled"));
+    tally.addJobs(JobState.PRUNED, row.getLong("pruned"));
+    tally.exactWaits(
+        new UsageReport.Wait(
+            (Double) row.getObject("p50", Double.class),
+            row.getObject("p95", Double.class),
+            row.getObject("wmax", Double.class)));
+  }
+
+  /** Whole-GPU equivalents of one row of {@link #ATTEMPT_SUMS}: GPUs × their share. */
+  private static double gpuEquivalents(ResultSet row) throws SQLException {
+    int gpus = row.getInt("gpus");
+    long budget = row.getLong("shared_budget");
+    if (gpus == 0 || row.wasNull()) {
+      return gpus;
+    }
+    double fraction = row.getDouble("shared_fraction");
+    boolean askedFraction = !row.wasNull();
+    return gpus * share(row.getString("shared_placement"), budget, askedFraction, fraction);
+  }
+
+  /** The share of a GPU a budget held: of the placed GPU's memory where it is known. */
+  private static double share(
+      String placementJson, long budget, boolean askedFraction, double fraction) {
+    JobPlacement placement = PLACEMENT.convertToEntityAttribute(placementJson);
+    long total =
+        placement == null || placement.gpus().isEmpty() ? 0 : placement.gpus().get(0).totalBytes();
+    return total > 0 ? Math.min(1.0, (double) budget / total) : askedFraction ? fraction : 1.0;
   }
 
   @Override
@@ -119,110 +507,209 @@ public final class UsageTable implements UsageSource {
     return jdbc.sql(ROLLED_UP)
         .param("from", fromDay)
         .param("to", toDay)
-        .query(
-            (row, n) -> {
-              Map<JobState, Long> jobs = new EnumMap<>(JobState.class);
-              jobs.put(JobState.SUCCEEDED, row.getLong("succeeded"));
-              jobs.put(JobState.FAILED, row.getLong("failed"));
-              jobs.put(JobState.CANCELLED, row.getLong("cancelled"));
-              jobs.put(JobState.PRUNED, row.getLong("pruned"));
-              double waitMax = row.getDouble("wait_max_seconds");
-              return new RolledUpDay(
-                  row.getObject("usage_day", LocalDate.class),
-                  row.getString("owner"),
-                  jobs,
-                  row.getDouble("gpu_hours"),
-                  row.getDouble("gpu_memory_gib_hours"),
-                  row.getDouble("measured_gpu_memory_gib_hours"),
-                  row.getDouble("core_hours"),
-                  row.getDouble("memory_gib_hours"),
-                  row.wasNull() ? null : waitMax);
-            })
+        .query((row, n) -> rolledUpDay(row))
         .list();
   }
 
+  /** The rolled-up rows of label {@code key}'s values. */
+  public List<RolledUpDay> rolledUpLabels(String key, LocalDate fromDay, LocalDate toDay) {
+    return jdbc.sql(ROLLED_UP_LABELS)
+        .param("key", key)
+        .param("from", fromDay)
+        .param("to", toDay)
+        .query((row, n) -> rolledUpDay(row))
+        .list();
+  }
+
+  private static RolledUpDay rolledUpDay(ResultSet row) throws SQLException {
+    Map<JobState, Long> jobs = new EnumMap<>(JobState.class);
+    jobs.put(JobState.SUCCEEDED, row.getLong("succeeded"));
+    jobs.put(JobState.FAILED, row.getLong("failed"));
+    jobs.put(JobState.CANCELLED, row.getLong("cancelled"));
+    jobs.put(JobState.PRUNED, row.getLong("pruned"));
+    return new RolledUpDay(
+        row.getObject("usage_day", LocalDate.class),
+        row.getString("owner"),
+        row.getString("label_value"),
+        jobs,
+        row.getDouble("gpu_hours"),
+        row.getDouble("gpu_memory_gib_hours"),
+        row.getDouble("measured_gpu_memory_gib_hours"),
+        row.getDouble("core_hours"),
+        row.getDouble("memory_gib_hours"),
+        row.getObject("wait_max_seconds", Double.class),
+        WaitHistogram.parse(row.getString("wait_histogram")));
+  }
+
+  /** Where a roll-up row goes: a day and owner, and a label's key and value (null: the day's). */
+  private record Slot(LocalDate day, String owner, String key, String value) {}
+
   /**
    * Adds these jobs' figures to their days (retention, before it deletes them, in its transaction):
-   * each attempt to the day it ended, each job to the day it finished.
+   * each attempt to the day it ended, each job to the day it finished; once to the day's row of its
+   * owner, and once to the row of each of its labels.
    */
   void rollUp(Collection<String> ids) {
     if (ids.isEmpty()) {
       return;
     }
-    List<EndedAttempt> attempts =
-        jdbc.sql(ATTEMPTS_OF).param("ids", List.copyOf(ids)).query((row, n) -> attempt(row)).list();
-    List<FinishedJob> jobs =
-        jdbc.sql(JOBS_OF)
-            .param("ids", List.copyOf(ids))
-            .query(
-                (row, n) -> {
+    List<String> idList = List.copyOf(ids);
+    // What ended before the mark is in the roll-up already; the lock keeps the mark still until
+    // this transaction, which deletes these jobs, ends.
+    Instant mark =
+        jdbc.sql(LOCKED_MARK)
+            .query((row, n) -> instant(row, "rolled_up_to"))
+            .optional()
+            .orElse(null);
+    Map<String, Map<String, String>> labels = new HashMap<>();
+    jdbc.sql(LABELS_OF)
+        .param("ids", idList)
+        .query(
+            (RowCallbackHandler)
+                row -> {
+                  labels
+                      .computeIfAbsent(row.getString("job_id"), k -> new TreeMap<>())
+                      .put(row.getString("label_key"), row.getString("label_value"));
+                });
+    Map<Slot, UsageReport.Tally> tallies = new HashMap<>();
+    jdbc.sql(ATTEMPTS_OF)
+        .param("ids", idList)
+        .query(
+            (RowCallbackHandler)
+                row -> {
+                  EndedAttempt attempt = attempt(row);
+                  if (mark != null && attempt.finishedAt().isBefore(mark)) {
+                    return;
+                  }
+                  for (Slot slot :
+                      slots(
+                          attempt.finishedAt(),
+                          attempt.owner(),
+                          labels.get(row.getString("job_id")))) {
+                    tallies.computeIfAbsent(slot, k -> new UsageReport.Tally()).add(attempt);
+                  }
+                });
+    jdbc.sql(JOBS_OF)
+        .param("ids", idList)
+        .query(
+            (RowCallbackHandler)
+                row -> {
                   Instant created = instant(row, "created_at");
                   Instant started = instant(row, "first_start");
-                  return new FinishedJob(
-                      row.getString("owner"),
-                      null,
-                      JobState.valueOf(row.getString("state")),
-                      instant(row, "finished_at"),
-                      started == null ? null : started.toEpochMilli() - created.toEpochMilli());
+                  Double wait =
+                      started == null
+                          ? null
+                          : (started.toEpochMilli() - created.toEpochMilli()) / 1000.0;
+                  JobState state = JobState.valueOf(row.getString("state"));
+                  if (mark != null && instant(row, "finished_at").isBefore(mark)) {
+                    return;
+                  }
+                  for (Slot slot :
+                      slots(
+                          instant(row, "finished_at"),
+                          row.getString("owner"),
+                          labels.get(row.getString("id")))) {
+                    tallies
+                        .computeIfAbsent(slot, k -> new UsageReport.Tally())
+                        .addFinished(state, wait);
+                  }
+                });
+    tallies.forEach(this::addTo);
+  }
+
+  private static List<Slot> slots(Instant at, String owner, Map<String, String> labels) {
+    LocalDate day = at.atOffset(ZoneOffset.UTC).toLocalDate();
+    List<Slot> slots = new ArrayList<>();
+    slots.add(new Slot(day, owner, null, null));
+    if (labels != null) {
+      labels.forEach((key, value) -> slots.add(new Slot(day, owner, key, value)));
+    }
+    return slots;
+  }
+
+  /** Adds a tally to its row: read under a lock, summed here, written back (or inserted). */
+  private void addTo(Slot slot, UsageReport.Tally add) {
+    Map<String, Object> where = new HashMap<>();
+    where.put("day", slot.day());
+    where.put("owner", slot.owner());
+    boolean labelled = slot.key() != null;
+    if (labelled) {
+      where.put("key", slot.key());
+      where.put("value", slot.value());
+    }
+    List<RolledUpDay> existing =
+        jdbc.sql(labelled ? LABEL_ROW : DAY_ROW)
+            .params(where)
+            .query(
+                (row, n) -> {
+                  Map<JobState, Long> jobs = new EnumMap<>(JobState.class);
+                  jobs.put(JobState.SUCCEEDED, row.getLong("succeeded"));
+                  jobs.put(JobState.FAILED, row.getLong("failed"));
+                  jobs.put(JobState.CANCELLED, row.getLong("cancelled"));
+                  jobs.put(JobState.PRUNED, row.getLong("pruned"));
+                  return new RolledUpDay(
+                      slot.day(),
+                      slot.owner(),
+                      slot.value(),
+                      jobs,
+                      row.getDouble("gpu_hours"),
+                      row.getDouble("gpu_memory_gib_hours"),
+                      row.getDouble("measured_gpu_memory_gib_hours"),
+                      row.getDouble("core_hours"),
+                      row.getDouble("memory_gib_hours"),
+                      row.getObject("wait_max_seconds", Double.class),
+                      WaitHistogram.parse(row.getString("wait_histogram")));
                 })
             .list();
-    Map<String, List<EndedAttempt>> attemptsByKey = new TreeMap<>();
-    Map<String, List<FinishedJob>> jobsByKey = new TreeMap<>();
-    for (EndedAttempt a : attempts) {
-      attemptsByKey.computeIfAbsent(key(a.finishedAt(), a.owner()), k -> new ArrayList<>()).add(a);
-    }
-    for (FinishedJob j : jobs) {
-      jobsByKey.computeIfAbsent(key(j.finishedAt(), j.owner()), k -> new ArrayList<>()).add(j);
-    }
-    java.util.Set<String> keys = new java.util.TreeSet<>(attemptsByKey.keySet());
-    keys.addAll(jobsByKey.keySet());
-    for (String key : keys) {
-      int at = key.indexOf(' ');
-      LocalDate day = LocalDate.parse(key.substring(0, at));
-      String owner = key.substring(at + 1);
-      Instant start = day.atStartOfDay(ZoneOffset.UTC).toInstant();
-      UsageReport.Group sums =
-          UsageReport.of(
-                  start,
-                  start.plus(java.time.Duration.ofDays(1)),
-                  UsageReport.By.OWNER,
-                  "owner",
-                  attemptsByKey.getOrDefault(key, List.of()),
-                  jobsByKey.getOrDefault(key, List.of()))
-              .total();
-      Map<String, Object> values = new java.util.HashMap<>();
-      values.put("day", day);
-      values.put("owner", owner);
-      values.put("succeeded", sums.jobs().get(JobState.SUCCEEDED));
-      values.put("failed", sums.jobs().get(JobState.FAILED));
-      values.put("cancelled", sums.jobs().get(JobState.CANCELLED));
-      values.put("pruned", sums.jobs().get(JobState.PRUNED));
-      values.put("gpuHours", sums.gpuHours());
-      values.put("gpuMemory", sums.gpuMemoryGiBHours());
-      values.put("measured", sums.measuredGpuMemoryGiBHours());
-      values.put("coreHours", sums.coreHours());
-      values.put("memory", sums.memoryGiBHours());
-      values.put("waitMax", sums.waitSeconds().max());
-      Double waitMax = sums.waitSeconds().max();
-      values.remove("waitMax");
-      if (jdbc.sql(ADD_TO_DAY).params(values).update() == 0) {
-        values.put("waitMax", waitMax);
-        jdbc.sql(NEW_DAY).params(values).update();
-      } else if (waitMax != null) {
-        values.put("waitMax", waitMax);
-        jdbc.sql(LONGER_WAIT).params(values).update();
+    Map<String, Object> values = new HashMap<>(where);
+    WaitHistogram waits = new WaitHistogram();
+    waits.addAll(add.waits());
+    Double waitMax = add.longestWait();
+    long[] counts = {
+      add.jobs().getOrDefault(JobState.SUCCEEDED, 0L),
+      add.jobs().getOrDefault(JobState.FAILED, 0L),
+      add.jobs().getOrDefault(JobState.CANCELLED, 0L),
+      add.jobs().getOrDefault(JobState.PRUNED, 0L)
+    };
+    double[] sums = {
+      add.gpuHours(),
+      add.gpuMemoryGiBHours(),
+      add.measuredGpuMemoryGiBHours(),
+      add.coreHours(),
+      add.memoryGiBHours()
+    };
+    if (!existing.isEmpty()) {
+      RolledUpDay old = existing.get(0);
+      counts[0] += old.jobs().get(JobState.SUCCEEDED);
+      counts[1] += old.jobs().get(JobState.FAILED);
+      counts[2] += old.jobs().get(JobState.CANCELLED);
+      counts[3] += old.jobs().get(JobState.PRUNED);
+      sums[0] += old.gpuHours();
+      sums[1] += old.gpuMemoryGiBHours();
+      sums[2] += old.measuredGpuMemoryGiBHours();
+      sums[3] += old.coreHours();
+      sums[4] += old.memoryGiBHours();
+      waits.addAll(old.waits());
+      if (old.waitMaxSeconds() != null) {
+        waitMax = waitMax == null ? old.waitMaxSeconds() : Math.max(waitMax, old.waitMaxSeconds());
       }
     }
-  }
-
-  private static String key(Instant at, String owner) {
-    return at.atOffset(ZoneOffset.UTC).toLocalDate() + " " + owner;
-  }
-
-  private static String grouped(String sql, String labelKey) {
-    return labelKey == null
-        ? sql.formatted("cast(null as varchar(200))", "")
-        : sql.formatted("l.label_value", LABEL_JOIN);
+    values.put("succeeded", counts[0]);
+    values.put("failed", counts[1]);
+    values.put("cancelled", counts[2]);
+    values.put("pruned", counts[3]);
+    values.put("gpuHours", sums[0]);
+    values.put("gpuMemory", sums[1]);
+    values.put("measured", sums[2]);
+    values.put("coreHours", sums[3]);
+    values.put("memory", sums[4]);
+    values.put("waitMax", waitMax);
+    values.put("histogram", waits.text());
+    String sql =
+        existing.isEmpty()
+            ? (labelled ? NEW_LABEL : NEW_DAY)
+            : labelled ? UPDATE_LABEL : UPDATE_DAY;
+    jdbc.sql(sql).params(values).update();
   }
 
   private static EndedAttempt attempt(ResultSet row) throws SQLException {
@@ -234,19 +721,12 @@ public final class UsageTable implements UsageSource {
     long budget = row.getLong("budget_bytes");
     long peak = row.getLong("peak_gpu_memory_bytes");
     long memory = row.getLong("memory_bytes");
-    JobPlacement placement = PLACEMENT.convertToEntityAttribute(row.getString("placement"));
-    double share = 1.0;
-    if (gpus > 0 && (askedBytes || askedFraction)) {
-      // The share of a GPU its budget held: of the placed GPU's memory where it is known.
-      long total =
-          placement == null || placement.gpus().isEmpty()
-              ? 0
-              : placement.gpus().get(0).totalBytes();
-      share = total > 0 ? Math.min(1.0, (double) budget / total) : askedFraction ? fraction : 1.0;
-    }
+    double share =
+        gpus > 0 && (askedBytes || askedFraction)
+            ? share(row.getString("placement"), budget, askedFraction, fraction)
+            : 1.0;
     return new EndedAttempt(
         row.getString("owner"),
-        row.getString("grp"),
         instant(row, "started_at"),
         instant(row, "finished_at"),
         gpus * share,
@@ -257,6 +737,11 @@ public final class UsageTable implements UsageSource {
   }
 
   private static Instant instant(ResultSet row, String column) throws SQLException {
+    OffsetDateTime at = row.getObject(column, OffsetDateTime.class);
+    return at == null ? null : at.toInstant();
+  }
+
+  private static Instant instant(ResultSet row, int column) throws SQLException {
     OffsetDateTime at = row.getObject(column, OffsetDateTime.class);
     return at == null ? null : at.toInstant();
   }

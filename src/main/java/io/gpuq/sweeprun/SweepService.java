@@ -383,6 +383,9 @@ public class SweepService {
     // Said before the definition is rebuilt; the store says it again under the row's lock.
     sweep.requireExternalToAddTrials();
     SweepDefinition definition = definitions.of(sweep);
+    // A trial added later waits for the sweep's dependencies as its first ones did (issue 37).
+    DependencyChecks.Checked dependsOn =
+        jobCommands.checkDependencies(caller, template(sweep).dependsOn());
     Instant now = clock.instant();
     NewJob stored =
         sweeps.addTrial(
@@ -394,7 +397,7 @@ public class SweepService {
                   template(sweep), number + 1, (number + 1L) * utf8Bytes(trial.parametersJson()));
               JobSpec spec = trialSpec(definition, sweepId, trial);
               admission.check(caller.name(), spec);
-              return trialJob(caller, sweepId, trial, spec, now);
+              return trialJob(caller, sweepId, trial, spec, now, dependsOn);
             },
             maxQueuedOf.applyAsLong(sweep.owner()));
     // As the store wrote it: nothing about a queued job is the database's own.

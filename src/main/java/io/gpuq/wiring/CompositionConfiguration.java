@@ -59,6 +59,8 @@ public class CompositionConfiguration {
    */
   static final Duration DEPENDENCY_INTERVAL = Duration.ofSeconds(1);
 
+  static final Duration USAGE_ROLL_UP_INTERVAL = Duration.ofSeconds(30);
+
   /**
    * Often enough that a job writing at disk speed (about 1 GiB/s) passes gpuq.worker.max-work-size
    * by a few GiB at most, which gpuq.storage.min-free leaves room for; seldom enough that walking
@@ -94,6 +96,7 @@ public class CompositionConfiguration {
       WarmStarts warmStarts,
       DependencyTargets dependencies,
       io.gpuq.notify.NotificationDuty notifications,
+      io.gpuq.job.UsageSource usage,
       GpuqProperties properties,
       Clock clock) {
     Duration heartbeat = properties.cluster().heartbeatInterval();
@@ -137,6 +140,8 @@ public class CompositionConfiguration {
                     retention.finished(),
                     retention.interval(),
                     clock),
+                // every 30 s: the usage report's daily roll-up, up to two minutes ago (issue 37)
+                new io.gpuq.retention.UsageRollUpDuty(usage, USAGE_ROLL_UP_INTERVAL, clock),
                 // gpuq.backup.interval; off on PostgreSQL
                 backup,
                 // every 10 s: the cgroups an ended worker's processes kept too long

@@ -213,6 +213,34 @@ class DependenciesIntegrationTest extends IntegrationTest {
   }
 
   @Test
+  @DisplayName("A trial added later to an external sweep waits for the sweep's dependencies too")
+  void a_trial_added_to_an_external_sweep_inherits_its_dependencies() throws Exception {
+    Gate gate = gate("dep-external");
+    String a = alice.submit(aJob().shell(gate.shellWait()).json());
+    Response created =
+        alice.post(
+            "/api/v1/sweeps",
+            io.gpuq.support.SweepJson.anExternalSweep()
+                .range("lr", 0.001, 0.1, null, null)
+                .command("true")
+                .field("dependsOn", List.of(Map.of("job", a)))
+                .json());
+    assertThat(created.status()).as(created.body()).isEqualTo(201);
+    String sweep = created.json().get("id").asString();
+    awaitState(a, "RUNNING");
+
+    Response added =
+        alice.post("/api/v1/sweeps/" + sweep + "/trials", "{\"parameters\": {\"lr\": 0.01}}");
+
+    assertThat(added.status()).as(added.body()).isEqualTo(201);
+    String trial = added.json().get("id").asString();
+    assertThat(alice.job(trial).get("queuedReason").asString())
+        .isEqualTo("waiting for job " + a + " to succeed");
+    gate.open();
+    awaitState(trial, "SUCCEEDED");
+  }
+
+  @Test
   @DisplayName(
       "Unknown ids, another owner's job, more than 64 and a bad condition are 400s naming the"
           + " field; an ended job that can never satisfy the condition is a 422")

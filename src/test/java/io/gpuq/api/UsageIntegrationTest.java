@@ -116,6 +116,11 @@ class UsageIntegrationTest extends IntegrationTest {
     assertThat(alice.get("/api/v1/usage?by=colour").status()).isEqualTo(400);
     assertThat(alice.get("/api/v1/usage?from=yesterday").status()).isEqualTo(400);
     assertThat(alice.get("/api/v1/usage?from=2026-12-02&to=2026-12-01").status()).isEqualTo(400);
+    assertThat(alice.get("/api/v1/usage?owner=bob").status())
+        .as("a submitter names only themselves")
+        .isEqualTo(400);
+    assertThat(alice.get("/api/v1/usage?owner=alice").status()).isEqualTo(200);
+    assertThat(admin.get("/api/v1/usage?by=day&owner=bob").status()).isEqualTo(200);
     Response byDay = alice.get("/api/v1/usage?by=day");
     assertThat(byDay.status()).as(byDay.body()).isEqualTo(200);
     assertThat(byDay.json().get("by").asString()).isEqualTo("day");

@@ -152,6 +152,16 @@ class WebUiTest extends IntegrationTest {
                     .isEmpty());
     assertThat(text(By.id("usage-by-owner"))).contains("total");
     assertThat(text(By.id("usage-by-day"))).contains("total");
+    // A chart per owner over the last 30 days: a bar a day, today's holding the job's hours.
+    String today = java.time.LocalDate.now(java.time.ZoneOffset.UTC).toString();
+    assertThat(page.findElements(By.cssSelector(".usage-chart[data-owner='root'] rect")))
+        .hasSize(30);
+    assertThat(
+            page.findElement(
+                    By.cssSelector(
+                        ".usage-chart[data-owner='root'] rect[data-day='" + today + "']"))
+                .getAttribute("height"))
+        .isNotEqualTo("0");
   }
 
   @Test

@@ -3,6 +3,7 @@ package io.gpuq.retention;
 import static io.gpuq.retention.StoredJob.aJob;
 import static io.gpuq.retention.StoredSweep.aSweep;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import io.gpuq.fs.DataDirectory;
 import io.gpuq.job.JobIds;
@@ -182,11 +183,15 @@ abstract class RetentionContract {
 
   @Test
   void the_usage_of_deleted_jobs_survives_in_the_daily_roll_up() {
-    jdbc.update("delete from usage_daily");
+    noRollUp();
     Instant day = Instant.parse("2026-11-20T10:00:00Z");
-    aJob().finishedAt(day).storedIn(jdbc);
-    aJob().in(JobState.FAILED).finishedAt(day.plus(Duration.ofHours(3))).storedIn(jdbc);
-    aJob().finishedAt(NOW).storedIn(jdbc);
+    aJob().finishedAt(day).waited(Duration.ofSeconds(10)).storedIn(jdbc);
+    aJob()
+        .in(JobState.FAILED)
+        .finishedAt(day.plus(Duration.ofHours(3)))
+        .waited(Duration.ofSeconds(100))
+        .storedIn(jdbc);
+    aJob().finishedAt(NOW).waited(Duration.ofSeconds(1000)).storedIn(jdbc);
     io.gpuq.storage.UsageTable usage = new io.gpuq.storage.UsageTable(jdbc.getDataSource());
     Instant from = Instant.parse("2026-11-01T00:00:00Z");
     io.gpuq.job.UsageReport.Group before = report(usage, from);
@@ -204,31 +209,93 @@ abstract class RetentionContract {
     assertThat(after.jobs()).isEqualTo(before.jobs());
     assertThat(after.jobs().get(JobState.SUCCEEDED)).isEqualTo(2);
     assertThat(after.jobs().get(JobState.FAILED)).isEqualTo(1);
-    assertThat(after.coreHours()).isCloseTo(3.0, org.assertj.core.api.Assertions.within(1e-9));
-    assertThat(after.coreHours())
-        .isCloseTo(before.coreHours(), org.assertj.core.api.Assertions.within(1e-9));
+    // Each job held one core from its start to its end, an hour after its creation.
+    double coreHours = (3590 + 3500 + 2600) / 3600.0;
+    assertThat(after.coreHours()).isCloseTo(coreHours, within(1e-9));
+    assertThat(after.coreHours()).isCloseTo(before.coreHours(), within(1e-9));
     assertThat(
             usage.rolledUp(
                 java.time.LocalDate.parse("2026-11-20"), java.time.LocalDate.parse("2026-11-21")))
         .singleElement()
         .satisfies(d -> assertThat(d.owner()).isEqualTo("alice"));
+    // The waits: exact while the jobs live, from the roll-up's buckets after (never below, at most
+    // 19 % above); the max stays exact.
+    assertThat(before.waitSeconds())
+        .isEqualTo(new io.gpuq.job.UsageReport.Wait(100.0, 1000.0, 1000.0));
+    assertThat(after.waitSeconds().p50()).isBetween(100.0, 119.0);
+    assertThat(after.waitSeconds().p95()).isEqualTo(1000.0);
+    assertThat(after.waitSeconds().max()).isEqualTo(1000.0);
+    // By label: the deleted jobs count in their label's group, not in the group of no label.
+    io.gpuq.job.UsageReport byTeam = reportByTeam(usage, from);
+    assertThat(byTeam.groups())
+        .singleElement()
+        .satisfies(g -> assertThat(g.key()).isEqualTo("nlp"));
+    assertThat(byTeam.groups().get(0).jobs()).isEqualTo(before.jobs());
+    assertThat(byTeam.groups().get(0).coreHours()).isCloseTo(coreHours, within(1e-9));
+  }
+
+  @Test
+  void the_roll_up_of_every_ended_job_gives_the_same_report_and_retention_adds_nothing_twice() {
+    noRollUp();
+    Instant day = Instant.parse("2026-11-20T10:00:00Z");
+    aJob().finishedAt(day).waited(Duration.ofSeconds(10)).storedIn(jdbc);
+    aJob()
+        .in(JobState.FAILED)
+        .finishedAt(day.plus(Duration.ofHours(3)))
+        .waited(Duration.ofSeconds(100))
+        .storedIn(jdbc);
+    aJob().finishedAt(NOW).waited(Duration.ofSeconds(1000)).storedIn(jdbc);
+    io.gpuq.storage.UsageTable usage = new io.gpuq.storage.UsageTable(jdbc.getDataSource());
+    Instant from = Instant.parse("2026-11-01T00:00:00Z");
+    io.gpuq.job.UsageReport.Group live = report(usage, from);
+    io.gpuq.job.UsageReport liveByTeam = reportByTeam(usage, from);
+
+    Instant mark = null;
+    for (int i = 0; i < 100 && !NOW.minusSeconds(60).equals(mark); i++) {
+      mark = usage.rollUpTo(NOW.minusSeconds(60), Duration.ofDays(3));
+    }
+    io.gpuq.job.UsageReport.Group rolled = report(usage, from);
+    new RetentionDuty(
+            new RetentionTable(jdbc, usage),
+            new JobDirectories(layout),
+            WEEK,
+            Duration.ofMinutes(10),
+            Clock.fixed(NOW, ZoneOffset.UTC))
+        .runOnce();
+    io.gpuq.job.UsageReport.Group retained = report(usage, from);
+
+    assertThat(mark).isEqualTo(NOW.minusSeconds(60));
+    for (io.gpuq.job.UsageReport.Group group : List.of(rolled, retained)) {
+      assertThat(group.jobs()).isEqualTo(live.jobs());
+      assertThat(group.coreHours()).isCloseTo(live.coreHours(), within(1e-9));
+      assertThat(group.waitSeconds().max()).isEqualTo(1000.0);
+      assertThat(group.waitSeconds().p50()).isBetween(100.0, 119.0);
+    }
+    io.gpuq.job.UsageReport byTeam = reportByTeam(usage, from);
+    assertThat(byTeam.groups()).hasSize(1);
+    assertThat(byTeam.groups().get(0).jobs()).isEqualTo(liveByTeam.groups().get(0).jobs());
+    assertThat(byTeam.groups().get(0).coreHours())
+        .isCloseTo(liveByTeam.groups().get(0).coreHours(), within(1e-9));
+  }
+
+  /** Empties the roll-up, and puts its mark back to where nothing is rolled up. */
+  private void noRollUp() {
+    jdbc.update("delete from usage_daily");
+    jdbc.update("delete from usage_daily_labels");
+    jdbc.update("update usage_mark set rolled_up_to = null");
+  }
+
+  private static io.gpuq.job.UsageReport reportByTeam(
+      io.gpuq.storage.UsageTable usage, Instant from) {
+    Instant to = NOW.plus(Duration.ofDays(1));
+    return usage.report(from, to, io.gpuq.job.UsageReport.By.LABEL, "label:team", "team", null);
   }
 
   /** The whole month's report, live attempts and rolled-up days together, as the API reads it. */
   private static io.gpuq.job.UsageReport.Group report(
       io.gpuq.storage.UsageTable usage, Instant from) {
     Instant to = NOW.plus(Duration.ofDays(1));
-    return io.gpuq.job.UsageReport.of(
-            from,
-            to,
-            io.gpuq.job.UsageReport.By.OWNER,
-            "owner",
-            usage.attemptsEnded(from, to, null),
-            usage.jobsFinished(from, to, null),
-            usage.rolledUp(
-                java.time.LocalDate.ofInstant(from, ZoneOffset.UTC),
-                java.time.LocalDate.ofInstant(to, ZoneOffset.UTC)))
-        .total();
+    return usage.report(from, to, io.gpuq.job.UsageReport.By.OWNER, "owner", null, null).total();
   }
 
   @Test

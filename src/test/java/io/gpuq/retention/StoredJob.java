@@ -21,6 +21,7 @@ final class StoredJob {
   private Instant finishedAt = createdAt.plus(Duration.ofHours(1));
   private String sweepId;
   private Integer trial;
+  private Duration waited = Duration.ZERO;
 
   static StoredJob aJob() {
     return new StoredJob();
@@ -44,6 +45,12 @@ final class StoredJob {
   StoredJob trialOf(String sweepId, int number) {
     this.sweepId = sweepId;
     this.trial = number;
+    return this;
+  }
+
+  /** Its attempt started this long after its creation (its wait, issue 37). */
+  StoredJob waited(Duration waited) {
+    this.waited = waited;
     return this;
   }
 
@@ -80,7 +87,7 @@ final class StoredJob {
           "insert into job_attempts (job_id, attempt, node, budget_bytes, started_at, finished_at,"
               + " outcome) values (?, 1, 'node-1', 0, ?, ?, ?)",
           id,
-          created,
+          created.plus(waited),
           finished,
           state == JobState.RUNNING ? null : state.name());
     }
