@@ -206,7 +206,9 @@ public final class FairShareOrder implements PassOrder {
    * claim to check again against what every node holds by then.
    */
   public StartLimits startLimits() {
-    return new StartLimits(limits.byOwner(), starts, capacity);
+    Map<String, Double> shares = new HashMap<>();
+    standings.forEach((owner, standing) -> shares.put(owner, standing.share()));
+    return new StartLimits(limits.byOwner(), starts, capacity, overShare, shares);
   }
 
   /** Each owner's standing as of now: at the pass's end, with what it started. */

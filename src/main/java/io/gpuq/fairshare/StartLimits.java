@@ -13,12 +13,21 @@ import java.util.Set;
  * the same figures, cannot both take them past a limit. The store locks the owners' rows, reads
  * what they hold, and claims only the starts this allows.
  *
+ * <p>The over-share rule ({@link OverShare}, issue 35) is checked again the same way: two nodes
+ * starting jobs of one owner from the same figures cannot both take them past their share.
+ *
  * @param byOwner the owners' limits; an owner not in it has no running limit here
  * @param starts what each start would hold, by job id
  * @param capacity the cluster's, for the GPUs of jobs that ask for bytes ({@link Held#gpus})
+ * @param overShare the over-share rule as the pass applied it
+ * @param shares each owner's share, for the over-share rule
  */
 public record StartLimits(
-    Map<String, Limits> byOwner, Map<String, Start> starts, Capacity capacity) {
+    Map<String, Limits> byOwner,
+    Map<String, Start> starts,
+    Capacity capacity,
+    OverShare overShare,
+    Map<String, Double> shares) {
 
   /** Nothing to check again. */
   public static final StartLimits NONE = new StartLimits(Map.of(), Map.of(), new Capacity(0, 0, 0));
@@ -30,21 +39,33 @@ public record StartLimits(
     byOwner = Map.copyOf(byOwner);
     starts = Map.copyOf(starts);
     Objects.requireNonNull(capacity, "capacity");
+    Objects.requireNonNull(overShare, "overShare");
+    shares = Map.copyOf(shares);
   }
 
-  /** The owners of these starts with a running limit: the rows a claim locks, and reads. */
+  /** The running limits only, without the over-share rule. */
+  public StartLimits(Map<String, Limits> byOwner, Map<String, Start> starts, Capacity capacity) {
+    this(byOwner, starts, capacity, OverShare.OFF, Map.of());
+  }
+
+  /**
+   * The owners of these starts with a running limit, or with a start the over-share rule may hold
+   * back: the rows a claim locks, and reads.
+   */
   public Set<String> limitedOwners() {
     Set<String> owners = new HashSet<>();
-    starts
-        .values()
-        .forEach(
-            start -> {
-              Limits limits = byOwner.get(start.owner());
-              if (limits != null && limits.limitsRunning()) {
-                owners.add(start.owner());
-              }
-            });
+    starts.forEach(
+        (id, start) -> {
+          Limits limits = byOwner.get(start.owner());
+          if ((limits != null && limits.limitsRunning()) || overShareApplies(id)) {
+            owners.add(start.owner());
+          }
+        });
     return owners;
+  }
+
+  private boolean overShareApplies(String jobId) {
+    return overShare.on() && !overShare.preemptible().contains(jobId);
   }
 
   /**
@@ -62,7 +83,14 @@ public record StartLimits(
       }
       Held before = held.getOrDefault(start.owner(), Held.NONE);
       Limits limits = byOwner.getOrDefault(start.owner(), Limits.DEFAULT);
-      if (limits.reachedBy(before, start.holds(), capacity).isPresent()) {
+      if (overShareApplies(id)
+          && overShare.holdsBack(
+              id,
+              new Standing(shares.getOrDefault(start.owner(), 1.0), before, 0),
+              start.holds(),
+              capacity)) {
+        past.add(id);
+      } else if (limits.reachedBy(before, start.holds(), capacity).isPresent()) {
         past.add(id);
       } else {
         held.put(start.owner(), before.plus(start.holds()));

@@ -117,4 +117,35 @@ class OverShareTest {
         .as("a preemptible job")
         .isFalse();
   }
+
+  @Test
+  @DisplayName(
+      "checked again at the claim: two nodes' starts from the same figures cannot both take an"
+          + " owner past their share; a preemptible start is never held back")
+  void checkedAgainAtTheClaim() {
+    Held oneGpu = new Held(10 * GIB, 1, 0);
+    Map<String, StartLimits.Start> starts =
+        Map.of(
+            "alice-1", new StartLimits.Start("alice", oneGpu),
+            "alice-2", new StartLimits.Start("alice", oneGpu));
+    StartLimits rule =
+        new StartLimits(
+            Map.of(), starts, FOUR_GPUS, new OverShare(true, Set.of(), 2), Map.of("alice", 1.0));
+    StartLimits preemptible =
+        new StartLimits(
+            Map.of(),
+            starts,
+            FOUR_GPUS,
+            new OverShare(true, Set.of("alice-2"), 2),
+            Map.of("alice", 1.0));
+
+    // Each node's pass saw alice with nothing and planned one start; by the claim she holds the
+    // one another node started: 2 of 4 GPUs after alice-1, her half, 3 after alice-2.
+    Map<String, Held> heldNow = Map.of("alice", oneGpu);
+
+    assertThat(rule.limitedOwners()).containsExactly("alice");
+    assertThat(rule.pastLimits(List.of("alice-1", "alice-2"), heldNow)).containsExactly("alice-2");
+    assertThat(preemptible.pastLimits(List.of("alice-1", "alice-2"), heldNow)).isEmpty();
+    assertThat(new StartLimits(Map.of(), starts, FOUR_GPUS).limitedOwners()).isEmpty();
+  }
 }
