@@ -51,16 +51,18 @@ class SchedulerStepsTest {
   }
 
   private Scheduler aSchedulerOver(JobService jobs) {
+    return aBuilderOver(jobs).cpuSlots(2).safetyNet(Duration.ofMinutes(10)).build();
+  }
+
+  /** The scheduler of node-1 over these jobs, its slots and safety net left to the test. */
+  private SchedulerBuilder aBuilderOver(JobService jobs) {
     return new SchedulerBuilder(
-            jobs,
-            local.workers(),
-            new JobFiles(dataDir),
-            new Placer(new PlacementPolicy(Headroom.NONE, Duration.ZERO, Duration.ZERO, 8)),
-            clock,
-            "node-1")
-        .cpuSlots(2)
-        .safetyNet(Duration.ofMinutes(10))
-        .build();
+        jobs,
+        local.workers(),
+        new JobFiles(dataDir),
+        new Placer(new PlacementPolicy(Headroom.NONE, Duration.ZERO, Duration.ZERO, 8)),
+        clock,
+        "node-1");
   }
 
   @AfterEach
@@ -236,13 +238,7 @@ class SchedulerStepsTest {
     FairShareInputs alone = FairShareInputs.ALONE;
     scheduler.loop().stop();
     scheduler =
-        new SchedulerBuilder(
-                jobs,
-                local.workers(),
-                new JobFiles(dataDir),
-                new Placer(new PlacementPolicy(Headroom.NONE, Duration.ZERO, Duration.ZERO, 8)),
-                clock,
-                "node-1")
+        aBuilderOver(jobs)
             .cpuSlots(2)
             .safetyNet(Duration.ofMinutes(10))
             .fairShare(
@@ -332,13 +328,7 @@ class SchedulerStepsTest {
           + " owner's share, and their preemptible job behind it takes the idle slot (issue 35)")
   void over_share_requires_preemptible() {
     Scheduler ruled =
-        new SchedulerBuilder(
-                jobs,
-                local.workers(),
-                new JobFiles(dataDir),
-                new Placer(new PlacementPolicy(Headroom.NONE, Duration.ZERO, Duration.ZERO, 8)),
-                clock,
-                "node-1")
+        aBuilderOver(jobs)
             .cpuSlots(4)
             .safetyNet(Duration.ofMinutes(10))
             .preemption(new Dispatcher.PreemptionSettings(Duration.ZERO, reason -> {}, true))
@@ -380,13 +370,7 @@ class SchedulerStepsTest {
   void a_cpu_only_job_gets_the_slot_a_preemption_frees() {
     scheduler.loop().stop();
     Scheduler oneSlot =
-        new SchedulerBuilder(
-                jobs,
-                local.workers(),
-                new JobFiles(dataDir),
-                new Placer(new PlacementPolicy(Headroom.NONE, Duration.ZERO, Duration.ZERO, 8)),
-                clock,
-                "node-1")
+        aBuilderOver(jobs)
             .cpuSlots(1)
             .safetyNet(Duration.ofMillis(200))
             .preemption(new Dispatcher.PreemptionSettings(Duration.ZERO, reason -> {}, false))
