@@ -91,15 +91,14 @@ public final class TransitionSql {
   /** Binds {@link #updateJobsWhere}'s parameters from 1. */
   void bindJobsWhere(PreparedStatement statement, Change change, List<Object> arguments)
       throws SQLException {
-    int index = 1;
-    statement.setString(index++, transition.target().name());
-    index = bind(statement, index, transition.jobWrites(), change, 0);
-    for (Object argument : arguments) {
-      statement.setObject(index++, argument);
-    }
+    List<Object> values = new ArrayList<>();
+    values.add(transition.target().name());
+    add(values, transition.jobWrites(), change, 0);
+    values.addAll(arguments);
     for (JobState source : List.copyOf(transition.sources())) {
-      statement.setString(index++, source.name());
+      values.add(source.name());
     }
+    bindAll(statement, values);
   }
 
   /**
@@ -171,51 +170,77 @@ public final class TransitionSql {
    */
   int bindJob(PreparedStatement statement, int index, Change change, String id, Integer attempt)
       throws SQLException {
-    statement.setString(index++, transition.target().name());
-    index = bind(statement, index, transition.jobWrites(), change, attempt == null ? 0 : attempt);
-    statement.setString(index++, id);
-    if (attempt != null) {
-      statement.setInt(index++, attempt);
-    }
-    for (JobState source : List.copyOf(transition.sources())) {
-      statement.setString(index++, source.name());
+    for (Object value : jobValues(change, id, attempt)) {
+      statement.setObject(index++, value);
     }
     return index;
+  }
+
+  /** {@link #updateJob}'s parameters, in order, as their columns hold them. */
+  List<Object> jobValues(Change change, String id, Integer attempt) {
+    List<Object> values = new ArrayList<>();
+    values.add(transition.target().name());
+    add(values, transition.jobWrites(), change, attempt == null ? 0 : attempt);
+    values.add(id);
+    if (attempt != null) {
+      values.add(attempt);
+    }
+    for (JobState source : List.copyOf(transition.sources())) {
+      values.add(source.name());
+    }
+    return values;
   }
 
   /** Binds the attempt insert's parameters. */
   void bindAttemptInsert(PreparedStatement statement, String jobId, int attempt, Change change)
       throws SQLException {
-    statement.setString(1, jobId);
-    statement.setInt(2, attempt);
-    bind(statement, 3, transition.attemptWrites(), change, attempt);
+    bindAll(statement, attemptInsertValues(jobId, attempt, change));
+  }
+
+  /** {@link #insertAttempt}'s parameters, in order. */
+  List<Object> attemptInsertValues(String jobId, int attempt, Change change) {
+    List<Object> values = new ArrayList<>();
+    values.add(jobId);
+    values.add(attempt);
+    add(values, transition.attemptWrites(), change, attempt);
+    return values;
   }
 
   /** Binds the attempt update's parameters. */
   void bindAttemptUpdate(PreparedStatement statement, String jobId, int attempt, Change change)
       throws SQLException {
-    int index = bind(statement, 1, transition.attemptWrites(), change, attempt);
-    statement.setString(index++, jobId);
-    statement.setInt(index, attempt);
+    bindAll(statement, attemptUpdateValues(jobId, attempt, change));
+  }
+
+  /** {@link #updateAttempt}'s parameters, in order. */
+  List<Object> attemptUpdateValues(String jobId, int attempt, Change change) {
+    List<Object> values = new ArrayList<>();
+    add(values, transition.attemptWrites(), change, attempt);
+    values.add(jobId);
+    values.add(attempt);
+    return values;
+  }
+
+  private static void bindAll(PreparedStatement statement, List<Object> values)
+      throws SQLException {
+    int index = 1;
+    for (Object value : values) {
+      statement.setObject(index++, value);
+    }
   }
 
   private static String assigned(Value value) {
     return value == Value.NONE ? " = null" : " = ?";
   }
 
-  private int bind(
-      PreparedStatement statement,
-      int index,
-      Map<? extends Enum<?>, Value> writes,
-      Change change,
-      int attempt)
-      throws SQLException {
+  /** Adds the values of {@code writes} that take a parameter, in their order. */
+  private void add(
+      List<Object> values, Map<? extends Enum<?>, Value> writes, Change change, int attempt) {
     for (Value value : writes.values()) {
       if (value != Value.NONE && value != Value.INCREMENTED) {
-        statement.setObject(index++, jdbc(change.valueOf(value, transition, attempt)));
+        values.add(jdbc(change.valueOf(value, transition, attempt)));
       }
     }
-    return index;
   }
 
   /** A value as its column holds it. */
