@@ -42,6 +42,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.dao.OptimisticLockingFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.transaction.annotation.Propagation;
 import org.springframework.transaction.annotation.Transactional;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -109,6 +110,38 @@ abstract class JpaJobStoreContract extends JobStoreContract {
   private long notificationRows(String jobId) {
     return jdbc()
         .queryForObject("select count(*) from notifications where job_id = ?", Long.class, jobId);
+  }
+
+  /**
+   * The store's two styles share one transaction: a {@code *Table}'s {@code JdbcClient} over the
+   * data source runs on the connection of the JPA transaction it is called in (the transaction
+   * manager binds it for {@code DataSourceUtils}), so it sees what the entity wrote before the
+   * commit, the entity sees what it wrote, and a rollback undoes both. On a connection of its own,
+   * the count would still find the deleted job, and the update would outlive the rollback.
+   */
+  @Test
+  void a_tables_statements_run_in_the_jpa_transaction_and_roll_back_with_it() {
+    Job deleted = aQueuedJob().in(store());
+    Job changed = aQueuedJob().in(store());
+    JdbcClient sql = JdbcClient.create(dataSource);
+
+    tx.executeWithoutResult(
+        status -> {
+          repository.delete(repository.findById(deleted.id()).orElseThrow());
+          repository.flush();
+          assertThat(
+                  sql.sql("select count(*) from jobs where id = :id")
+                      .param("id", deleted.id())
+                      .query(Long.class)
+                      .single())
+              .isZero();
+          sql.sql("update jobs set priority = 7 where id = :id").param("id", changed.id()).update();
+          assertThat(repository.findById(changed.id()).orElseThrow().priority()).isEqualTo(7);
+          status.setRollbackOnly();
+        });
+
+    assertThat(store().find(deleted.id())).isPresent();
+    assertThat(store().find(changed.id()).orElseThrow().priority()).isEqualTo(changed.priority());
   }
 
   @Test
