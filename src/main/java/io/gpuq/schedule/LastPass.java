@@ -109,7 +109,7 @@ public final class LastPass {
      * Whether a read such as this one, of the queue as it was plus this job of {@code owner}, would
      * leave the job out: the read was cut off at its limit, the owner's jobs were read to the
      * deepest rank any owner was (the read takes every owner's first job, then every owner's
-     * second, and so on: {@code QueueHeadsImpl}), and the job comes after the last of theirs.
+     * second, and so on: {@code JobTable}), and the job comes after the last of theirs.
      */
     boolean outOfReach(String owner, int priority, String id) {
       Last last = lastByOwner.get(owner);

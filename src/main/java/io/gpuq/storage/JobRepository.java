@@ -13,14 +13,7 @@ import org.springframework.data.jpa.repository.Modifying;
 import org.springframework.data.jpa.repository.Query;
 import org.springframework.data.repository.query.Param;
 
-public interface JobRepository
-    extends JpaRepository<Job, String>,
-        TransitionWrites,
-        TrialConcurrency,
-        JobListing,
-        MetricsRows,
-        QueueHeads,
-        OwnerRows {
+public interface JobRepository extends JpaRepository<Job, String>, JobListing {
 
   Optional<Job> findByOwnerAndIdempotencyKey(String owner, String idempotencyKey);
 

@@ -316,10 +316,15 @@ public final class JobRows {
    *
    * @param where a condition on {@code jobs} (alias none), e.g. {@code sweep_id = ?}
    * @param arguments its parameters
+   * @param queued where the owners' queued counts are locked, in {@code connection}'s transaction
    * @return the ids of the jobs that were running, whose workers are to be stopped
    */
   public static List<String> cancelWhere(
-      Connection connection, String where, List<Object> arguments, Instant now)
+      Connection connection,
+      String where,
+      List<Object> arguments,
+      Instant now,
+      OwnerQueuedTable queued)
       throws SQLException {
     Change change = Change.end(null, null, Job.CANCEL_MESSAGE, now);
     // Two updates, one per source state: the running ones finish only when their workers are gone
@@ -338,7 +343,7 @@ public final class JobRows {
         }
       }
     }
-    OwnerRowsImpl.lockQueuedCounts(connection, owners);
+    queued.lockQueuedCounts(owners);
     try (PreparedStatement lock =
         connection.prepareStatement(
             "select id from jobs where (" + where + ") and state in (?, ?) for update")) {

@@ -52,6 +52,7 @@ import org.springframework.context.annotation.Lazy;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.dao.OptimisticLockingFailureException;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.TransactionException;
 import org.springframework.transaction.support.TransactionCallback;
@@ -76,6 +77,10 @@ public class JpaJobStore implements JobStore {
   private final TransactionTemplate tx;
   private final TransactionTemplate reads;
   private final NotificationTable notifications;
+  private final OwnerQueuedTable owners;
+  private final SweepTable sweeps;
+  private final JobMetricsTable metrics;
+  private final JobTable table;
   private final GroupCommit<Submitted, Job> newJobs;
   private final GroupCommit<WorkerEvent, JobState> workerEvents;
 
@@ -87,6 +92,10 @@ public class JpaJobStore implements JobStore {
   public JpaJobStore(@Lazy JobRepository jobs, TransactionTemplate tx, DataSource dataSource) {
     this.jobs = jobs;
     this.notifications = new NotificationTable(dataSource);
+    this.owners = new OwnerQueuedTable(dataSource);
+    this.sweeps = new SweepTable(new JdbcTemplate(dataSource), tx);
+    this.metrics = new JobMetricsTable(dataSource);
+    this.table = new JobTable(dataSource);
     this.tx = tx;
     this.reads = readOnly(tx);
     this.newJobs =
@@ -167,8 +176,8 @@ public class JpaJobStore implements JobStore {
       }
     }
     if (!maxByOwner.isEmpty()) {
-      jobs.lockOwners(maxByOwner.keySet(), batch.get(0).job().createdAt());
-      Map<String, Long> queued = jobs.queuedCountOf(maxByOwner.keySet());
+      owners.lockOwners(maxByOwner.keySet(), batch.get(0).job().createdAt());
+      Map<String, Long> queued = owners.queuedOf(maxByOwner.keySet());
       maxByOwner.forEach(
           (owner, max) -> {
             long now = queued.getOrDefault(owner, 0L);
@@ -233,27 +242,27 @@ public class JpaJobStore implements JobStore {
         status -> {
           // Trials of a full sweep are left out, so that they do not fill the lookahead while
           // the jobs behind them could start.
-          Map<String, TrialSlots> full = jobs.fullSweeps();
+          Map<String, TrialSlots> full = sweeps.fullSweeps();
           List<QueuedJob> cpu =
-              jobs.queueHeadsByOwner(false, cpuPerOwner, cpuOnlyLimit, full.keySet());
-          List<QueuedJob> gpu = jobs.queueHeadsByOwner(true, gpuPerOwner, gpuLimit, full.keySet());
-          Set<String> sweeps = new HashSet<>();
-          cpu.forEach(job -> addSweep(sweeps, job));
-          gpu.forEach(job -> addSweep(sweeps, job));
+              table.queueHeadsByOwner(false, cpuPerOwner, cpuOnlyLimit, full.keySet());
+          List<QueuedJob> gpu = table.queueHeadsByOwner(true, gpuPerOwner, gpuLimit, full.keySet());
+          Set<String> sweepIds = new HashSet<>();
+          cpu.forEach(job -> addSweep(sweepIds, job));
+          gpu.forEach(job -> addSweep(sweepIds, job));
           Map<String, TrialSlots> limited = new HashMap<>(full);
-          limited.putAll(jobs.trialSlots(sweeps));
+          limited.putAll(sweeps.trialSlots(sweepIds));
           return new QueueHead(cpu, gpu, limited);
         });
   }
 
   @Override
   public Map<String, Held> heldByOwner() {
-    return reads.execute(status -> jobs.heldByOwner(null));
+    return reads.execute(status -> table.heldByOwner(null));
   }
 
   @Override
   public Map<String, Held> heldByOwnerOn(String node) {
-    return reads.execute(status -> jobs.heldByOwner(node));
+    return reads.execute(status -> table.heldByOwner(node));
   }
 
   private static void addSweep(Set<String> sweeps, QueuedJob job) {
@@ -271,38 +280,55 @@ public class JpaJobStore implements JobStore {
     return tx.execute(
         status -> {
           // The sweeps' rows before the jobs': a sweep's cancel takes them in that order too.
-          Map<String, TrialSlots> slots = jobs.lockTrialSlotsOf(placements.keySet());
-          List<ClaimedJob> locked = inClaimOrder(jobs.lockToStart(placements.keySet()), placements);
-          return jobs.startWithoutLoading(
-              ClaimedJob.withinTrialLimits(locked, slots), placements, now);
+          Map<String, TrialSlots> slots = sweeps.lockTrialSlotsOf(placements.keySet());
+          List<ClaimedJob> locked =
+              inClaimOrder(table.lockToStart(placements.keySet()), placements);
+          return start(ClaimedJob.withinTrialLimits(locked, slots), placements, now);
         });
   }
 
   @Override
   public List<ClaimedJob> claim(
       Map<String, JobPlacement> placements, Instant now, StartLimits limits) {
-    Set<String> owners = limits.limitedOwners();
-    if (placements.isEmpty() || owners.isEmpty()) {
+    Set<String> limited = limits.limitedOwners();
+    if (placements.isEmpty() || limited.isEmpty()) {
       return claim(placements, now);
     }
     return tx.execute(
         status -> {
-          Map<String, TrialSlots> slots = jobs.lockTrialSlotsOf(placements.keySet());
-          List<ClaimedJob> locked = inClaimOrder(jobs.lockToStart(placements.keySet()), placements);
+          Map<String, TrialSlots> slots = sweeps.lockTrialSlotsOf(placements.keySet());
+          List<ClaimedJob> locked =
+              inClaimOrder(table.lockToStart(placements.keySet()), placements);
           List<ClaimedJob> within = ClaimedJob.withinTrialLimits(locked, slots);
           // The owners' rows after the jobs': a submission locks only its owner's row, and adds
           // rows nobody else locks. Read after the lock, what the owners hold includes what
           // another node's claim, which held the lock before us, started.
-          jobs.lockOwners(owners, now);
+          owners.lockOwners(limited, now);
           Set<String> past =
               limits.pastLimits(
-                  within.stream().map(ClaimedJob::id).toList(), jobs.heldByOwner(null));
+                  within.stream().map(ClaimedJob::id).toList(), table.heldByOwner(null));
           List<ClaimedJob> allowed =
               past.isEmpty()
                   ? within
                   : within.stream().filter(j -> !past.contains(j.id())).toList();
-          return jobs.startWithoutLoading(allowed, placements, now);
+          return start(allowed, placements, now);
         });
+  }
+
+  /**
+   * Starts these locked jobs. Their owners' queued counts are locked first, in owner order: the
+   * database's trigger then updates rows this transaction holds already ({@link
+   * OwnerQueuedTable#lockQueuedCounts}).
+   */
+  private List<ClaimedJob> start(
+      List<ClaimedJob> locked, Map<String, JobPlacement> placements, Instant now) {
+    if (locked.isEmpty()) {
+      return List.of();
+    }
+    Set<String> ownersOf = new HashSet<>();
+    locked.forEach(job -> ownersOf.add(job.owner()));
+    owners.lockQueuedCounts(ownersOf);
+    return table.start(locked, placements, now);
   }
 
   private static List<ClaimedJob> inClaimOrder(
@@ -358,8 +384,7 @@ public class JpaJobStore implements JobStore {
 
   private JobState applyEnd(AttemptEnd end) {
     if (end.outcome().isSuccess()
-        && jobs.succeedWithoutLoading(
-            end.jobId(), end.attempt(), end.outcome().exitCode(), end.endedAt())) {
+        && table.succeed(end.jobId(), end.attempt(), end.outcome().exitCode(), end.endedAt())) {
       return JobState.SUCCEEDED;
     }
     // Any other case (a failure, cancelled meanwhile, an older attempt) is left to the entity.
@@ -474,31 +499,31 @@ public class JpaJobStore implements JobStore {
 
   @Override
   public List<ReportingJob> jobsReportingOn(String node, String afterId, int limit) {
-    return tx.execute(status -> jobs.findReportingOn(node, afterId, limit));
+    return tx.execute(status -> metrics.reportingOn(node, afterId, limit));
   }
 
   @Override
   public Optional<ReportingJob> reportingJob(String jobId) {
-    return tx.execute(status -> jobs.findReporting(jobId));
+    return tx.execute(status -> metrics.reporting(jobId));
   }
 
   @Override
   public void recordMetrics(MetricsUpdate update) {
-    tx.executeWithoutResult(status -> jobs.insertMetrics(update));
+    tx.executeWithoutResult(status -> metrics.insert(update));
   }
 
   @Override
   public List<ReportedPoint> metricsOf(String jobId, int limit) {
-    return tx.execute(status -> jobs.findMetrics(jobId, limit));
+    return tx.execute(status -> metrics.points(jobId, limit));
   }
 
   @Override
   public MetricsPage metricsPage(String jobId, long after, int limit, long maxBytes) {
-    return tx.execute(status -> jobs.findMetricsPage(jobId, after, limit, maxBytes));
+    return tx.execute(status -> metrics.page(jobId, after, limit, maxBytes));
   }
 
   @Override
   public List<TrialSeries> sweepSeries(String sweepId, String metric) {
-    return tx.execute(status -> jobs.findSweepSeries(sweepId, metric));
+    return tx.execute(status -> metrics.sweepSeries(sweepId, metric));
   }
 }

@@ -2,20 +2,17 @@ package io.gpuq.storage;
 
 import io.gpuq.fairshare.RecentUsage;
 import io.gpuq.fairshare.UsageLedger;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import java.util.Collections;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -28,16 +25,14 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 public final class OwnerUsageTable implements UsageLedger {
 
-  // Runs on PostgreSQL and on H2 in its PostgreSQL mode alike. On the caller's connection (a JPA
-  // session's or a JDBC transaction's), hence positional parameters.
+  // Runs on PostgreSQL and on H2 in its PostgreSQL mode alike. :rows: (owner, 0, epoch) each, one
+  // statement however many.
   private static final String CREATE =
-      "insert into owner_usage (owner, scaled_usage, epoch) values (?, 0, ?)"
-          + " on conflict do nothing";
+      "insert into owner_usage (owner, scaled_usage, epoch) values :rows on conflict do nothing";
 
-  /** Locks these owners' rows, one {@code ?} per owner, in owner order. */
+  /** Locks these owners' rows, in owner order. */
   private static final String LOCK =
-      "select owner, scaled_usage, epoch from owner_usage where owner in (%s)"
-          + " order by owner for update";
+      "select owner from owner_usage where owner in (:owners) order by owner for update";
 
   private static final String OF =
       "select owner, scaled_usage, epoch from owner_usage where owner in (:owners)";
@@ -48,16 +43,11 @@ public final class OwnerUsageTable implements UsageLedger {
   private static final String ALL = "select owner, scaled_usage, epoch from owner_usage";
 
   private final JdbcClient sql;
-
-  /** For {@link #lockRows}, on the transaction's connection. */
-  private final JdbcTemplate connections;
-
   private final TransactionTemplate tx;
   private final Duration halfLife;
 
   public OwnerUsageTable(JdbcTemplate jdbc, TransactionTemplate tx, Duration halfLife) {
     this.sql = JdbcClient.create(jdbc);
-    this.connections = jdbc;
     this.tx = tx;
     this.halfLife = halfLife;
   }
@@ -72,12 +62,7 @@ public final class OwnerUsageTable implements UsageLedger {
     tx.executeWithoutResult(
         status -> {
           List<String> owners = List.copyOf(amounts.keySet());
-          connections.execute(
-              (ConnectionCallback<Void>)
-                  connection -> {
-                    lockRows(connection, owners, now);
-                    return null;
-                  });
+          lockRows(sql, owners, now);
           Map<String, Object[]> updates = new TreeMap<>();
           sql.sql(OF)
               .param("owners", owners)
@@ -111,34 +96,24 @@ public final class OwnerUsageTable implements UsageLedger {
   }
 
   /**
-   * Locks these owners' rows, creating those missing with no usage, until the connection's
-   * transaction ends: the lock that submissions and claims of one owner take turns on, on every
-   * node ({@code OwnerRows}). {@code owners} in the order to lock them.
+   * Locks these owners' rows, creating those missing with no usage, until the transaction ends: the
+   * lock that submissions and claims of one owner take turns on, on every node ({@code
+   * OwnerQueuedTable}, {@code JpaJobStore}). {@code sql} runs in the caller's transaction (a {@link
+   * JdbcClient} over its data source joins it, JPA's included); {@code owners} in the order to lock
+   * them.
    */
-  static void lockRows(Connection connection, List<String> owners, Instant now)
-      throws SQLException {
+  static void lockRows(JdbcClient sql, List<String> owners, Instant now) {
+    if (owners.isEmpty()) {
+      return;
+    }
     OffsetDateTime at = OffsetDateTime.ofInstant(now, ZoneOffset.UTC);
-    try (PreparedStatement create = connection.prepareStatement(CREATE)) {
-      for (String owner : owners) {
-        create.setString(1, owner);
-        create.setObject(2, at);
-        create.addBatch();
-      }
-      create.executeBatch();
+    List<Object[]> rows = new ArrayList<>(owners.size());
+    for (String owner : owners) {
+      rows.add(new Object[] {owner, 0, at});
     }
-    try (PreparedStatement lock =
-        connection.prepareStatement(
-            LOCK.formatted(String.join(",", Collections.nCopies(owners.size(), "?"))))) {
-      int i = 1;
-      for (String owner : owners) {
-        lock.setString(i++, owner);
-      }
-      try (ResultSet rows = lock.executeQuery()) {
-        while (rows.next()) {
-          // Read to the end: the rows are locked as they are read.
-        }
-      }
-    }
+    sql.sql(CREATE).param("rows", rows).update();
+    // Read to the end: the rows are locked as they are read.
+    sql.sql(LOCK).param("owners", owners).query(String.class).list();
   }
 
   @Override

@@ -1,5 +1,6 @@
 package io.gpuq.storage;
 
+import io.gpuq.concurrency.TrialSlots;
 import io.gpuq.job.JobState;
 import io.gpuq.job.NewJob;
 import io.gpuq.sweep.BestScope;
@@ -25,6 +26,7 @@ import java.time.ZoneOffset;
 import java.util.Collection;
 import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -45,6 +47,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * trials' rows ({@link JobRows}, in batches) are written in one transaction, and every read is a
  * query on indexed columns, never a load of 10,000 jobs. The best trial of a sweep is defined once,
  * here ({@link #BEST_LAST_ID}, {@link #BEST_EVER_ID}), for the sweep's view and its gauge alike.
+ * The sweeps' limits on running trials are read here too, in the job store's own transactions
+ * ({@link #lockTrialSlotsOf}).
  */
 public class SweepTable implements SweepStore {
 
@@ -171,16 +175,44 @@ public class SweepTable implements SweepStore {
   private static final String RUNNING_ON =
       "select id, name, owner, sweep_id from jobs where state = 'RUNNING' and node = :node";
 
+  // The sweeps' limits on running trials (sweeps.max_concurrent), read where jobs are queued and
+  // claimed. The limited sweeps first, locked in id order (two claims never wait on each other in a
+  // circle), and only then their running trials: counted after the lock, the count includes what a
+  // claim that held the lock before us committed.
+  private static final String LOCK_LIMITED_OF_JOBS =
+      "select id, max_concurrent from sweeps where max_concurrent is not null"
+          + " and id in (select sweep_id from jobs where id in (:jobIds)) order by id for update";
+
+  private static final String RUNNING_TRIALS =
+      "select sweep_id, count(*) from jobs where state = 'RUNNING' and sweep_id in (:ids)"
+          + " group by sweep_id";
+
+  private static final String TRIAL_SLOTS =
+      "select s.id, s.max_concurrent,"
+          + " (select count(*) from jobs j where j.sweep_id = s.id and j.state = 'RUNNING')"
+          + " from sweeps s where s.max_concurrent is not null and s.id in (:ids)";
+
+  // Unfinished sweeps only: a finished one has no queued trial left to hold back.
+  private static final String FULL =
+      "select s.id, s.max_concurrent, count(*) from sweeps s"
+          + " join jobs j on j.sweep_id = s.id and j.state = 'RUNNING'"
+          + " where s.max_concurrent is not null and s.finished_at is null"
+          + " group by s.id, s.max_concurrent having count(*) >= s.max_concurrent";
+
   private final JdbcClient sql;
 
-  /** For {@link JobRows} and {@link OwnerRowsImpl}, which write on the transaction's connection. */
+  /** For {@link JobRows}, which writes on the transaction's connection. */
   private final JdbcTemplate connections;
+
+  /** The owners' queued limits, checked in the transaction that queues trials. */
+  private final OwnerQueuedTable queued;
 
   private final TransactionTemplate tx;
 
   public SweepTable(JdbcTemplate jdbc, TransactionTemplate tx) {
     this.sql = JdbcClient.create(jdbc);
     this.connections = jdbc;
+    this.queued = new OwnerQueuedTable(jdbc.getDataSource());
     this.tx = tx;
   }
 
@@ -200,13 +232,7 @@ public class SweepTable implements SweepStore {
     try {
       tx.executeWithoutResult(
           status -> {
-            connections.execute(
-                (ConnectionCallback<Void>)
-                    connection -> {
-                      OwnerRowsImpl.requireQueuedRoom(
-                          connection, sweep.owner(), trials.size(), maxQueued, sweep.createdAt());
-                      return null;
-                    });
+            queued.requireQueuedRoom(sweep.owner(), trials.size(), maxQueued, sweep.createdAt());
             sql.sql(INSERT)
                 .param("id", sweep.id())
                 .param("owner", sweep.owner())
@@ -436,11 +462,10 @@ public class SweepTable implements SweepStore {
                     + " trials, the most one sweep has");
           }
           NewJob trial = trialNumbered.apply(sweep.trialCount());
+          queued.requireQueuedRoom(sweep.owner(), 1, maxQueued, trial.createdAt());
           connections.execute(
               (ConnectionCallback<Void>)
                   connection -> {
-                    OwnerRowsImpl.requireQueuedRoom(
-                        connection, sweep.owner(), 1, maxQueued, trial.createdAt());
                     JobRows.insertQueued(connection, List.of(trial));
                     return null;
                   });
@@ -497,7 +522,8 @@ public class SweepTable implements SweepStore {
               connections.execute(
                   (ConnectionCallback<List<String>>)
                       connection ->
-                          JobRows.cancelWhere(connection, "sweep_id = ?", List.of(sweepId), now));
+                          JobRows.cancelWhere(
+                              connection, "sweep_id = ?", List.of(sweepId), now, queued));
           sql.sql(CANCEL).param("now", at(now)).param("id", sweepId).update();
           return running;
         });
@@ -569,6 +595,62 @@ public class SweepTable implements SweepStore {
                         row.getString(1), row.getString(2), row.getString(3), row.getString(4)))
             .list();
     return new SweepFigures(trials, best, running);
+  }
+
+  // --- the limits on running trials, in the caller's transaction (JpaJobStore's queue and claims)
+
+  /**
+   * Locks the rows of the limited sweeps that these jobs are trials of, {@code FOR UPDATE} in id
+   * order, and counts their running trials. Two nodes claiming trials of one sweep thus take turns:
+   * the second counts what the first started once it has committed.
+   */
+  Map<String, TrialSlots> lockTrialSlotsOf(Collection<String> jobIds) {
+    if (jobIds.isEmpty()) {
+      return Map.of();
+    }
+    Map<String, Integer> limits = new LinkedHashMap<>();
+    sql.sql(LOCK_LIMITED_OF_JOBS)
+        .param("jobIds", List.copyOf(jobIds))
+        .query(
+            row -> {
+              limits.put(row.getString(1), row.getInt(2));
+            });
+    if (limits.isEmpty()) {
+      return Map.of();
+    }
+    Map<String, TrialSlots> slots = new LinkedHashMap<>();
+    limits.forEach((sweep, max) -> slots.put(sweep, new TrialSlots(max, 0)));
+    sql.sql(RUNNING_TRIALS)
+        .param("ids", List.copyOf(limits.keySet()))
+        .query(
+            row -> {
+              String sweep = row.getString(1);
+              slots.put(sweep, new TrialSlots(limits.get(sweep), row.getLong(2)));
+            });
+    return slots;
+  }
+
+  /** The limited sweeps among these, with their running trials now; nothing is locked. */
+  Map<String, TrialSlots> trialSlots(Collection<String> sweepIds) {
+    if (sweepIds.isEmpty()) {
+      return Map.of();
+    }
+    return slots(sql.sql(TRIAL_SLOTS).param("ids", List.copyOf(sweepIds)));
+  }
+
+  /** The unfinished limited sweeps that have as many trials running as they may. */
+  Map<String, TrialSlots> fullSweeps() {
+    return slots(sql.sql(FULL));
+  }
+
+  /** Rows of (sweep, max_concurrent, running). */
+  private static Map<String, TrialSlots> slots(JdbcClient.StatementSpec statement) {
+    Map<String, TrialSlots> slots = new LinkedHashMap<>();
+    statement.query(
+        row -> {
+          slots.put(row.getString(1), new TrialSlots(row.getInt(2), row.getLong(3)));
+        });
+    return slots;
   }
 
   private static OffsetDateTime at(Instant instant) {

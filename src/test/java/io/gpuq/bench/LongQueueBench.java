@@ -229,7 +229,7 @@ public final class LongQueueBench {
           + " j.node_selector, j.sweep_id, j.cpus, j.memory_bytes"
           + " from jobs j where j.state = 'QUEUED' and j.id in (%s)";
 
-  /** {@code QueueHeadsImpl}'s statement after, copied so that the bench runs on a build before. */
+  /** {@code JobTable}'s statement after, copied so that the bench runs on a build before. */
   private static final String NEW_QUEUED_BY_ID =
       "select j.id, j.owner, j.gpus, j.gpu_memory_bytes, j.gpu_fraction, j.priority, j.queued_at,"
           + " j.node_selector, j.sweep_id, j.cpus, j.memory_bytes, j.state"

@@ -347,7 +347,7 @@ abstract class JpaJobStoreContract extends JobStoreContract {
       JobBuilder.aQueuedJob().ownedBy(i % 4 == 0 ? "bob" : "alice").onAGpu().in(store());
     }
     boolean postgres = databaseProductName().equals("PostgreSQL");
-    List<String> statements = io.gpuq.storage.QueueHeadsImpl.queueHeadStatements();
+    List<String> statements = io.gpuq.storage.JobTable.queueHeadStatements();
     // PostgreSQL: all owners, then all their heads, one statement each. H2: the owner after
     // alice (bob: 1 entry read, not alice's 15 first), then bob's first 3 jobs (3 entries read).
     for (String statement :
@@ -368,11 +368,14 @@ abstract class JpaJobStoreContract extends JobStoreContract {
                         .queryForList(
                             (postgres ? "explain (costs off) " : "explain analyze ")
                                 + statement
-                                    .replace("j.gpu_job = ?", "j.gpu_job = true")
-                                    .replace("j.owner >= ?", "j.owner >= 'alice' || char(0)")
-                                    .replace("j.owner = ?", "j.owner = 'bob'")
-                                    .replace("cast(? as varchar[])", "array['alice', 'bob']")
-                                    .replace("limit ?", "limit 3"),
+                                    .replace("j.gpu_job = :gpu", "j.gpu_job = true")
+                                    .replace("j.owner >= :after", "j.owner >= 'alice' || char(0)")
+                                    .replace("j.owner = :owner", "j.owner = 'bob'")
+                                    .replace("cast(:owners as varchar[])", "array['alice', 'bob']")
+                                    .replace(
+                                        "cast(:withoutSweeps as varchar[])",
+                                        "array['alice', 'bob']")
+                                    .replace("limit :depth", "limit 3"),
                             String.class));
               });
       assertThat(plan.toLowerCase(java.util.Locale.ROOT))
@@ -403,8 +406,8 @@ abstract class JpaJobStoreContract extends JobStoreContract {
         jdbc().queryForList("select id from jobs order by id desc limit 3", String.class);
     boolean postgres = databaseProductName().equals("PostgreSQL");
     String statement =
-        io.gpuq.storage.QueueHeadsImpl.pickedRowsStatement()
-            .formatted("'" + String.join("', '", ids) + "'");
+        io.gpuq.storage.JobTable.pickedRowsStatement()
+            .replace(":ids", "'" + String.join("', '", ids) + "'");
     String plan =
         tx.execute(
             status -> {
@@ -757,10 +760,11 @@ abstract class JpaJobStoreContract extends JobStoreContract {
     List<ClaimedJob> startedPastTheLock =
         tx.execute(
             status ->
-                repository.startWithoutLoading(
-                    List.of(claimedAsIfLocked(cancelled), claimedAsIfLocked(running)),
-                    Map.of(cancelled.id(), TWO_GPUS, running.id(), TWO_GPUS),
-                    T0));
+                new io.gpuq.storage.JobTable(dataSource)
+                    .start(
+                        List.of(claimedAsIfLocked(cancelled), claimedAsIfLocked(running)),
+                        Map.of(cancelled.id(), TWO_GPUS, running.id(), TWO_GPUS),
+                        T0));
 
     assertThat(claimed).extracting(ClaimedJob::id).containsExactly(queued.id());
     assertThat(startedPastTheLock).isEmpty();
