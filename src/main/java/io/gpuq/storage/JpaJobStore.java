@@ -59,10 +59,13 @@ import org.springframework.transaction.support.TransactionCallback;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * The job store in a relational database (H2, PostgreSQL), through JPA, with plain-JDBC fast paths
- * where loading the entity cost the scheduler most of its CPU ({@link TransitionWrites}). Each use
- * is its own transaction; what many threads hand in at once (submissions, workers' starts and ends)
- * shares a commit ({@link GroupCommit}).
+ * The job store in a relational database (H2, PostgreSQL): the job as a JPA entity where its own
+ * rules change it, and the tables' statements ({@link JobTable}, {@link JobMetricsTable}, {@link
+ * OwnerQueuedTable}, {@link SweepTable}) where loading the entity cost the scheduler most of its
+ * CPU (claims, successes, the queue's heads) or where no entity is concerned; both in one
+ * transaction, the tables' {@code JdbcClient} on the JPA session's connection. Each use is its own
+ * transaction; what many threads hand in at once (submissions, workers' starts and ends) shares a
+ * commit ({@link GroupCommit}).
  */
 @Component
 public class JpaJobStore implements JobStore {

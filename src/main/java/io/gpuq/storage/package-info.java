@@ -10,8 +10,10 @@
  * <p>Two styles, each for its purpose. JPA ({@code JpaJobStore}, {@code JpaNodeStore}, their
  * repositories) where the entity's versioned read-modify-write is what is wanted: a job loaded,
  * changed by its own rules ({@code Job.endAttempt}, a cancel, a requeue), saved with its {@code
- * version} checked; the repositories' fragments ({@code *Impl}) write their hot statements in plain
- * JDBC on the same transaction's connection. Every other statement is in a {@code *Table} class:
- * Spring's {@code JdbcClient}, named parameters, written out in full, one class per table.
+ * version} checked. Every other statement is in a {@code *Table} class: Spring's {@code
+ * JdbcClient}, named parameters, written out in full, one class per table; called inside the JPA
+ * transaction, its statements run on that transaction's connection ({@code JpaTransactionManager}
+ * binds it for {@code DataSourceUtils}), so the claim's and the success's statements ({@code
+ * JobTable}) commit or roll back with the entity's writes.
  */
 package io.gpuq.storage;
