@@ -22,12 +22,7 @@ public class V21__queue_by_owner_and_kind extends BaseJavaMigration {
 
   @Override
   public void migrate(Context context) throws Exception {
-    boolean postgres =
-        context
-            .getConnection()
-            .getMetaData()
-            .getDatabaseProductName()
-            .equalsIgnoreCase("PostgreSQL");
+    boolean postgres = Databases.isPostgres(context);
     try (Statement ddl = context.getConnection().createStatement()) {
       ddl.execute(
           "alter table jobs add column gpu_job boolean generated always as (gpus > 0)"

@@ -24,12 +24,7 @@ public class V22__queued_jobs_per_owner extends BaseJavaMigration {
 
   @Override
   public void migrate(Context context) throws Exception {
-    boolean postgres =
-        context
-            .getConnection()
-            .getMetaData()
-            .getDatabaseProductName()
-            .equalsIgnoreCase("PostgreSQL");
+    boolean postgres = Databases.isPostgres(context);
     try (Statement ddl = context.getConnection().createStatement()) {
       ddl.execute(
           "create table owner_queued (owner varchar(100) primary key, jobs bigint not null)");

@@ -16,12 +16,7 @@ public class V29__queued_jobs_counted_per_statement_on_h2 extends BaseJavaMigrat
 
   @Override
   public void migrate(Context context) throws Exception {
-    boolean postgres =
-        context
-            .getConnection()
-            .getMetaData()
-            .getDatabaseProductName()
-            .equalsIgnoreCase("PostgreSQL");
+    boolean postgres = Databases.isPostgres(context);
     if (postgres) {
       return;
     }

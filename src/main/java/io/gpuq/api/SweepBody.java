@@ -74,7 +74,9 @@ public record SweepBody(
         preemptible,
         preemptGrace,
         preemptSignal,
-        timeoutSignal);
+        timeoutSignal,
+        // Where the sweep's end is POSTed; its trials send none.
+        null);
   }
 
   SweepRequest sweep() {

@@ -41,12 +41,7 @@ public final class SafeFiles {
    * @throws NotARegularFileException when something other than a regular file is there
    */
   public static FileChannel openForReading(Path path) throws IOException {
-    int fd = open(path, Libc.O_RDONLY, 0);
-    try {
-      return reopen(path, fd, Set.of(StandardOpenOption.READ));
-    } finally {
-      Libc.C.close(fd);
-    }
+    return openChannel(path, Libc.O_RDONLY, 0, Set.of(StandardOpenOption.READ));
   }
 
   /** What is read from a safely opened file. */
@@ -88,9 +83,19 @@ public final class SafeFiles {
    * @throws NotARegularFileException when something other than a regular file is there
    */
   public static FileChannel openForAppending(Path path) throws IOException {
-    int fd = open(path, Libc.O_WRONLY | Libc.O_APPEND | Libc.O_CREAT, 0600);
+    return openChannel(
+        path,
+        Libc.O_WRONLY | Libc.O_APPEND | Libc.O_CREAT,
+        0600,
+        Set.of(StandardOpenOption.WRITE, StandardOpenOption.APPEND));
+  }
+
+  /** Opens {@code path} checked, and hands back a channel on the same inode; its own fd closed. */
+  private static FileChannel openChannel(
+      Path path, int flags, int mode, Set<StandardOpenOption> options) throws IOException {
+    int fd = open(path, flags, mode);
     try {
-      return reopen(path, fd, Set.of(StandardOpenOption.WRITE, StandardOpenOption.APPEND));
+      return reopen(path, fd, options);
     } finally {
       Libc.C.close(fd);
     }

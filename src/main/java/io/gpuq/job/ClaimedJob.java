@@ -40,37 +40,6 @@ public record ClaimedJob(
     preload = preload == null ? List.of() : List.copyOf(preload);
   }
 
-  /** A claimed job without {@code preload} (a cold start) and no warning before its timeout. */
-  public ClaimedJob(
-      String id,
-      String owner,
-      int attempt,
-      List<String> command,
-      String workingDir,
-      Map<String, String> env,
-      Framework framework,
-      Duration timeout,
-      Instant createdAt,
-      Instant queuedAt,
-      SweepTrial trial,
-      HostResources host) {
-    this(
-        id,
-        owner,
-        attempt,
-        command,
-        workingDir,
-        env,
-        framework,
-        timeout,
-        createdAt,
-        queuedAt,
-        trial,
-        host,
-        List.of(),
-        null);
-  }
-
   /** What a claim of this job, now started, reads for its launch. */
   static ClaimedJob of(Job job) {
     return new ClaimedJob(

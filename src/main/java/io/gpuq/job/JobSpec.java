@@ -38,45 +38,6 @@ public record JobSpec(
     Preemption preemption,
     TimeoutSignal timeoutSignal) {
 
-  /**
-   * A cold start (no {@code preload}) that is not preemptible and gets no warning before its
-   * timeout.
-   */
-  public JobSpec(
-      String name,
-      List<String> command,
-      String workingDir,
-      Map<String, String> env,
-      Framework framework,
-      int gpus,
-      MemoryDemand memory,
-      HostResources host,
-      int priority,
-      Duration timeout,
-      int maxAttempts,
-      double oomGrowth,
-      Map<String, String> labels,
-      Map<String, String> nodeSelector) {
-    this(
-        name,
-        command,
-        workingDir,
-        env,
-        framework,
-        gpus,
-        memory,
-        host,
-        priority,
-        timeout,
-        maxAttempts,
-        oomGrowth,
-        labels,
-        nodeSelector,
-        List.of(),
-        Preemption.NONE,
-        null);
-  }
-
   public JobSpec {
     Objects.requireNonNull(preemption, "preemption");
     Objects.requireNonNull(memory, "memory");

@@ -35,20 +35,6 @@ public record QueuedJob(
     Objects.requireNonNull(host, "host");
   }
 
-  /** A job that may not be preempted. */
-  public QueuedJob(
-      String id,
-      String owner,
-      int gpus,
-      MemoryDemand memory,
-      int priority,
-      Instant queuedAt,
-      Map<String, String> nodeSelector,
-      String sweepId,
-      HostResources host) {
-    this(id, owner, gpus, memory, priority, queuedAt, nodeSelector, sweepId, host, false);
-  }
-
   /** From the columns, as the repository's queue queries select them. */
   public QueuedJob(
       String id,

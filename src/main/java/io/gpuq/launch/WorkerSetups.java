@@ -10,8 +10,8 @@ import java.util.Map;
 import java.util.function.BiFunction;
 
 /**
- * Decides each claimed job's {@link WorkerSetup}: who its worker runs as, and its environment
- * (gpuq's own minus its secrets, the job's, then gpuq's rules).
+ * Decides each claimed job's launch ({@link LaunchRequest}): who its worker runs as, and its
+ * environment (gpuq's own minus its secrets, the job's, then gpuq's rules).
  *
  * @param gpuqEnvironment gpuq's own environment, which a worker inherits less its secrets
  */
@@ -20,10 +20,10 @@ public record WorkerSetups(
     JobFiles files,
     Isolation isolation,
     Map<String, String> gpuqEnvironment)
-    implements BiFunction<ClaimedJob, JobPlacement, WorkerSetup> {
+    implements BiFunction<ClaimedJob, JobPlacement, LaunchRequest> {
 
   @Override
-  public WorkerSetup apply(ClaimedJob job, JobPlacement placement) {
+  public LaunchRequest apply(ClaimedJob job, JobPlacement placement) {
     Account account = isolation.accountOf(job.owner());
     WorkerSpec spec =
         new WorkerSpec(
@@ -35,7 +35,9 @@ public record WorkerSetups(
             // A fraction's runtimes get a thread for each core it may touch: 0.25 runs one.
             Math.toIntExact(job.host().cpus().wholeCoresUp()),
             job.attempt());
-    return new WorkerSetup(
+    return LaunchRequest.of(
+        job,
+        placement,
         isolation.needsSwitch(account) ? account : null,
         environment.environment(spec, gpuqEnvironment, job.env(), job.trial()),
         environment.directoriesToCreate(spec));

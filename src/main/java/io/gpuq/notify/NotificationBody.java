@@ -1,5 +1,7 @@
 package io.gpuq.notify;
 
+import static io.gpuq.text.JsonStrings.quote;
+
 import io.gpuq.job.NotifyEvent;
 import io.gpuq.job.NotifyFormat;
 import java.time.Instant;
@@ -175,28 +177,5 @@ public final class NotificationBody {
 
   private static String field(String name, String value) {
     return quote(name) + ":" + (value == null ? "null" : quote(value));
-  }
-
-  /** A JSON string literal: quotes, backslashes and control characters escaped (RFC 8259). */
-  static String quote(String text) {
-    StringBuilder out = new StringBuilder(text.length() + 2).append('"');
-    for (int i = 0; i < text.length(); i++) {
-      char c = text.charAt(i);
-      switch (c) {
-        case '"' -> out.append("\\\"");
-        case '\\' -> out.append("\\\\");
-        case '\n' -> out.append("\\n");
-        case '\r' -> out.append("\\r");
-        case '\t' -> out.append("\\t");
-        default -> {
-          if (c < 0x20) {
-            out.append(String.format("\\u%04x", (int) c));
-          } else {
-            out.append(c);
-          }
-        }
-      }
-    }
-    return out.append('"').toString();
   }
 }

@@ -17,6 +17,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * A submission's {@code dependsOn} (issue 37), checked: its shape, that every job and sweep it
@@ -95,18 +96,8 @@ public final class DependencyChecks {
     if (!errors.isEmpty()) {
       throw new InvalidJobRequestException(errors);
     }
-    Set<String> jobIds = new HashSet<>();
-    Set<String> sweepIds = new HashSet<>();
-    dependsOn.forEach(
-        d -> {
-          if (d.job() != null) {
-            jobIds.add(d.job());
-          } else {
-            sweepIds.add(d.sweep());
-          }
-        });
-    Map<String, Target> jobs = targets.jobs(jobIds);
-    Map<String, Target> sweeps = targets.sweeps(sweepIds);
+    Map<String, Target> jobs = targets.jobs(idsOf(dependsOn, Dependency::job));
+    Map<String, Target> sweeps = targets.sweeps(idsOf(dependsOn, Dependency::sweep));
     for (int i = 0; i < dependsOn.size(); i++) {
       Dependency d = dependsOn.get(i);
       Target target = d.job() != null ? jobs.get(d.job()) : sweeps.get(d.sweep());
@@ -136,23 +127,27 @@ public final class DependencyChecks {
     if (targets == null || dependsOn.isEmpty()) {
       return null;
     }
-    Set<String> jobIds = new HashSet<>();
-    Set<String> sweepIds = new HashSet<>();
-    dependsOn.forEach(
-        d -> {
-          if (d.job() != null) {
-            jobIds.add(d.job());
-          } else {
-            sweepIds.add(d.sweep());
-          }
-        });
     DependencyJudgement judgement =
-        DependencyJudgement.of(dependsOn, targets.jobs(jobIds), targets.sweeps(sweepIds));
+        DependencyJudgement.of(
+            dependsOn,
+            targets.jobs(idsOf(dependsOn, Dependency::job)),
+            targets.sweeps(idsOf(dependsOn, Dependency::sweep)));
     return switch (judgement.verdict()) {
       case WAITING -> judgement.message();
       // Settled, not yet acted on: the next run of the duty will.
       case MET -> "its dependencies are met; it is queued within seconds";
       case NEVER -> judgement.message() + "; it is cancelled within seconds";
     };
+  }
+
+  /** The jobs' (or the sweeps') ids the dependencies name, each once. */
+  private static Set<String> idsOf(List<Dependency> dependsOn, Function<Dependency, String> id) {
+    Set<String> ids = new HashSet<>();
+    for (Dependency d : dependsOn) {
+      if (id.apply(d) != null) {
+        ids.add(id.apply(d));
+      }
+    }
+    return ids;
   }
 }

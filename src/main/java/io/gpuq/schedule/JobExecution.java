@@ -20,12 +20,10 @@ import io.gpuq.launch.RunningWorker;
 import io.gpuq.launch.StopReason;
 import io.gpuq.launch.WorkerExit;
 import io.gpuq.launch.WorkerGroupEnd;
-import io.gpuq.launch.WorkerSetup;
 import io.gpuq.launch.Workers;
 import io.gpuq.placement.PlacedGpu;
 import io.gpuq.proc.ProcStat;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -90,20 +88,7 @@ public class JobExecution {
   public Optional<WorkerProcess> launch(ClaimedJob job, JobPlacement placement) {
     RunningWorker worker;
     try {
-      WorkerSetup given = host.setup().apply(job, placement);
-      LaunchRequest request =
-          new LaunchRequest(
-              job.id(),
-              job.attempt(),
-              given.command() == null ? job.command() : given.command(),
-              job.workingDir() == null ? null : Path.of(job.workingDir()),
-              given.environment(),
-              given.switchTo(),
-              given.accountDirectories(),
-              job.timeout(),
-              placement,
-              job.host(),
-              given.command() != null);
+      LaunchRequest request = host.setup().apply(job, placement);
       worker = workers.start(request, exit -> recordEnd.ended(exit, placement));
     } catch (LaunchException | RuntimeException e) {
       // The job is marked started: whatever stops its launch must end the attempt, or it would

@@ -11,7 +11,7 @@ import io.gpuq.job.ClaimedJob;
 import io.gpuq.job.JobPlacement;
 import io.gpuq.job.JobService;
 import io.gpuq.launch.JobFiles;
-import io.gpuq.launch.WorkerSetup;
+import io.gpuq.launch.LaunchRequest;
 import io.gpuq.launch.Workers;
 import io.gpuq.placement.Placer;
 import io.gpuq.proc.ProcFs;
@@ -40,8 +40,8 @@ public final class SchedulerBuilder {
   private final Placer placer;
   private final Clock clock;
   private final String node;
-  private BiFunction<ClaimedJob, JobPlacement, WorkerSetup> setup =
-      (job, placement) -> WorkerSetup.none();
+  private BiFunction<ClaimedJob, JobPlacement, LaunchRequest> setup =
+      (job, placement) -> LaunchRequest.bare(job, placement);
   private ExitClassifier classifier = new ExitClassifier(new OomRecognizer());
   private int logTailBytes = 64 * 1024;
   private NodeGpus gpus;
@@ -72,7 +72,7 @@ public final class SchedulerBuilder {
   }
 
   /** Who each worker runs as, and its environment; by default gpuq's own account, no variables. */
-  public SchedulerBuilder workerSetup(BiFunction<ClaimedJob, JobPlacement, WorkerSetup> setup) {
+  public SchedulerBuilder workerSetup(BiFunction<ClaimedJob, JobPlacement, LaunchRequest> setup) {
     this.setup = setup;
     return this;
   }

@@ -1,5 +1,6 @@
 package io.gpuq.sweep;
 
+import io.gpuq.text.JsonStrings;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.Optional;
@@ -120,7 +121,7 @@ public sealed interface ParameterValue
 
     @Override
     public String json() {
-      return JsonText.quote(value);
+      return JsonStrings.quote(value);
     }
 
     @Override

@@ -136,6 +136,8 @@ public final class TrialTemplate {
         template.preemptible(),
         template.preemptGrace(),
         template.preemptSignal(),
-        template.timeoutSignal());
+        template.timeoutSignal(),
+        // A trial sends no notifications: its sweep may (issue 37).
+        null);
   }
 }

@@ -5,8 +5,8 @@ import io.gpuq.isolation.Account;
 import io.gpuq.isolation.Reachability;
 import io.gpuq.job.ClaimedJob;
 import io.gpuq.job.PythonCommand;
+import io.gpuq.launch.LaunchRequest;
 import io.gpuq.launch.ProgramLookup;
-import io.gpuq.launch.WorkerSetup;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -114,10 +114,10 @@ public final class WarmStarts implements AutoCloseable {
   }
 
   /**
-   * The setup of a claimed job: for a job with {@code preload}, the same setup running the warm
+   * The launch of a claimed job: for a job with {@code preload}, the same launch running the warm
    * client, its zygote started if none runs; any other job's, unchanged.
    */
-  public WorkerSetup prepare(ClaimedJob job, WorkerSetup setup) {
+  public LaunchRequest prepare(ClaimedJob job, LaunchRequest setup) {
     if (job.preload().isEmpty()) {
       return setup;
     }
@@ -210,7 +210,7 @@ public final class WarmStarts implements AutoCloseable {
 
   /** Starts the key's zygote unless one runs, is starting, or failed within {@code idle-exit}. */
   private synchronized void ensureZygote(
-      ZygoteKey key, Path dir, WorkerSetup setup, Long memoryBytes) throws IOException {
+      ZygoteKey key, Path dir, LaunchRequest setup, Long memoryBytes) throws IOException {
     Account account = setup.switchTo();
     if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
       Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(DataDirectory.PRIVATE_DIR));
@@ -247,7 +247,7 @@ public final class WarmStarts implements AutoCloseable {
     start(key, dir, setup, memoryBytes);
   }
 
-  private void start(ZygoteKey key, Path dir, WorkerSetup setup, Long memoryBytes)
+  private void start(ZygoteKey key, Path dir, LaunchRequest setup, Long memoryBytes)
       throws IOException {
     Account account = setup.switchTo();
     if (account != null

@@ -2,7 +2,7 @@ package io.gpuq.warm;
 
 import io.gpuq.job.ClaimedJob;
 import io.gpuq.job.PythonCommand;
-import io.gpuq.launch.WorkerSetup;
+import io.gpuq.launch.LaunchRequest;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -27,7 +27,7 @@ record ZygoteKey(
     String pathEntry,
     String pythonPath) {
 
-  static ZygoteKey of(ClaimedJob job, PythonCommand python, WorkerSetup setup) {
+  static ZygoteKey of(ClaimedJob job, PythonCommand python, LaunchRequest setup) {
     String workingDir = job.workingDir() == null ? "" : job.workingDir();
     String pathEntry;
     if (python.kind() == PythonCommand.Kind.SCRIPT) {

@@ -19,10 +19,10 @@ import io.gpuq.job.JobService;
 import io.gpuq.job.JobStore;
 import io.gpuq.job.SubmitAdmission;
 import io.gpuq.launch.JobFiles;
+import io.gpuq.launch.LaunchRequest;
 import io.gpuq.launch.ProcessTreeStopper;
 import io.gpuq.launch.WorkerConfinement;
 import io.gpuq.launch.WorkerLauncher;
-import io.gpuq.launch.WorkerSetup;
 import io.gpuq.launch.WorkerSetups;
 import io.gpuq.launch.Workers;
 import io.gpuq.launch.env.WorkerEnvironment;
@@ -305,7 +305,7 @@ public class CoreConfiguration {
    * A job with {@code preload} gets its worker's setup turned into a warm start's (issue 36); the
    * setup itself is decided in {@code launch}, which need not know of warm starts.
    */
-  private static BiFunction<ClaimedJob, JobPlacement, WorkerSetup> warmSetups(
+  private static BiFunction<ClaimedJob, JobPlacement, LaunchRequest> warmSetups(
       WorkerSetups setups, WarmStarts warmStarts) {
     return (job, placement) -> warmStarts.prepare(job, setups.apply(job, placement));
   }

@@ -197,7 +197,8 @@ public final class SpawnBench {
         List.of(),
         null,
         JobPlacement.cpuOnly("bench"),
-        io.gpuq.job.HostResources.ONE_CORE);
+        io.gpuq.job.HostResources.ONE_CORE,
+        false);
   }
 
   private static Round medianByTotal(List<Round> rounds) {

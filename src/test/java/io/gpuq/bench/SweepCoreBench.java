@@ -72,6 +72,13 @@ public final class SweepCoreBench {
             "PT2H",
             null,
             Map.of("team", "rl"),
+            null,
+            null,
+            null,
+            null,
+            null,
+            null,
+            null,
             null);
     JobRequestValidator jobs = new JobRequestValidator(new HashSet<>(TrialEnvironment.NAMES));
 

@@ -11,6 +11,7 @@ import io.gpuq.job.JobSpec;
 import io.gpuq.job.JobState;
 import io.gpuq.job.JobStore;
 import io.gpuq.job.NewJob;
+import io.gpuq.job.Preemption;
 import io.gpuq.job.SweepTrial;
 import io.gpuq.placement.MemoryDemand;
 import io.gpuq.reported.MetricsUpdate;
@@ -175,7 +176,10 @@ public final class TrialMetricsBench {
             1,
             1.5,
             Map.of(),
-            Map.of());
+            Map.of(),
+            List.of(),
+            Preemption.NONE,
+            null);
     Instant now = Instant.now();
     for (int trial = 0; trial < trials; trial++) {
       String id = ids.next();

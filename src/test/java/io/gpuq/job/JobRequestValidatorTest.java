@@ -481,7 +481,8 @@ class JobRequestValidatorTest {
           preemptible,
           preemptGrace,
           preemptSignal,
-          timeoutSignal);
+          timeoutSignal,
+          null);
     }
   }
 }

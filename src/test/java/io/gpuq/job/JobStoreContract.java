@@ -655,7 +655,9 @@ abstract class JobStoreContract {
                 T0,
                 T0,
                 null,
-                new HostResources(4, 8 * GIB)));
+                new HostResources(4, 8 * GIB),
+                List.of(),
+                null));
     Job read = reload(job.id());
     assertThat(read.state()).isEqualTo(JobState.RUNNING);
     assertThat(read.placement()).isEqualTo(TWO_GPUS);

@@ -694,7 +694,9 @@ abstract class JpaJobStoreContract extends JobStoreContract {
                 T0,
                 T0,
                 null,
-                HostResources.ONE_CORE));
+                HostResources.ONE_CORE,
+                List.of(),
+                null));
     assertThat(
             service()
                 .markStarted(save(queued(0)).id(), JobPlacement.cpuOnly("node-1"))

@@ -83,6 +83,6 @@ class PreloadRequestTest {
   private static JobRequest request(List<String> command, List<String> preload) {
     return new JobRequest(
         null, command, null, Map.of(), null, null, null, null, null, null, null, preload, null,
-        null, null, null, null);
+        null, null, null, null, null);
   }
 }

@@ -229,7 +229,8 @@ class LogCapTest {
                 List.of(),
                 null,
                 JobPlacement.cpuOnly("node-1"),
-                HostResources.ONE_CORE));
+                HostResources.ONE_CORE,
+                false));
     started.add(worker);
     return worker;
   }

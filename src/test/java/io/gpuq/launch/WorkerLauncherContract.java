@@ -639,7 +639,8 @@ abstract class WorkerLauncherContract {
           accountDirectories,
           timeout,
           JobPlacement.cpuOnly("node-1"),
-          io.gpuq.job.HostResources.ONE_CORE);
+          io.gpuq.job.HostResources.ONE_CORE,
+          false);
     }
   }
 }

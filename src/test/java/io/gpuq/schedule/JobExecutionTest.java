@@ -15,7 +15,7 @@ import io.gpuq.job.JobPlacement;
 import io.gpuq.job.JobService;
 import io.gpuq.job.JobState;
 import io.gpuq.job.WorkerProcess;
-import io.gpuq.launch.WorkerSetup;
+import io.gpuq.launch.LaunchRequest;
 import io.gpuq.proc.ProcFs;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -39,8 +39,8 @@ import org.junit.jupiter.api.io.TempDir;
 class JobExecutionTest {
 
   private static final JobPlacement PLACEMENT = JobPlacement.cpuOnly("node-1");
-  private static final BiFunction<ClaimedJob, JobPlacement, WorkerSetup> NO_SETUP =
-      (job, placement) -> WorkerSetup.none();
+  private static final BiFunction<ClaimedJob, JobPlacement, LaunchRequest> NO_SETUP =
+      (job, placement) -> LaunchRequest.bare(job, placement);
 
   private final InMemoryJobStore store = new InMemoryJobStore();
   private final Clock clock = Clock.systemUTC();
@@ -59,7 +59,7 @@ class JobExecutionTest {
     local.close();
   }
 
-  private JobExecution anExecution(BiFunction<ClaimedJob, JobPlacement, WorkerSetup> setup) {
+  private JobExecution anExecution(BiFunction<ClaimedJob, JobPlacement, LaunchRequest> setup) {
     ProcFs procFs = new ProcFs(Path.of("/proc"));
     EmulatedGpuBackend gpus = new EmulatedGpuBackend(List.of(), procFs, clock);
     RecordWorkerEnd recordEnd =
@@ -133,7 +133,7 @@ class JobExecutionTest {
   @Test
   void a_worker_setup_that_fails_ends_the_attempt_as_LAUNCH_ERROR_with_its_reason() {
     Job job = aQueuedJob().spec(s -> s.command("/bin/true")).in(store);
-    BiFunction<ClaimedJob, JobPlacement, WorkerSetup> accountGone =
+    BiFunction<ClaimedJob, JobPlacement, LaunchRequest> accountGone =
         (claimed, placement) -> {
           throw new IllegalStateException("account gpuq-alice is gone");
         };

@@ -64,6 +64,7 @@ class LastPassReachTest {
         Instant.EPOCH,
         Map.of(),
         null,
-        HostResources.ONE_CORE);
+        HostResources.ONE_CORE,
+        false);
   }
 }

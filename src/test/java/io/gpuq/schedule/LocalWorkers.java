@@ -90,7 +90,8 @@ public final class LocalWorkers implements AutoCloseable {
             List.of(),
             timeout,
             placement,
-            io.gpuq.job.HostResources.ONE_CORE);
+            io.gpuq.job.HostResources.ONE_CORE,
+            false);
     CompletableFuture<WorkerExit> exit = new CompletableFuture<>();
     exits.put(jobId, exit);
     try {

@@ -128,7 +128,24 @@ final class SweepRequests {
 
   JobRequest template() {
     return new JobRequest(
-        "train", command, workingDir, env, "jax", null, null, null, null, labels, null);
+        "train",
+        command,
+        workingDir,
+        env,
+        "jax",
+        null,
+        null,
+        null,
+        null,
+        labels,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null);
   }
 
   SweepDefinition definition() {

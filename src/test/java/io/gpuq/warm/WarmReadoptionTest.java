@@ -11,7 +11,6 @@ import io.gpuq.launch.JobFiles;
 import io.gpuq.launch.LaunchRequest;
 import io.gpuq.launch.RunningWorker;
 import io.gpuq.launch.WorkerLauncher;
-import io.gpuq.launch.WorkerSetup;
 import io.gpuq.proc.ProcFs;
 import io.gpuq.proc.ProcStat;
 import io.gpuq.support.IntegrationTier;
@@ -88,22 +87,11 @@ class WarmReadoptionTest {
             null);
     Map<String, String> env = new HashMap<>();
     env.put("PATH", System.getenv("PATH"));
-    WorkerSetup setup = warm.prepare(job, new WorkerSetup(null, env, List.of()));
-    assertThat(setup.command()).isNotNull();
-    RunningWorker worker =
-        first.launch(
-            new LaunchRequest(
-                job.id(),
-                1,
-                setup.command(),
-                dir,
-                setup.environment(),
-                null,
-                List.of(),
-                null,
-                JobPlacement.cpuOnly("node-1"),
-                HostResources.ONE_CORE,
-                true));
+    LaunchRequest request =
+        warm.prepare(
+            job, LaunchRequest.of(job, JobPlacement.cpuOnly("node-1"), null, env, List.of()));
+    assertThat(request.warmStart()).isTrue();
+    RunningWorker worker = first.launch(request);
     Path log = files.log(job.id());
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (!Files.readString(log).contains("forked from") && System.nanoTime() < deadline) {

@@ -6,8 +6,9 @@ import static org.awaitility.Awaitility.await;
 import io.gpuq.job.ClaimedJob;
 import io.gpuq.job.Framework;
 import io.gpuq.job.HostResources;
+import io.gpuq.job.JobPlacement;
 import io.gpuq.job.SweepTrial;
-import io.gpuq.launch.WorkerSetup;
+import io.gpuq.launch.LaunchRequest;
 import io.gpuq.support.IntegrationTier;
 import io.gpuq.support.TestDataDirs;
 import java.nio.file.Files;
@@ -58,9 +59,15 @@ class ZygoteRetirementTest {
             HostResources.ONE_CORE,
             List.of("json"),
             null);
-    WorkerSetup setup =
+    LaunchRequest setup =
         warm.prepare(
-            trial, new WorkerSetup(null, Map.of("PATH", System.getenv("PATH")), List.of()));
+            trial,
+            LaunchRequest.of(
+                trial,
+                JobPlacement.cpuOnly("node-1"),
+                null,
+                Map.of("PATH", System.getenv("PATH")),
+                List.of()));
     List<String> command = setup.command();
     // The key's directory follows the client script.
     Path dir =
