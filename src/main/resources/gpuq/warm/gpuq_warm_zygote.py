@@ -10,7 +10,6 @@ client's cgroups, cores and oom_score_adj before any user code, then its environ
 umask and descriptors, and runs the script, -m module or -c code as __main__. The client hears
 "started PID", then "exit CODE" or "signal N".
 """
-import json
 import os
 import selectors
 import signal
@@ -68,8 +67,11 @@ def gpu_state():
     return None
 
 
+VERSION = b"gpuq-warm-2"
+
+
 def recv_request(conn):
-    """The header and the three descriptors of one request."""
+    """The request and the three descriptors of one connection."""
     msg, fds, _flags, _addr = socket.recv_fds(conn, 8, 3)
     if len(msg) < 8 or len(fds) != 3:
         for fd in fds:
@@ -86,11 +88,50 @@ def recv_request(conn):
             raise ValueError("the client went away")
         data += chunk
     conn.settimeout(None)
-    return json.loads(data.decode("utf-8")), fds
+    try:
+        return parse_request(data), fds
+    except ValueError:
+        for fd in fds:
+            os.close(fd)
+        raise
+
+
+def parse_request(data):
+    """The client's NUL-separated fields (gpuq_warm_client.request), as the child uses them."""
+    fields = data.split(b"\0")
+    if len(fields) < 7 or fields[0] != VERSION:
+        raise ValueError("not a request of this zygote's version")
+    count = int(fields[6])
+    argv = [os.fsdecode(a) for a in fields[7:7 + count]]
+    if len(argv) != count or not argv:
+        raise ValueError("a request needs its arguments")
+    env = {}
+    for entry in fields[7 + count:]:
+        name, sep, value = entry.partition(b"=")
+        if sep:
+            env[os.fsdecode(name)] = os.fsdecode(value)
+    return {
+        "cwd": os.fsdecode(fields[1]),
+        "umask": int(fields[2]),
+        "oom": int(fields[3]) if fields[3] else None,
+        "pid": int(fields[4]),
+        "affinity": [int(c) for c in fields[5].split(b",") if c],
+        "argv": argv,
+        "env": env,
+    }
+
+
+MOUNTS = []
 
 
 def mounts():
-    """The cgroup mounts: (fstype, super options, root, mount point)."""
+    """The cgroup mounts: (fstype, super options, root, mount point), read once by the zygote."""
+    if not MOUNTS:
+        MOUNTS.extend(read_mounts())
+    return MOUNTS
+
+
+def read_mounts():
     found = []
     with open("/proc/self/mountinfo") as f:
         for line in f:
@@ -115,25 +156,27 @@ def join_cgroups(client_pid):
     """Moves this process into each cgroup the client is in and it is not."""
     mine = cgroup_lines(os.getpid())
     theirs = cgroup_lines(client_pid)
-    all_mounts = None
     for (hid, controllers), path in theirs.items():
         if mine.get((hid, controllers)) == path:
             continue
-        if all_mounts is None:
-            all_mounts = mounts()
-        wanted = set(c for c in controllers.split(",") if c)
-        target = None
-        for fstype, options, root, point in all_mounts:
-            if (controllers == "" and fstype == "cgroup2") or (
-                    fstype == "cgroup" and wanted and wanted <= options):
-                if path == root or path.startswith(root.rstrip("/") + "/") or root == "/":
-                    rel = path[len(root):] if root != "/" else path
-                    target = point.rstrip("/") + "/" + rel.lstrip("/")
-                    break
+        # The zygote's reading of the mounts, else (one mounted since) a fresh one.
+        target = mount_of(controllers, path, mounts()) or mount_of(controllers, path, read_mounts())
         if target is None:
             raise OSError("no mount for the cgroup %s:%s" % (controllers or "v2", path))
         with open(os.path.join(target, "cgroup.procs"), "w") as f:
             f.write("%d\n" % os.getpid())
+
+
+def mount_of(controllers, path, all_mounts):
+    """Where the cgroup at path of the hierarchy with these controllers is mounted, or None."""
+    wanted = set(c for c in controllers.split(",") if c)
+    for fstype, options, root, point in all_mounts:
+        if (controllers == "" and fstype == "cgroup2") or (
+                fstype == "cgroup" and wanted and wanted <= options):
+            if path == root or path.startswith(root.rstrip("/") + "/") or root == "/":
+                rel = path[len(root):] if root != "/" else path
+                return point.rstrip("/") + "/" + rel.lstrip("/")
+    return None
 
 
 def place(request):
@@ -284,6 +327,14 @@ def main():
         except BaseException as e:  # noqa: BLE001
             refuse("importing %s failed: %s: %s" % (name, type(e).__name__, e))
     os.chdir(key_dir)
+    # What each child runs before the trial's code, done once here so that its lazy imports (torch
+    # imports torch.mps and the like on its first seed) and the mounts' reading are not paid per
+    # trial: each fork finds them done.
+    import runpy  # noqa: F401
+    import traceback  # noqa: F401
+    import types  # noqa: F401
+    reseed()
+    mounts()
     # What the imports made is never collected in a fork: a collection would write to every page
     # holding a tracked object and copy it (tens of MiB for torch), in every trial.
     import gc
