@@ -10,6 +10,7 @@ client's cgroups, cores and oom_score_adj before any user code, then its environ
 umask and descriptors, and runs the script, -m module or -c code as __main__. The client hears
 "started PID", then "exit CODE" or "signal N".
 """
+import marshal
 import os
 import selectors
 import signal
@@ -302,9 +303,33 @@ def child(request, fds, status_w, report_fd, closing):
         import traceback
         traceback.print_exc()
         code = 1
+    hint_preload()
     report(report_fd, "exit %d" % code)
     # Python's own end, as a fresh interpreter's: atexit handlers, flushed streams.
     sys.exit(code)
+
+
+# What the zygote had imported when it began to serve: what a trial imports beyond it, each trial
+# imports again (torch imports torch._dynamo and sympy, 800 modules and 1.2 s of CPU here, at an
+# optimiser's first step).
+ZYGOTE_MODULES = set()
+HINT_FROM = 20
+
+
+def hint_preload():
+    """Names, in the trial's log, the modules it imported that its zygote had not, if many."""
+    try:
+        new = [m for m in list(sys.modules) if m not in ZYGOTE_MODULES and m != "__main__"]
+        if len(new) < HINT_FROM:
+            return
+        roots = sorted(m for m in new if "." not in m or m.rpartition(".")[0] in ZYGOTE_MODULES)
+        sys.stderr.write(
+            "gpuq: this warm trial imported %d modules that its zygote had not, from %s: each"
+            " trial imports them again; preloading them saves that\n"
+            % (len(new), ", ".join(roots[:8]) + (", ..." if len(roots) > 8 else "")))
+        sys.stderr.flush()
+    except Exception:  # noqa: BLE001 - a hint never changes how the trial ends
+        pass
 
 
 def report(fd, line):
@@ -335,6 +360,7 @@ def main():
     import types  # noqa: F401
     reseed()
     mounts()
+    ZYGOTE_MODULES.update(sys.modules)
     # What the imports made is never collected in a fork: a collection would write to every page
     # holding a tracked object and copy it (tens of MiB for torch), in every trial.
     import gc
@@ -384,12 +410,14 @@ def serve(listener, inode, idle, max_forks):
     forks = 0
     last = time.monotonic()
     accepting = True
+    fork_spare(listener, sel, children)
     while True:
         if RETIRE and accepting:
             accepting = False
             sel.unregister(listener)
             listener.close()
             unlink_own(inode)
+            drop_spares()
         if not accepting and not children:
             return
         for key, _ in sel.select(timeout=0.05):
@@ -423,6 +451,9 @@ def serve(listener, inode, idle, max_forks):
                     conn.close()
                 if forks >= max_forks:
                     RETIRE.append(True)
+                elif not SPARES:
+                    # The next trial's fork, made now that this one runs, off its start's path.
+                    fork_spare(listener, sel, children)
             else:
                 # The client said nothing more, so this is its end: its trial goes with it.
                 pid = key.data
@@ -464,22 +495,112 @@ def serve(listener, inode, idle, max_forks):
             RETIRE.append(True)
 
 
-def fork_one(request, fds, conn, listener, sel, children):
+# The spare: a child forked ahead of its trial, waiting for its request, so that a trial's start
+# does not wait for a fork (copying the page tables of a process that imported torch takes a few
+# milliseconds, and tens under load). At most one; (pid, the zygote's end of its socket pair, the
+# read end of its status pipe).
+SPARES = []
+
+
+def fork_spare(listener, sel, children):
+    mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     status_r, status_w = os.pipe()
     sys.stdout.flush()
     sys.stderr.flush()
-    pid = os.fork()
+    try:
+        pid = os.fork()
+    except OSError:
+        for fd in (status_r, status_w):
+            os.close(fd)
+        mine.close()
+        theirs.close()
+        return
     if pid == 0:
-        report_fd = os.dup(conn.fileno())
-        closing = [status_r, listener.fileno(), conn.fileno()] + [
-            c.fileno() for c in children.values()]
         try:
-            sel.close()
-        except Exception:  # noqa: BLE001
-            pass
-        child(request, fds, status_w, report_fd, closing)
-        os._exit(1)  # not reached
+            closing = [mine.fileno(), status_r, listener.fileno()] + [
+                c.fileno() for c in children.values()]
+            try:
+                sel.close()
+            except Exception:  # noqa: BLE001
+                pass
+            for fd in closing:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+            await_request(theirs, status_w)
+        finally:
+            os._exit(1)
+    theirs.close()
     os.close(status_w)
+    SPARES.append((pid, mine, status_r))
+
+
+def await_request(sock, status_w):
+    """In the spare: waits for its trial's request and becomes the trial; exits with the zygote."""
+    try:
+        msg, fds, _flags, _addr = socket.recv_fds(sock, 8, 4)
+        if len(msg) < 8 or len(fds) != 4:
+            os._exit(0)
+        (length,) = struct.unpack("!Q", msg[:8])
+        data = b""
+        while len(data) < length:
+            chunk = sock.recv(min(65536, length - len(data)))
+            if not chunk:
+                os._exit(0)
+            data += chunk
+        sock.close()
+        request = marshal.loads(data)
+    except (OSError, ValueError, EOFError):
+        os._exit(0)
+    child(request, fds[:3], status_w, fds[3], [])
+
+
+def drop_spares():
+    """Ends the spares: each sees its socket closed and exits."""
+    while SPARES:
+        _pid, sock, status_r = SPARES.pop()
+        sock.close()
+        os.close(status_r)
+
+
+def hand_to_spare(request, fds, conn):
+    """The spare's pid and status pipe once it has the request, or None (none, or it is gone)."""
+    while SPARES:
+        pid, sock, status_r = SPARES.pop()
+        data = marshal.dumps(request)
+        try:
+            socket.send_fds(sock, [struct.pack("!Q", len(data))], list(fds) + [conn.fileno()])
+            sock.sendall(data)
+            return pid, status_r
+        except OSError:
+            os.close(status_r)
+        finally:
+            sock.close()
+    return None
+
+
+def fork_one(request, fds, conn, listener, sel, children):
+    handed = hand_to_spare(request, fds, conn)
+    if handed is not None:
+        pid, status_r = handed
+    else:
+        status_r, status_w = os.pipe()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            report_fd = os.dup(conn.fileno())
+            closing = [status_r, listener.fileno(), conn.fileno()] + [
+                c.fileno() for c in children.values()]
+            try:
+                sel.close()
+            except Exception:  # noqa: BLE001
+                pass
+            drop_spares()
+            child(request, fds, status_w, report_fd, closing)
+            os._exit(1)  # not reached
+        os.close(status_w)
     for fd in fds:
         os.close(fd)
     ready, _, _ = __import__("select").select([status_r], [], [], 10)

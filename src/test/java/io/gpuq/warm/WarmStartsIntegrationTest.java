@@ -227,6 +227,10 @@ class WarmStartsIntegrationTest extends IntegrationTest {
                 assertThat(held.get(owner).memoryBytes()).isPositive();
                 assertThat(workers.hostHeld().memoryBytes())
                     .isGreaterThanOrEqualTo(256L * 1024 * 1024 + held.get(owner).memoryBytes());
+                // The owners' report counts it as theirs too: the trial's memory and more.
+                JsonNode row = ownersRow(alice, owner);
+                assertThat(row.path("memoryBytes").asLong()).isGreaterThan(256L * 1024 * 1024);
+                assertThat(row.path("runningJobs").asLong()).isEqualTo(1);
               });
     } finally {
       alice.post("/api/v1/jobs/" + id + "/cancel");
@@ -495,5 +499,15 @@ class WarmStartsIntegrationTest extends IntegrationTest {
       return false;
     }
     return p.exitValue() == 0;
+  }
+
+  /** The owner's row of {@code GET /api/v1/owners}, as this client sees it. */
+  private static JsonNode ownersRow(HttpApi client, String owner) {
+    for (JsonNode row : client.get("/api/v1/owners").json().path("owners")) {
+      if (row.path("owner").asString().equals(owner)) {
+        return row;
+      }
+    }
+    throw new AssertionError("no row for " + owner + " in GET /api/v1/owners");
   }
 }
