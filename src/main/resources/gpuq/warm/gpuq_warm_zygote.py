@@ -322,11 +322,20 @@ def hint_preload():
         new = [m for m in list(sys.modules) if m not in ZYGOTE_MODULES and m != "__main__"]
         if len(new) < HINT_FROM:
             return
-        roots = sorted(m for m in new if "." not in m or m.rpartition(".")[0] in ZYGOTE_MODULES)
+        # The packages they came from (whose parent the zygote had), those that brought most first.
+        roots = {m: 0 for m in new if "." not in m or m.rpartition(".")[0] in ZYGOTE_MODULES}
+        for m in new:
+            parts = m.split(".")
+            for i in range(1, len(parts) + 1):
+                prefix = ".".join(parts[:i])
+                if prefix in roots:
+                    roots[prefix] += 1
+                    break
+        named = sorted((r for r in roots if not r.startswith("_")), key=lambda r: (-roots[r], r))
         sys.stderr.write(
             "gpuq: this warm trial imported %d modules that its zygote had not, from %s: each"
             " trial imports them again; preloading them saves that\n"
-            % (len(new), ", ".join(roots[:8]) + (", ..." if len(roots) > 8 else "")))
+            % (len(new), ", ".join(named[:8]) + (", ..." if len(named) > 8 else "")))
         sys.stderr.flush()
     except Exception:  # noqa: BLE001 - a hint never changes how the trial ends
         pass

@@ -32,8 +32,10 @@ import tools.jackson.databind.JsonNode;
  *       ({@code resources.cpus}) instead;
  *   <li>{@code pool}: {@code torch.multiprocessing.Pool(8)}, as the seed wrote it;
  *   <li>{@code procs}: 24 processes at once, as the seed's answer suggests;
- *   <li>{@code warm} (issue 36): the gpuq sweep with {@code preload: ["torch", "gymnasium"]}, its
- *       trials forked from one zygote;
+ *   <li>{@code warm} (issue 36): the gpuq sweep with {@code preload}, its trials forked from one
+ *       zygote; by default {@code torch, gymnasium} and what a run imports on its first steps
+ *       ({@code torch._dynamo, torch.distributions, gymnasium.envs.classic_control}), {@code
+ *       preload=a,b} to change it;
  *   <li>{@code pool2}: {@code Pool(2)}; {@code loky}: joblib's loky backend with {@code n_jobs=2}
  *       (needs joblib in the interpreter);
  *   <li>{@code ray}, {@code ray-reuse}: Ray Tune, one CPU per trial, as many at once as cores,
@@ -50,7 +52,10 @@ import tools.jackson.databind.JsonNode;
  * filled with pip from its configured index.
  *
  * <p>{@code bench/run RlWorkloadBench [runs=48] [steps=5000] [rounds=1] [pool=8] [procs=24] [cpus=]
- * [python=target/rl-venv/bin/python] [modes=gpuq,pool,procs]}
+ * [python=target/rl-venv/bin/python] [modes=gpuq,pool,procs] [preload=torch,gymnasium,...]}
+ *
+ * <p>Each way also prints the CPU-seconds its processes took (less affected by a loaded machine
+ * than the makespan), and a gpuq way how long its trials held their slots and gpuq's own CPU.
  */
 public final class RlWorkloadBench {
 

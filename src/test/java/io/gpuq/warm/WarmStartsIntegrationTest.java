@@ -245,6 +245,22 @@ class WarmStartsIntegrationTest extends IntegrationTest {
   }
 
   @Test
+  @DisplayName(
+      "a warm trial that imported many modules its zygote had not names them in its log, to"
+          + " preload")
+  void names_what_to_preload() {
+    String code = "import countme, http.server, xml.dom.minidom\nprint('done', flush=True)\n";
+    String id = alice.submit(warmCode(code, "countme").json());
+    awaitEnd(alice, id);
+    assertThat(alice.state(id)).isEqualTo("SUCCEEDED");
+    assertThat(log(alice, id))
+        .doesNotContain("warm start unavailable")
+        .contains("done")
+        .contains("gpuq: this warm trial imported")
+        .contains("http");
+  }
+
+  @Test
   @DisplayName("a cancel's SIGTERM reaches the forked trial, which may save its work")
   void cancel_reaches_the_trial() throws Exception {
     Path saved = dir.resolve("saved");
