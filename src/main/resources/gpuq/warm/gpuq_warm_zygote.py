@@ -10,7 +10,7 @@ client's cgroups, cores and oom_score_adj before any user code, then its environ
 umask and descriptors, and runs the script, -m module or -c code as __main__. The client hears
 "started PID", then "exit CODE" or "signal N".
 """
-import json
+import marshal
 import os
 import selectors
 import signal
@@ -68,8 +68,11 @@ def gpu_state():
     return None
 
 
+VERSION = b"gpuq-warm-2"
+
+
 def recv_request(conn):
-    """The header and the three descriptors of one request."""
+    """The request and the three descriptors of one connection."""
     msg, fds, _flags, _addr = socket.recv_fds(conn, 8, 3)
     if len(msg) < 8 or len(fds) != 3:
         for fd in fds:
@@ -86,11 +89,50 @@ def recv_request(conn):
             raise ValueError("the client went away")
         data += chunk
     conn.settimeout(None)
-    return json.loads(data.decode("utf-8")), fds
+    try:
+        return parse_request(data), fds
+    except ValueError:
+        for fd in fds:
+            os.close(fd)
+        raise
+
+
+def parse_request(data):
+    """The client's NUL-separated fields (gpuq_warm_client.request), as the child uses them."""
+    fields = data.split(b"\0")
+    if len(fields) < 7 or fields[0] != VERSION:
+        raise ValueError("not a request of this zygote's version")
+    count = int(fields[6])
+    argv = [os.fsdecode(a) for a in fields[7:7 + count]]
+    if len(argv) != count or not argv:
+        raise ValueError("a request needs its arguments")
+    env = {}
+    for entry in fields[7 + count:]:
+        name, sep, value = entry.partition(b"=")
+        if sep:
+            env[os.fsdecode(name)] = os.fsdecode(value)
+    return {
+        "cwd": os.fsdecode(fields[1]),
+        "umask": int(fields[2]),
+        "oom": int(fields[3]) if fields[3] else None,
+        "pid": int(fields[4]),
+        "affinity": [int(c) for c in fields[5].split(b",") if c],
+        "argv": argv,
+        "env": env,
+    }
+
+
+MOUNTS = []
 
 
 def mounts():
-    """The cgroup mounts: (fstype, super options, root, mount point)."""
+    """The cgroup mounts: (fstype, super options, root, mount point), read once by the zygote."""
+    if not MOUNTS:
+        MOUNTS.extend(read_mounts())
+    return MOUNTS
+
+
+def read_mounts():
     found = []
     with open("/proc/self/mountinfo") as f:
         for line in f:
@@ -115,25 +157,27 @@ def join_cgroups(client_pid):
     """Moves this process into each cgroup the client is in and it is not."""
     mine = cgroup_lines(os.getpid())
     theirs = cgroup_lines(client_pid)
-    all_mounts = None
     for (hid, controllers), path in theirs.items():
         if mine.get((hid, controllers)) == path:
             continue
-        if all_mounts is None:
-            all_mounts = mounts()
-        wanted = set(c for c in controllers.split(",") if c)
-        target = None
-        for fstype, options, root, point in all_mounts:
-            if (controllers == "" and fstype == "cgroup2") or (
-                    fstype == "cgroup" and wanted and wanted <= options):
-                if path == root or path.startswith(root.rstrip("/") + "/") or root == "/":
-                    rel = path[len(root):] if root != "/" else path
-                    target = point.rstrip("/") + "/" + rel.lstrip("/")
-                    break
+        # The zygote's reading of the mounts, else (one mounted since) a fresh one.
+        target = mount_of(controllers, path, mounts()) or mount_of(controllers, path, read_mounts())
         if target is None:
             raise OSError("no mount for the cgroup %s:%s" % (controllers or "v2", path))
         with open(os.path.join(target, "cgroup.procs"), "w") as f:
             f.write("%d\n" % os.getpid())
+
+
+def mount_of(controllers, path, all_mounts):
+    """Where the cgroup at path of the hierarchy with these controllers is mounted, or None."""
+    wanted = set(c for c in controllers.split(",") if c)
+    for fstype, options, root, point in all_mounts:
+        if (controllers == "" and fstype == "cgroup2") or (
+                fstype == "cgroup" and wanted and wanted <= options):
+            if path == root or path.startswith(root.rstrip("/") + "/") or root == "/":
+                rel = path[len(root):] if root != "/" else path
+                return point.rstrip("/") + "/" + rel.lstrip("/")
+    return None
 
 
 def place(request):
@@ -259,9 +303,42 @@ def child(request, fds, status_w, report_fd, closing):
         import traceback
         traceback.print_exc()
         code = 1
+    hint_preload()
     report(report_fd, "exit %d" % code)
     # Python's own end, as a fresh interpreter's: atexit handlers, flushed streams.
     sys.exit(code)
+
+
+# What the zygote had imported when it began to serve: what a trial imports beyond it, each trial
+# imports again (torch imports torch._dynamo and sympy, 800 modules and 1.2 s of CPU here, at an
+# optimiser's first step).
+ZYGOTE_MODULES = set()
+HINT_FROM = 20
+
+
+def hint_preload():
+    """Names, in the trial's log, the modules it imported that its zygote had not, if many."""
+    try:
+        new = [m for m in list(sys.modules) if m not in ZYGOTE_MODULES and m != "__main__"]
+        if len(new) < HINT_FROM:
+            return
+        # The packages they came from (whose parent the zygote had), those that brought most first.
+        roots = {m: 0 for m in new if "." not in m or m.rpartition(".")[0] in ZYGOTE_MODULES}
+        for m in new:
+            parts = m.split(".")
+            for i in range(1, len(parts) + 1):
+                prefix = ".".join(parts[:i])
+                if prefix in roots:
+                    roots[prefix] += 1
+                    break
+        named = sorted((r for r in roots if not r.startswith("_")), key=lambda r: (-roots[r], r))
+        sys.stderr.write(
+            "gpuq: this warm trial imported %d modules that its zygote had not, from %s: each"
+            " trial imports them again; preloading them saves that\n"
+            % (len(new), ", ".join(named[:8]) + (", ..." if len(named) > 8 else "")))
+        sys.stderr.flush()
+    except Exception:  # noqa: BLE001 - a hint never changes how the trial ends
+        pass
 
 
 def report(fd, line):
@@ -284,6 +361,15 @@ def main():
         except BaseException as e:  # noqa: BLE001
             refuse("importing %s failed: %s: %s" % (name, type(e).__name__, e))
     os.chdir(key_dir)
+    # What each child runs before the trial's code, done once here so that its lazy imports (torch
+    # imports torch.mps and the like on its first seed) and the mounts' reading are not paid per
+    # trial: each fork finds them done.
+    import runpy  # noqa: F401
+    import traceback  # noqa: F401
+    import types  # noqa: F401
+    reseed()
+    mounts()
+    ZYGOTE_MODULES.update(sys.modules)
     # What the imports made is never collected in a fork: a collection would write to every page
     # holding a tracked object and copy it (tens of MiB for torch), in every trial.
     import gc
@@ -333,12 +419,14 @@ def serve(listener, inode, idle, max_forks):
     forks = 0
     last = time.monotonic()
     accepting = True
+    fork_spare(listener, sel, children)
     while True:
         if RETIRE and accepting:
             accepting = False
             sel.unregister(listener)
             listener.close()
             unlink_own(inode)
+            drop_spares()
         if not accepting and not children:
             return
         for key, _ in sel.select(timeout=0.05):
@@ -372,6 +460,9 @@ def serve(listener, inode, idle, max_forks):
                     conn.close()
                 if forks >= max_forks:
                     RETIRE.append(True)
+                elif not SPARES:
+                    # The next trial's fork, made now that this one runs, off its start's path.
+                    fork_spare(listener, sel, children)
             else:
                 # The client said nothing more, so this is its end: its trial goes with it.
                 pid = key.data
@@ -413,22 +504,112 @@ def serve(listener, inode, idle, max_forks):
             RETIRE.append(True)
 
 
-def fork_one(request, fds, conn, listener, sel, children):
+# The spare: a child forked ahead of its trial, waiting for its request, so that a trial's start
+# does not wait for a fork (copying the page tables of a process that imported torch takes a few
+# milliseconds, and tens under load). At most one; (pid, the zygote's end of its socket pair, the
+# read end of its status pipe).
+SPARES = []
+
+
+def fork_spare(listener, sel, children):
+    mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     status_r, status_w = os.pipe()
     sys.stdout.flush()
     sys.stderr.flush()
-    pid = os.fork()
+    try:
+        pid = os.fork()
+    except OSError:
+        for fd in (status_r, status_w):
+            os.close(fd)
+        mine.close()
+        theirs.close()
+        return
     if pid == 0:
-        report_fd = os.dup(conn.fileno())
-        closing = [status_r, listener.fileno(), conn.fileno()] + [
-            c.fileno() for c in children.values()]
         try:
-            sel.close()
-        except Exception:  # noqa: BLE001
-            pass
-        child(request, fds, status_w, report_fd, closing)
-        os._exit(1)  # not reached
+            closing = [mine.fileno(), status_r, listener.fileno()] + [
+                c.fileno() for c in children.values()]
+            try:
+                sel.close()
+            except Exception:  # noqa: BLE001
+                pass
+            for fd in closing:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+            await_request(theirs, status_w)
+        finally:
+            os._exit(1)
+    theirs.close()
     os.close(status_w)
+    SPARES.append((pid, mine, status_r))
+
+
+def await_request(sock, status_w):
+    """In the spare: waits for its trial's request and becomes the trial; exits with the zygote."""
+    try:
+        msg, fds, _flags, _addr = socket.recv_fds(sock, 8, 4)
+        if len(msg) < 8 or len(fds) != 4:
+            os._exit(0)
+        (length,) = struct.unpack("!Q", msg[:8])
+        data = b""
+        while len(data) < length:
+            chunk = sock.recv(min(65536, length - len(data)))
+            if not chunk:
+                os._exit(0)
+            data += chunk
+        sock.close()
+        request = marshal.loads(data)
+    except (OSError, ValueError, EOFError):
+        os._exit(0)
+    child(request, fds[:3], status_w, fds[3], [])
+
+
+def drop_spares():
+    """Ends the spares: each sees its socket closed and exits."""
+    while SPARES:
+        _pid, sock, status_r = SPARES.pop()
+        sock.close()
+        os.close(status_r)
+
+
+def hand_to_spare(request, fds, conn):
+    """The spare's pid and status pipe once it has the request, or None (none, or it is gone)."""
+    while SPARES:
+        pid, sock, status_r = SPARES.pop()
+        data = marshal.dumps(request)
+        try:
+            socket.send_fds(sock, [struct.pack("!Q", len(data))], list(fds) + [conn.fileno()])
+            sock.sendall(data)
+            return pid, status_r
+        except OSError:
+            os.close(status_r)
+        finally:
+            sock.close()
+    return None
+
+
+def fork_one(request, fds, conn, listener, sel, children):
+    handed = hand_to_spare(request, fds, conn)
+    if handed is not None:
+        pid, status_r = handed
+    else:
+        status_r, status_w = os.pipe()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            report_fd = os.dup(conn.fileno())
+            closing = [status_r, listener.fileno(), conn.fileno()] + [
+                c.fileno() for c in children.values()]
+            try:
+                sel.close()
+            except Exception:  # noqa: BLE001
+                pass
+            drop_spares()
+            child(request, fds, status_w, report_fd, closing)
+            os._exit(1)  # not reached
+        os.close(status_w)
     for fd in fds:
         os.close(fd)
     ready, _, _ = __import__("select").select([status_r], [], [], 10)

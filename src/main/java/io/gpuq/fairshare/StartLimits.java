@@ -21,13 +21,17 @@ import java.util.Set;
  * @param capacity the cluster's, for the GPUs of jobs that ask for bytes ({@link Held#gpus})
  * @param overShare the over-share rule as the pass applied it
  * @param shares each owner's share, for the over-share rule
+ * @param heldBeside what owners hold on the claiming node beside their workers (a warm-start
+ *     zygote's cores and memory, issue 36), which the database does not know: added to what it says
+ *     they hold
  */
 public record StartLimits(
     Map<String, Limits> byOwner,
     Map<String, Start> starts,
     Capacity capacity,
     OverShare overShare,
-    Map<String, Double> shares) {
+    Map<String, Double> shares,
+    Map<String, Held> heldBeside) {
 
   /** Nothing to check again. */
   public static final StartLimits NONE = new StartLimits(Map.of(), Map.of(), new Capacity(0, 0, 0));
@@ -41,11 +45,29 @@ public record StartLimits(
     Objects.requireNonNull(capacity, "capacity");
     Objects.requireNonNull(overShare, "overShare");
     shares = Map.copyOf(shares);
+    heldBeside = Map.copyOf(heldBeside);
+  }
+
+  /** Nothing held beside the workers. */
+  public StartLimits(
+      Map<String, Limits> byOwner,
+      Map<String, Start> starts,
+      Capacity capacity,
+      OverShare overShare,
+      Map<String, Double> shares) {
+    this(byOwner, starts, capacity, overShare, shares, Map.of());
+  }
+
+  /** These limits, with what owners hold beside their workers on the claiming node. */
+  public StartLimits withHeldBeside(Map<String, Held> beside) {
+    return beside.isEmpty()
+        ? this
+        : new StartLimits(byOwner, starts, capacity, overShare, shares, beside);
   }
 
   /** The running limits only, without the over-share rule. */
   public StartLimits(Map<String, Limits> byOwner, Map<String, Start> starts, Capacity capacity) {
-    this(byOwner, starts, capacity, OverShare.OFF, Map.of());
+    this(byOwner, starts, capacity, OverShare.OFF, Map.of(), Map.of());
   }
 
   /**
@@ -70,11 +92,12 @@ public record StartLimits(
 
   /**
    * The jobs, of {@code jobIds} in their claim order, that would take their owner past a running
-   * limit given what the owners hold now ({@code heldNow}) and the starts before them that are
-   * kept.
+   * limit given what the owners hold now ({@code heldNow}, plus {@link #heldBeside}) and the starts
+   * before them that are kept.
    */
   public Set<String> pastLimits(List<String> jobIds, Map<String, Held> heldNow) {
     Map<String, Held> held = new HashMap<>(heldNow);
+    heldBeside.forEach((owner, beside) -> held.merge(owner, beside, Held::plus));
     Set<String> past = new HashSet<>();
     for (String id : jobIds) {
       Start start = starts.get(id);

@@ -326,7 +326,9 @@ public class Dispatcher {
     }
     // One transaction claims the whole plan; jobs another node claimed meanwhile drop out.
     // Each owner's running limits are checked again there, against what every node holds by then.
-    List<ClaimedJob> claimed = jobs.markStarted(placements, order.startLimits());
+    List<ClaimedJob> claimed =
+        jobs.markStarted(
+            placements, order.startLimits().withHeldBeside(HeldBesideWorkers.of(workers)));
     launch(claimed, placements, now);
     int started = claimed.size() + heldStarted;
     Duration retryIn = plan.retryAt().map(at -> Duration.between(now, at)).orElse(null);
@@ -618,16 +620,7 @@ public class Dispatcher {
    * warm-start zygote's memory and CPU, issue 36): their share counts both.
    */
   private Map<String, Held> withHeldBeside(Map<String, Held> held) {
-    Map<String, Workers.HostHeld> beside = workers.heldBesideWorkers();
-    if (beside.isEmpty()) {
-      return held;
-    }
-    Map<String, Held> all = new HashMap<>(held);
-    beside.forEach(
-        (owner, host) ->
-            all.merge(
-                owner, new Held(0, 0, 0, host.cpus(), host.memoryBytes(), 0, 0, 0), Held::plus));
-    return all;
+    return HeldBesideWorkers.plus(held, HeldBesideWorkers.of(workers));
   }
 
   /**

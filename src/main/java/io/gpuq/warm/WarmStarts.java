@@ -77,6 +77,8 @@ public final class WarmStarts implements AutoCloseable {
   private final Map<Path, java.util.Set<String>> sweepsOf =
       new java.util.concurrent.ConcurrentHashMap<>();
   private final java.util.Set<Path> standalone = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  // The interpreter each serving zygote runs, which its trials' clients run too.
+  private final Map<Path, Path> interpreters = new java.util.concurrent.ConcurrentHashMap<>();
 
   /**
    * @param root where the zygotes' directories and the scripts live ({@code <data-dir>/warm})
@@ -150,7 +152,7 @@ public final class WarmStarts implements AutoCloseable {
       recordFallback(job.id(), job.attempt(), "cannot start a zygote: " + e.getMessage());
     }
     List<String> command = new ArrayList<>();
-    command.add(job.command().get(0));
+    command.add(clientInterpreter(dir, job.command().get(0)));
     // Isolated and without site: the client imports only the standard library, and the site
     // packages' .pth files cost as much as the rest of its start (0.36 s against 0.72 s here under
     // load): paid on every trial.
@@ -162,6 +164,44 @@ public final class WarmStarts implements AutoCloseable {
     command.add("--");
     command.addAll(job.command());
     return setup.running(command);
+  }
+
+  /**
+   * The interpreter the key's zygote runs, once it serves: the client needs nothing but it (no
+   * site, no virtual environment), and a {@code python3} found on PATH may be a wrapper that costs
+   * more than the whole warm start (pyenv's shim, a bash script: 56 ms of CPU against 9 ms for the
+   * interpreter itself on the development VM), paid on every trial. The job's own program until
+   * then, or where the zygote's cannot be read.
+   */
+  private String clientInterpreter(Path dir, String given) {
+    Path known = interpreters.get(dir);
+    if (known != null) {
+      return known.toString();
+    }
+    if (!Files.exists(dir.resolve("served"), LinkOption.NOFOLLOW_LINKS)) {
+      return given;
+    }
+    Process ours = started.get(dir);
+    Optional<Long> pid =
+        ours != null && ours.isAlive()
+            ? Optional.of(ours.pid())
+            : recordedPid(dir).filter(WarmStarts::isZygote);
+    if (pid.isEmpty()) {
+      return given;
+    }
+    try {
+      // The process's own binary: no wrapper left in between once it serves.
+      Path exe = Files.readSymbolicLink(Path.of("/proc", Long.toString(pid.get()), "exe"));
+      if (exe.isAbsolute()
+          && exe.getFileName().toString().startsWith("python")
+          && Files.isExecutable(exe)) {
+        interpreters.put(dir, exe);
+        return exe.toString();
+      }
+    } catch (IOException | UnsupportedOperationException | SecurityException e) {
+      log.debug("cannot read the interpreter of zygote {}: {}", dir.getFileName(), e.toString());
+    }
+    return given;
   }
 
   /** Where the fallbacks to a cold start are recorded, for the sweep's and the job's answers. */
@@ -288,6 +328,7 @@ public final class WarmStarts implements AutoCloseable {
     builder.environment().clear();
     builder.environment().putAll(setup.environment());
     Files.deleteIfExists(dir.resolve("z.sock"));
+    interpreters.remove(dir);
     Process process = builder.start();
     started.put(dir, process);
     writePid(dir, process.pid());

@@ -2,7 +2,9 @@ package io.gpuq.wiring;
 
 import io.gpuq.config.GpuqProperties;
 import io.gpuq.job.JobService;
+import io.gpuq.launch.Workers;
 import io.gpuq.meters.OwnerGauges;
+import io.gpuq.schedule.HeldBesideWorkers;
 import io.gpuq.schedule.OwnerStandings;
 import io.gpuq.schedule.Scheduler;
 import io.gpuq.security.TokenRegistry;
@@ -20,13 +22,19 @@ import org.springframework.jdbc.core.JdbcTemplate;
 @Configuration(proxyBeanMethods = false)
 public class OwnersConfiguration {
 
+  /** What owners hold counts a warm-start zygote on this node too (issue 36). */
   @Bean
   OwnerStandings ownerStandings(
-      TokenRegistry tokens, JdbcTemplate jdbc, JobService jobs, Scheduler scheduler, Clock clock) {
+      TokenRegistry tokens,
+      JdbcTemplate jdbc,
+      JobService jobs,
+      Workers workers,
+      Scheduler scheduler,
+      Clock clock) {
     return new OwnerStandings(
         tokens.ownerTerms(),
         new OwnerQueuedTable(jdbc.getDataSource()),
-        jobs::heldByOwner,
+        () -> HeldBesideWorkers.plus(jobs.heldByOwner(), HeldBesideWorkers.of(workers)),
         scheduler.usageAccounting(),
         clock);
   }

@@ -32,8 +32,10 @@ import tools.jackson.databind.JsonNode;
  *       ({@code resources.cpus}) instead;
  *   <li>{@code pool}: {@code torch.multiprocessing.Pool(8)}, as the seed wrote it;
  *   <li>{@code procs}: 24 processes at once, as the seed's answer suggests;
- *   <li>{@code warm} (issue 36): the gpuq sweep with {@code preload: ["torch", "gymnasium"]}, its
- *       trials forked from one zygote;
+ *   <li>{@code warm} (issue 36): the gpuq sweep with {@code preload}, its trials forked from one
+ *       zygote; by default {@code torch, gymnasium} and what a run imports on its first steps
+ *       ({@code torch._dynamo, torch.distributions, gymnasium.envs.classic_control}), {@code
+ *       preload=a,b} to change it;
  *   <li>{@code pool2}: {@code Pool(2)}; {@code loky}: joblib's loky backend with {@code n_jobs=2}
  *       (needs joblib in the interpreter);
  *   <li>{@code ray}, {@code ray-reuse}: Ray Tune, one CPU per trial, as many at once as cores,
@@ -50,7 +52,10 @@ import tools.jackson.databind.JsonNode;
  * filled with pip from its configured index.
  *
  * <p>{@code bench/run RlWorkloadBench [runs=48] [steps=5000] [rounds=1] [pool=8] [procs=24] [cpus=]
- * [python=target/rl-venv/bin/python] [modes=gpuq,pool,procs]}
+ * [python=target/rl-venv/bin/python] [modes=gpuq,pool,procs] [preload=torch,gymnasium,...]}
+ *
+ * <p>Each way also prints the CPU-seconds its processes took (less affected by a loaded machine
+ * than the makespan), and a gpuq way how long its trials held their slots and gpuq's own CPU.
  */
 public final class RlWorkloadBench {
 
@@ -66,6 +71,16 @@ public final class RlWorkloadBench {
     int processes = given.getInt("procs", 24);
     String cpus = given.get("cpus", "");
     String python = given.get("python", "");
+    // What the warm way preloads: by default what a run imports, also on its first steps (torch
+    // imports torch._dynamo, and with it sympy, at the optimiser's first step; gymnasium its
+    // environment's module at make), as gpuq's hint in a trial's log names them.
+    List<String> preload =
+        List.of(
+            given
+                .get(
+                    "preload",
+                    "torch,gymnasium,torch._dynamo,torch.distributions,gymnasium.envs.classic_control")
+                .split(","));
     List<String> modes = List.of(given.get("modes", "gpuq,warm,pool,pool2,procs,loky").split(","));
     given.requireAllRead();
 
@@ -76,8 +91,8 @@ public final class RlWorkloadBench {
       for (String mode : modes) {
         double seconds =
             switch (mode) {
-              case "gpuq" -> viaGpuq(interpreter, runs, steps, cores, cpus, false);
-              case "warm" -> viaGpuq(interpreter, runs, steps, cores, cpus, true);
+              case "gpuq" -> viaGpuq(interpreter, runs, steps, cores, cpus, false, preload);
+              case "warm" -> viaGpuq(interpreter, runs, steps, cores, cpus, true, preload);
               case "pool" -> baseline(interpreter, "pool", runs, poolWorkers, steps);
               case "pool2" -> baseline(interpreter, "pool", runs, 2, steps);
               case "loky" -> baseline(interpreter, "loky", runs, 2, steps);
@@ -90,7 +105,14 @@ public final class RlWorkloadBench {
           continue; // skipped, with its reason printed
         }
         makespans.computeIfAbsent(mode, m -> new ArrayList<>()).add(seconds);
-        System.out.printf("round %d %-6s makespan %8.1f s%n", round, mode, seconds);
+        System.out.printf(
+            "round %d %-6s makespan %8.1f s   CPU %6.1f s (%.2f s per run)   load %s%n",
+            round,
+            mode,
+            seconds,
+            lastCpuSeconds,
+            lastCpuSeconds / runs,
+            Files.readString(Path.of("/proc/loadavg")).trim());
       }
     }
     System.out.printf(
@@ -111,8 +133,27 @@ public final class RlWorkloadBench {
   /** The runs' CPU-seconds, as the last {@code procs} way measured them. */
   private static double cpuSeconds = Double.NaN;
 
+  /**
+   * The CPU-seconds the last way took: its processes' (reaped children of this JVM: a baseline's
+   * Python and all it started; gpuq's workers, and its zygote, reaped when gpuq stops it), and for
+   * gpuq its own (this JVM's) while the sweep ran. Less affected by a loaded machine than the
+   * makespan.
+   */
+  private static double lastCpuSeconds = Double.NaN;
+
+  /** This JVM's user and system CPU time, its own and its reaped children's, in seconds. */
+  private static double[] cpuTimes() throws IOException {
+    String stat = Files.readString(Path.of("/proc/self/stat"));
+    String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    // Fields 14-17 of proc(5): utime, stime, cutime, cstime, counted from field 3 here.
+    double own = (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) / 100.0;
+    double children = (Long.parseLong(fields[13]) + Long.parseLong(fields[14])) / 100.0;
+    return new double[] {own, children};
+  }
+
   private static double baseline(String python, String mode, int runs, int width, int steps)
       throws IOException, InterruptedException {
+    double[] cpu0 = cpuTimes();
     long start = System.nanoTime();
     Path output = Files.createTempFile("rl-baseline-", ".out");
     Path errors = Files.createTempFile("rl-baseline-", ".err");
@@ -140,6 +181,7 @@ public final class RlWorkloadBench {
       throw new IllegalStateException(mode + " failed with exit code " + process.exitValue());
     }
     double seconds = (System.nanoTime() - start) / 1e9;
+    lastCpuSeconds = cpuTimes()[1] - cpu0[1];
     List<String> lines = Files.readAllLines(output);
     Files.deleteIfExists(output);
     if (mode.equals("procs") && !lines.isEmpty()) {
@@ -149,8 +191,17 @@ public final class RlWorkloadBench {
   }
 
   private static double viaGpuq(
-      String python, int runs, int steps, int cores, String cpus, boolean warm) throws Exception {
+      String python,
+      int runs,
+      int steps,
+      int cores,
+      String cpus,
+      boolean warm,
+      List<String> preload)
+      throws Exception {
     Path dataDir = Files.createTempDirectory("rl-workload-bench-");
+    double[] cpu0 = null;
+    double seconds;
     try (ConfigurableApplicationContext gpuq =
         new SpringApplicationBuilder(GpuqApplication.class)
             .run(
@@ -181,7 +232,7 @@ public final class RlWorkloadBench {
                   SCRIPTS,
                   python,
                   steps,
-                  warm ? " \"preload\": [\"torch\", \"gymnasium\"]," : "",
+                  warm ? " \"preload\": " + BenchClient.JSON.writeValueAsString(preload) + "," : "",
                   seeds);
       // gpuq is a daemon: its JVM's start (class loading, first compilations of the launch path)
       // is not the workload's. One job of its own, to its end, before the clock starts.
@@ -194,6 +245,11 @@ public final class RlWorkloadBench {
           && System.nanoTime() < warmUpEnd) {
         TimeUnit.MILLISECONDS.sleep(100); // polling gpuq as a client would; not a test's wait
       }
+      // gpuq's own CPU with nothing to run, for comparison with its CPU while the sweep runs.
+      double idle0 = cpuTimes()[0];
+      TimeUnit.SECONDS.sleep(10);
+      System.out.printf("  gpuq idle: %.2f s of CPU in 10 s%n", cpuTimes()[0] - idle0);
+      cpu0 = cpuTimes();
       long start = System.nanoTime();
       JsonNode created = send("POST", base + "/sweeps", sweep);
       String id = created.get("id").asString();
@@ -202,15 +258,52 @@ public final class RlWorkloadBench {
         TimeUnit.MILLISECONDS.sleep(200); // polling gpuq as a client would; not a test's wait
         state = send("GET", base + "/sweeps/" + id, null);
       }
-      double seconds = (System.nanoTime() - start) / 1e9;
+      seconds = (System.nanoTime() - start) / 1e9;
+      double own = cpuTimes()[0] - cpu0[0];
       JsonNode trials = state.get("trials");
       if (trials.get("SUCCEEDED").asInt() != runs) {
         throw new IllegalStateException("not every trial succeeded: " + trials);
       }
-      return seconds;
+      printTrialTimes(base, id, seconds, runs, cores, own);
     } finally {
       GpuqServer.deleteTree(dataDir);
     }
+    // The zygote, stopped with gpuq, is reaped by now or soon: its CPU counts among the children.
+    TimeUnit.SECONDS.sleep(1);
+    double[] cpu1 = cpuTimes();
+    lastCpuSeconds = (cpu1[0] - cpu0[0]) + (cpu1[1] - cpu0[1]);
+    return seconds;
+  }
+
+  /**
+   * Where a gpuq way's makespan went: the trials' attempts (claim to end, as gpuq recorded them)
+   * against the slots' time (makespan × slots), the rest being time a slot held no trial: before
+   * the first claim, between one trial's end and the next one's claim, after the last.
+   */
+  private static void printTrialTimes(
+      String base, String sweepId, double makespan, int runs, int slots, double gpuqCpu)
+      throws IOException, InterruptedException {
+    JsonNode items =
+        send("GET", base + "/sweeps/" + sweepId + "/trials?limit=1000&scope=all", null)
+            .get("items");
+    List<double[]> spans = new ArrayList<>();
+    for (JsonNode item : items) {
+      JsonNode job = send("GET", base + "/jobs/" + item.get("jobId").asString(), null);
+      JsonNode attempt = job.at("/attempts/0");
+      spans.add(
+          new double[] {
+            java.time.Instant.parse(attempt.get("startedAt").asString()).toEpochMilli() / 1e3,
+            java.time.Instant.parse(attempt.get("finishedAt").asString()).toEpochMilli() / 1e3
+          });
+    }
+    spans.sort(java.util.Comparator.comparingDouble(span -> span[0]));
+    double running = spans.stream().mapToDouble(span -> span[1] - span[0]).sum();
+    double first = spans.get(0)[0];
+    double last = spans.stream().mapToDouble(span -> span[1]).max().orElse(first);
+    System.out.printf(
+        "  trials: %.2f s each on average (claim to end); slots busy %.0f %% of first claim to"
+            + " last end (%.1f s); gpuq's own CPU while the sweep ran %.1f s%n",
+        running / runs, 100 * running / (slots * (last - first)), last - first, gpuqCpu);
   }
 
   private static JsonNode send(String method, String url, String body)

@@ -148,4 +148,30 @@ class OverShareTest {
     assertThat(preemptible.pastLimits(List.of("alice-1", "alice-2"), heldNow)).isEmpty();
     assertThat(new StartLimits(Map.of(), starts, FOUR_GPUS).limitedOwners()).isEmpty();
   }
+
+  @Test
+  @DisplayName(
+      "checked again at the claim, what an owner holds beside their workers (a warm-start"
+          + " zygote's memory, issue 36) counts as their jobs' holdings do")
+  void heldBesideTheWorkersCountsAtTheClaim() {
+    // Half the host memory is alice's share (two owners of share 1); her start asks for 3 of 8 GiB.
+    Capacity capacity = new Capacity(4 * 10 * GIB, 4, 4, 8, 8 * GIB);
+    Held threeGib = new Held(0, 0, 1, io.gpuq.text.Cpus.of(1), 3 * GIB, 1, 0, 0);
+    Map<String, StartLimits.Start> starts =
+        Map.of("alice-1", new StartLimits.Start("alice", threeGib));
+    StartLimits rule =
+        new StartLimits(
+            Map.of(), starts, capacity, new OverShare(true, Set.of(), 2), Map.of("alice", 1.0));
+    // Her zygote holds 1.5 GiB on the claiming node: 4.5 of 8 GiB with the start, over her half.
+    Held zygote = new Held(0, 0, 0, io.gpuq.text.Cpus.ZERO, 3 * GIB / 2, 0, 0, 0);
+
+    assertThat(rule.pastLimits(List.of("alice-1"), Map.of())).isEmpty();
+    assertThat(
+            rule.withHeldBeside(Map.of("alice", zygote)).pastLimits(List.of("alice-1"), Map.of()))
+        .containsExactly("alice-1");
+    assertThat(rule.withHeldBeside(Map.of("bob", zygote)).pastLimits(List.of("alice-1"), Map.of()))
+        .as("another owner's zygote")
+        .isEmpty();
+    assertThat(rule.withHeldBeside(Map.of())).isSameAs(rule);
+  }
 }

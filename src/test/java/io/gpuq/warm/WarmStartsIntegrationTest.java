@@ -227,6 +227,9 @@ class WarmStartsIntegrationTest extends IntegrationTest {
                 assertThat(held.get(owner).memoryBytes()).isPositive();
                 assertThat(workers.hostHeld().memoryBytes())
                     .isGreaterThanOrEqualTo(256L * 1024 * 1024 + held.get(owner).memoryBytes());
+                // The owners' report counts it as theirs too: the trial's memory and more.
+                JsonNode row = ownersRow(alice, owner);
+                assertThat(row.path("memoryBytes").asLong()).isGreaterThan(256L * 1024 * 1024);
               });
     } finally {
       alice.post("/api/v1/jobs/" + id + "/cancel");
@@ -238,6 +241,22 @@ class WarmStartsIntegrationTest extends IntegrationTest {
     String key = memoryLine.substring(memoryLine.lastIndexOf('/') + 1).substring("warm-".length());
     warmStarts.groups().removeEmpty();
     assertThat(warmStarts.groups().groupOf(key)).isEmpty();
+  }
+
+  @Test
+  @DisplayName(
+      "a warm trial that imported many modules its zygote had not names them in its log, to"
+          + " preload")
+  void names_what_to_preload() {
+    String code = "import countme, http.server, xml.dom.minidom\nprint('done', flush=True)\n";
+    String id = alice.submit(warmCode(code, "countme").json());
+    awaitEnd(alice, id);
+    assertThat(alice.state(id)).isEqualTo("SUCCEEDED");
+    assertThat(log(alice, id))
+        .doesNotContain("warm start unavailable")
+        .contains("done")
+        .contains("gpuq: this warm trial imported")
+        .contains("http");
   }
 
   @Test
@@ -495,5 +514,15 @@ class WarmStartsIntegrationTest extends IntegrationTest {
       return false;
     }
     return p.exitValue() == 0;
+  }
+
+  /** The owner's row of {@code GET /api/v1/owners}, as this client sees it. */
+  private static JsonNode ownersRow(HttpApi client, String owner) {
+    for (JsonNode row : client.get("/api/v1/owners").json().path("owners")) {
+      if (row.path("owner").asString().equals(owner)) {
+        return row;
+      }
+    }
+    throw new AssertionError("no row for " + owner + " in GET /api/v1/owners");
   }
 }

@@ -72,7 +72,8 @@ class WarmSweepCrashRecoveryTest {
     body.put("preload", List.of("countme"));
     body.put("method", "grid");
     body.put("parameters", Map.of("x", Map.of("values", List.of(1, 2, 3, 4))));
-    String[] args = {"--gpuq.scheduler.cpu-slots=2", "--gpuq.warm.idle-exit=20s"};
+    // The zygote must wait, idle, for the second gpuq: its start took 26 s on a loaded machine.
+    String[] args = {"--gpuq.scheduler.cpu-slots=2", "--gpuq.warm.idle-exit=120s"};
     String id;
     List<String> endedWhileDown;
     try {
