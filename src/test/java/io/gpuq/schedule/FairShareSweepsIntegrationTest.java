@@ -33,8 +33,9 @@ import tools.jackson.databind.JsonNode;
  * both owners were backlogged, from the later of the two sweeps' creation (from then on both have
  * queued trials) to the earlier of the two owners' last trial start (until then both still have
  * some). Outside it one owner has the GPUs to themselves, as they should. The whole takes about a
- * minute: 200 trials of 3 s on average, ten at a time (118 s at a load of 20, its window 103 s, the
- * two shares within 0.1 % of each other).
+ * minute: 200 trials of 3 s on average, ten at a time. Measured at a load of 20-25: 118 s (its
+ * window 103 s, the shares 0.1 % apart), then 76 s once a job's end no longer waited for PID 1
+ * (window 68 s, alice 3.6 % below even).
  */
 @DisplayName("Fair share: two owners' sweeps on the same GPUs get even GPU memory over time")
 class FairShareSweepsIntegrationTest extends IntegrationTest {
