@@ -83,14 +83,25 @@ public final class WorkerConfinement implements AutoCloseable {
   private final CoreAllocator cores;
   private final String fallbackReason;
   private final Map<WorkerId, WorkerCgroup> leftovers = new ConcurrentHashMap<>();
+  private final long emptyWaitMillis;
   private volatile boolean warnedNoCpuController;
 
   private WorkerConfinement(
       Mode mode, WorkerCgroups cgroups, CoreAllocator cores, String fallbackReason) {
+    this(mode, cgroups, cores, fallbackReason, EMPTY_WAIT_MILLIS);
+  }
+
+  private WorkerConfinement(
+      Mode mode,
+      WorkerCgroups cgroups,
+      CoreAllocator cores,
+      String fallbackReason,
+      long emptyWaitMillis) {
     this.mode = mode;
     this.cgroups = Optional.ofNullable(cgroups);
     this.cores = cores;
     this.fallbackReason = fallbackReason;
+    this.emptyWaitMillis = emptyWaitMillis;
   }
 
   /** Workers unconfined: what a node that launches by hand (a test) gets. */
@@ -101,6 +112,16 @@ public final class WorkerConfinement implements AutoCloseable {
   /** Each worker in a cgroup of its own, below {@code cgroups}' parent group. */
   public static WorkerConfinement inCgroups(WorkerCgroups cgroups, CoreAllocator cores) {
     return new WorkerConfinement(Mode.CGROUPS, cgroups, cores, null);
+  }
+
+  /**
+   * As {@link #inCgroups(WorkerCgroups, CoreAllocator)}, an ended worker's group given up for now
+   * (and retried later) once its count of processes has not fallen for {@code emptyWait} instead of
+   * 30 s: a test of that retry need not wait half a minute.
+   */
+  static WorkerConfinement inCgroups(
+      WorkerCgroups cgroups, CoreAllocator cores, Duration emptyWait) {
+    return new WorkerConfinement(Mode.CGROUPS, cgroups, cores, null, emptyWait.toMillis());
   }
 
   /**
@@ -493,7 +514,7 @@ public final class WorkerConfinement implements AutoCloseable {
    */
   private void killAndRemove(WorkerCgroup group) {
     long started = System.nanoTime();
-    long deadline = started + EMPTY_WAIT_MILLIS * 1_000_000;
+    long deadline = started + emptyWaitMillis * 1_000_000;
     int fewest = Integer.MAX_VALUE;
     boolean killing = false;
     try {
@@ -507,7 +528,7 @@ public final class WorkerConfinement implements AutoCloseable {
           fewest = left.size();
           deadline =
               Math.min(
-                  System.nanoTime() + EMPTY_WAIT_MILLIS * 1_000_000,
+                  System.nanoTime() + emptyWaitMillis * 1_000_000,
                   started + LONGEST_REMOVAL_MILLIS * 1_000_000);
         }
         if (System.nanoTime() - deadline > 0) {

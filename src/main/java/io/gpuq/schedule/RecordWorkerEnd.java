@@ -40,6 +40,7 @@ public final class RecordWorkerEnd {
   private final ExitJudging exits;
   private final NodeGpus gpus;
   private final WorkerEndListener listener;
+  private final Duration firstRecordRetry;
 
   /**
    * The jobs whose worker ended here and whose end is not stored yet: the database could not write
@@ -53,10 +54,24 @@ public final class RecordWorkerEnd {
    */
   public RecordWorkerEnd(
       JobService jobs, ExitJudging exits, NodeGpus gpus, WorkerEndListener listener) {
+    this(jobs, exits, gpus, listener, FIRST_RECORD_RETRY);
+  }
+
+  /**
+   * As the public constructor, with the first wait before an end the database could not write is
+   * tried again (doubled each time, up to 30 s): a test's retries need not take seconds.
+   */
+  RecordWorkerEnd(
+      JobService jobs,
+      ExitJudging exits,
+      NodeGpus gpus,
+      WorkerEndListener listener,
+      Duration firstRecordRetry) {
     this.jobs = jobs;
     this.exits = exits;
     this.gpus = gpus;
     this.listener = listener;
+    this.firstRecordRetry = firstRecordRetry;
   }
 
   /** The worker of an attempt that held {@code placement} ended: records how. */
@@ -75,7 +90,7 @@ public final class RecordWorkerEnd {
     }
     listener.beforeEndRecorded(exit.jobId());
     endsNotStored.add(exit.jobId());
-    recordEnd(exit, outcome, placement, FIRST_RECORD_RETRY);
+    recordEnd(exit, outcome, placement, firstRecordRetry);
   }
 
   /**

@@ -108,7 +108,8 @@ class EndedWorkerGroupsIntegrationTest {
 
   /**
    * A process SIGKILL cannot take yet (frozen, here by a v1 freezer group of the test's own) kept
-   * its group past the end's wait: before, it stayed until gpuq restarted; now it is retried.
+   * its group past the end's wait: before, it stayed until gpuq restarted; now it is retried. The
+   * end gives up after 2 s here, not gpuq's 30 s: what is proved is the retry, not the wait.
    */
   @Test
   void whose_processes_cannot_go_yet_is_removed_once_they_can() throws Exception {
@@ -118,6 +119,10 @@ class EndedWorkerGroupsIntegrationTest {
     Path frozen = freezer.resolve("gpuq-test-frozen-" + System.nanoTime());
     Files.createDirectory(frozen);
     WorkerId id = new WorkerId("frozen", 1);
+    // In place of the one made before each test (holding nothing yet; closed after each, as this).
+    confinement =
+        WorkerConfinement.inCgroups(
+            cgroups, new CoreAllocator(CpuList.of(0)), Duration.ofSeconds(2));
     try {
       confinement.prepare("frozen", 1, HostResources.ONE_CORE);
       WorkerCgroup group = cgroups.find(id).orElseThrow();

@@ -104,6 +104,9 @@ class FairShareSweepsIntegrationTest extends IntegrationTest {
       double alicesShare = alicesRun.gpuMemorySecondsWithin(from, to);
       double bobsShare = bobsRun.gpuMemorySecondsWithin(from, to);
       double even = (alicesShare + bobsShare) / 2;
+      System.out.printf(
+          "fair share: from %s to %s (%s), alice %.0f GiB·s, bob %.0f GiB·s%n",
+          from, to, Duration.between(from, to), alicesShare / (1L << 30), bobsShare / (1L << 30));
       assertThat(alicesShare)
           .as(
               "alice's GPU-memory-seconds from %s to %s, bob's being %.0f GiB·s",

@@ -34,12 +34,19 @@ public final class LocalWorkers implements AutoCloseable {
   private final Workers workers;
   private final Path dataDir;
 
+  /**
+   * A stop's grace (SIGTERM to SIGKILL) of 2 s, not gpuq's 5: a stop sent while the worker's
+   * wrapper has not yet started its job reaches only the wrapper, which outlives SIGTERM so as to
+   * write the exit code, and the job is then ended by SIGKILL at the end of the grace. No job these
+   * tests run handles SIGTERM, so the shorter grace changes no outcome, only how long such a stop
+   * takes.
+   */
   public LocalWorkers(Path dataDir, Clock clock) {
     this.dataDir = dataDir;
     this.workers =
         new Workers(
             new WorkerLauncher(new JobFiles(dataDir), clock),
-            new ProcessTreeStopper(timer, Duration.ofSeconds(5)),
+            new ProcessTreeStopper(timer, Duration.ofSeconds(2)),
             Runnable::run,
             new ProcFs(Path.of("/proc")));
   }

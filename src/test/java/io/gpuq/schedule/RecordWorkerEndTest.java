@@ -65,6 +65,12 @@ class RecordWorkerEndTest {
    * recorded, also {@code beforeEnd} is told.
    */
   private RecordWorkerEnd aRecorderOver(JobService jobs, Consumer<String> beforeEnd) {
+    return aRecorderOver(jobs, beforeEnd, Duration.ofMillis(100));
+  }
+
+  /** As above, an end the database could not write tried again after {@code firstRetry}. */
+  private RecordWorkerEnd aRecorderOver(
+      JobService jobs, Consumer<String> beforeEnd, Duration firstRetry) {
     return new RecordWorkerEnd(
         jobs,
         local.exitJudging(),
@@ -88,7 +94,8 @@ class RecordWorkerEndTest {
             heard.add("before the end is recorded (" + stored(current).state() + ")");
             beforeEnd.accept(jobId);
           }
-        });
+        },
+        firstRetry);
   }
 
   private RecordWorkerEnd aRecorderOver(JobService jobs) {
@@ -347,9 +354,13 @@ class RecordWorkerEndTest {
   void an_end_not_written_yet_is_known_as_such_until_it_is_stored() throws Exception {
     Job job = running(aRunningJob().on("node-1"));
     Job other = aRunningJob().on("node-1").in(store);
-    // Three writes fail: the end is tried again after 1, 2 and 4 s.
+    // Three writes fail: the end is tried again after 0.5, 1 and 2 s (gpuq waits 1, 2 and 4 s):
+    // the two checks right after the end have 3.5 s to see it not stored yet.
     RecordWorkerEnd overAFullDisk =
-        aRecorderOver(new JobService(EndsStoredLater.afterUnavailable(store, 3), clock, List.of()));
+        aRecorderOver(
+            new JobService(EndsStoredLater.afterUnavailable(store, 3), clock, List.of()),
+            jobId -> {},
+            Duration.ofMillis(500));
     assertThat(overAFullDisk.endNotStoredYet(job.id())).isFalse();
 
     overAFullDisk.ended(exitOf(job, "/bin/true"), PLACEMENT);

@@ -283,7 +283,12 @@ class EmulatedGpuBackendTest {
             backend.attach(pid, List.of(0));
             // Two samples more: the second began after the attach, and both have judged it.
             long seen = samples.get();
-            await().atMost(Duration.ofSeconds(30)).until(() -> samples.get() >= seen + 2);
+            // Looked at every few milliseconds, not Awaitility's 100: 60 rounds of two samples.
+            await()
+                .atMost(Duration.ofSeconds(30))
+                .pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(5))
+                .until(() -> samples.get() >= seen + 2);
             assertThat(backend.attachedPids()).as("attached pid %d", pid).contains(pid);
           }
         } finally {
