@@ -132,7 +132,15 @@ def _when_imported(callbacks):
 # --- torch ------------------------------------------------------------------------------------
 
 
-def _torch_budget(fractions):
+def _torch_fractions():
+    # Read when CUDA starts, not when this hook is installed: a warm start's zygote installs the
+    # hook once, with its first trial's environment, and each forked trial then gets its own
+    # environment (and its own budget) before its code runs.
+    text = os.environ.get("GPUQ_TORCH_MEMORY_FRACTION")
+    return [float(f) for f in text.split(",")] if text else None
+
+
+def _torch_budget():
     def apply_when_cuda_starts(torch):
         cuda = torch.cuda
 
@@ -140,6 +148,9 @@ def _torch_budget(fractions):
             # Runs inside torch's CUDA initialisation: an exception here would surface in the
             # user's first CUDA call, so none may escape.
             try:
+                fractions = _torch_fractions()
+                if fractions is None:
+                    return
                 count = cuda.device_count()
                 # If the program narrowed CUDA_VISIBLE_DEVICES itself, devices no longer line up
                 # with gpuq's list; the smallest fraction then respects the budget everywhere.
@@ -280,11 +291,13 @@ def _run_hidden_sitecustomize():
 
 
 def _install():
-    callbacks = {}
+    # torch's budget is always watched for (it does nothing without GPUQ_TORCH_MEMORY_FRACTION
+    # when CUDA starts): a zygote started for a CPU-only trial may fork a GPU trial later.
+    callbacks = {"torch": _torch_budget()}
     fractions = os.environ.get("GPUQ_TORCH_MEMORY_FRACTION")
     if fractions:
         try:
-            callbacks["torch"] = _torch_budget([float(f) for f in fractions.split(",")])
+            _torch_fractions()
         except ValueError as error:
             _say("GPUQ_TORCH_MEMORY_FRACTION is unreadable: %s" % _describe(error))
     limit_mb = os.environ.get("GPUQ_TF_MEMORY_LIMIT_MB")

@@ -190,6 +190,23 @@ public class PythonHookTest {
 
     @Test
     @DisplayName(
+        "a trial forked by a warm start's zygote gets the budget of its own environment, not the"
+            + " zygote's")
+    void aForkedTrialGetsTheBudgetOfItsOwnEnvironment() throws Exception {
+      // The zygote imported torch with its first trial's environment; the child replaces it.
+      Result result =
+          python(
+              spec,
+              "import os, torch; os.environ['GPUQ_TORCH_MEMORY_FRACTION'] = '0.5,0.25';"
+                  + " torch.cuda.init()");
+
+      assertSilentSuccess(result);
+      assertThat(calls())
+          .containsExactly("init", "fraction 0.5 device 0", "fraction 0.25 device 1");
+    }
+
+    @Test
+    @DisplayName(
         "importing torch initialises nothing and sets nothing; the budget waits in torch's queue")
     void importingTorchAloneTouchesNoDevice() throws Exception {
       Result result = python(spec, "import torch; print(len(torch.cuda._queued_calls))");
@@ -301,6 +318,19 @@ public class PythonHookTest {
 
     assertSilentSuccess(result);
     assertThat(calls()).containsExactly("init");
+  }
+
+  @Test
+  @DisplayName("a zygote started for a CPU-only trial still budgets a GPU trial it forks later")
+  void aGpuTrialForkedFromACpuOnlyZygoteGetsItsBudget() throws Exception {
+    Result result =
+        python(
+            aWorker().framework(Framework.PYTORCH).cpuOnly().build(),
+            "import os, torch; os.environ['CUDA_VISIBLE_DEVICES'] = 'GPU-4-5e0c';"
+                + " os.environ['GPUQ_TORCH_MEMORY_FRACTION'] = '0.25'; torch.cuda.init()");
+
+    assertSilentSuccess(result);
+    assertThat(calls()).containsExactly("init", "fraction 0.25 device 0");
   }
 
   @Test
