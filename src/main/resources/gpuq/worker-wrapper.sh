@@ -153,10 +153,12 @@ if [ -n "$log_cap" ]; then
   # still hold the pipe open: after a few seconds the keeper is stopped, and gpuq stops what is
   # left of the worker anyway once this shell ends. The watchdog takes its sleep with it when it is
   # stopped, so that a job that ended leaves no process behind; it stops the keeper at once when it
-  # cannot start its sleep (a job that left its process limit full: no fork succeeds).
+  # cannot start its sleep (a job that left its process limit full: no fork succeeds). Each is
+  # waited for by its parent: an orphan is reaped only by init, which may do so seconds later,
+  # and gpuq frees the worker's place once nothing of its group is left.
   (
     trap 'kill -KILL "$keeper"' EXIT
-    trap 'trap - EXIT; kill "$sleeper"; exit 0' TERM
+    trap 'trap - EXIT; kill "$sleeper"; wait "$sleeper"; exit 0' TERM
     sleep 5 &
     sleeper=$!
     wait "$sleeper"
@@ -164,5 +166,6 @@ if [ -n "$log_cap" ]; then
   watchdog=$!
   wait "$keeper" 2>/dev/null
   kill "$watchdog" 2>/dev/null
+  wait "$watchdog" 2>/dev/null
 fi
 exit "$code"
