@@ -93,6 +93,10 @@ public class SchedulingLoop {
         pacing.passed(start, System.nanoTime());
         // A pass places all it can see; only jobs lost to another node leave room to fill now.
         nextWait = result.lost() > 0 ? Duration.ZERO : result.nextWakeWithin(safetyNet);
+        if (dispatcher.followUpWanted()) {
+          // Paced as any woken pass: what it reads was submitted during this one.
+          wakeups.wakeUpForGpus();
+        }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         return;
