@@ -9,8 +9,9 @@ import org.slf4j.LoggerFactory;
  * The scheduling duty: one thread that runs a dispatch pass whenever something may have freed or
  * asked for capacity (a submission, a worker's end, a cancellation). Wake-ups coalesce, and a pass
  * an event woke waits after the last one as long as that one took ({@link PassPacing}); a pass that
- * lost jobs to another node is followed by another at once, and a safety-net wake-up covers changes
- * no event announced (such as another node's submissions).
+ * lost jobs to another node is followed by another at once, one that moved the GPU queue while a
+ * submission was passed over ({@link Dispatcher#wouldSee}) by another after its gap, and a
+ * safety-net wake-up covers changes no event announced (such as another node's submissions).
  */
 public class SchedulingLoop {
 

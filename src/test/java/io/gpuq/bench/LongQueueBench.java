@@ -148,13 +148,14 @@ public final class LongQueueBench {
     }
     ConfigurableApplicationContext context =
         new SpringApplicationBuilder(GpuqApplication.class).run(args.toArray(String[]::new));
+    String held = null;
+    int port = 0;
     try {
-      int port =
-          Integer.parseInt(context.getEnvironment().getRequiredProperty("local.server.port"));
+      port = Integer.parseInt(context.getEnvironment().getRequiredProperty("local.server.port"));
       JobStore store = context.getBean(JobStore.class);
       DataSource dataSource = context.getBean(DataSource.class);
       SocketHttp blocker = client(port, "blocker");
-      String held = id(blocker.postJson("/api/v1/jobs", job("sleep", "1000000", 1)));
+      held = id(blocker.postJson("/api/v1/jobs", job("sleep", "1000000", 1)));
       awaitState(store, held, JobState.RUNNING);
 
       System.out.printf("%n%s, %s, load %s%n", database, shape, load());
@@ -245,6 +246,20 @@ public final class LongQueueBench {
           clients, emptyRate, longRate);
       System.out.println("  load after: " + load());
     } finally {
+      if (held != null) {
+        // Its sleep would outlive this JVM. A new connection: the server closes one left idle.
+        try {
+          client(port, "blocker").postJson("/api/v1/jobs/" + held + "/cancel", "{}");
+          JobStore store = context.getBean(JobStore.class);
+          long giveUp = System.nanoTime() + 30_000_000_000L;
+          while (store.find(held).orElseThrow().finishedAt() == null
+              && System.nanoTime() < giveUp) {
+            Thread.sleep(20);
+          }
+        } catch (RuntimeException e) {
+          System.out.println("  could not cancel the blocker job " + held + ": " + e);
+        }
+      }
       context.close();
     }
   }
