@@ -156,7 +156,7 @@ if [ -n "$log_cap" ]; then
   # cannot start its sleep (a job that left its process limit full: no fork succeeds). Each waits
   # for what it stopped: a sleep or watchdog left unreaped would be handed to PID 1 as a zombie, and
   # gpuq frees a worker's place only once its process group is empty, so every job's end waited
-  # for PID 1 to reap it (about 2 s where PID 1 reaps slowly, as on the test machines; issue 39).
+  # for PID 1 to reap it (about 2 s where PID 1 reaps slowly, as on the test machines; issues 34 and 39).
   (
     trap 'kill -KILL "$keeper"' EXIT
     trap 'trap - EXIT; kill "$sleeper"; wait "$sleeper"; exit 0' TERM

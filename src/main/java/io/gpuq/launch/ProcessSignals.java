@@ -41,9 +41,30 @@ public final class ProcessSignals {
     return LIBC.kill((int) pid, signal) == 0;
   }
 
-  /** Whether any process of group {@code pgid} is still alive. */
+  /**
+   * Whether any process of group {@code pgid} still runs. A zombie does not: it holds nothing but
+   * its process table entry, which only its parent's wait removes, or init's for an orphan, though
+   * {@code kill(-pgid, 0)} still finds it. Waiting for that kept each ended worker's place up to 2
+   * s where init reaps on a timer (issue 34: another owner's {@code true} waited as long to start).
+   */
   public static boolean groupAlive(long pgid) {
-    return signalGroup(pgid, 0);
+    return signalGroup(pgid, 0) && anyRunningInGroup(pgid);
+  }
+
+  /** Whether {@code /proc} lists a process of group {@code pgid} that is not a zombie. */
+  private static boolean anyRunningInGroup(long pgid) {
+    try (DirectoryStream<Path> entries = Files.newDirectoryStream(PROC)) {
+      for (Path entry : entries) {
+        String name = entry.getFileName().toString();
+        if (!name.isEmpty() && Character.isDigit(name.charAt(0)) && idsOf(entry)[0] == pgid) {
+          return true;
+        }
+      }
+      return false;
+    } catch (IOException | UncheckedIOException e) {
+      // Cannot tell: as kill(2) says.
+      return true;
+    }
   }
 
   /**
@@ -71,7 +92,7 @@ public final class ProcessSignals {
         } catch (NumberFormatException notAProcess) {
           continue;
         }
-        if (sessionOf(entry) == sid) {
+        if (idsOf(entry)[1] == sid) {
           found++;
           signal(pid, signal);
         }
@@ -82,28 +103,33 @@ public final class ProcessSignals {
     return found;
   }
 
-  /** The session of a {@code /proc/PID} directory's process, or -1 when it is gone. */
-  private static long sessionOf(Path procDir) {
+  private static final long[] GONE = {-1, -1};
+
+  /**
+   * The process group and session of a {@code /proc/PID} directory's process; -1 and -1 when it is
+   * gone or a zombie.
+   */
+  private static long[] idsOf(Path procDir) {
     String stat;
     try {
       stat = Files.readString(procDir.resolve("stat"), StandardCharsets.US_ASCII);
     } catch (IOException | UncheckedIOException gone) {
-      return -1;
+      return GONE;
     }
     // After the command's closing parenthesis: state, ppid, pgrp, session.
     int end = stat.lastIndexOf(')');
     if (end < 0) {
-      return -1;
+      return GONE;
     }
     String[] fields = stat.substring(end + 1).strip().split(" ", 5);
     if (fields.length < 4 || fields[0].equals("Z") || fields[0].equals("X")) {
       // A zombie no longer runs: only its parent's wait removes it.
-      return -1;
+      return GONE;
     }
     try {
-      return Long.parseLong(fields[3]);
+      return new long[] {Long.parseLong(fields[2]), Long.parseLong(fields[3])};
     } catch (NumberFormatException e) {
-      return -1;
+      return GONE;
     }
   }
 

@@ -41,6 +41,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -84,9 +85,14 @@ public class Dispatcher {
   private LastPass.Head cpuHead;
   private LastPass.Head gpuHead;
   // How far the last pass read the GPU queue, while that read still says what a pass would read
-  // and do: none while a pass is under way that reads it, or after one that started a GPU job
-  // (the jobs behind move up). Read by submitting threads (#wouldSee).
-  private volatile LastPass.Head gpuReach;
+  // and do: none after one that started or lost a job (the jobs behind move up). It stands while
+  // the next pass runs (a submission judged against it then is remembered, and a pass that moves
+  // the queue is followed by another): were it none meanwhile, each submission during a pass woke
+  // the next, and a burst kept the scheduler reading the lookahead (issue 34). Read by submitting
+  // threads (#wouldSee).
+  private final AtomicReference<Reach> gpuReach = new AtomicReference<>(Reach.NONE);
+  // Whether the pass just ended asks for another at once (the loop's thread only).
+  private boolean followUp;
   // Whether the pass under way read the GPU queue (the loop's thread only).
   private boolean gpuQueueRead;
 
@@ -177,12 +183,40 @@ public class Dispatcher {
    */
   public DispatchResult dispatch(boolean gpuQueueMayHaveChanged) {
     gpuQueueRead = false;
-    DispatchResult result = pass(gpuQueueMayHaveChanged);
+    followUp = false;
+    DispatchResult result;
+    try {
+      result = pass(gpuQueueMayHaveChanged);
+    } catch (RuntimeException | Error e) {
+      // What it did before it failed is unknown: the next submission wakes a pass.
+      gpuReach.set(Reach.NONE);
+      throw e;
+    }
     // A pass that started or lost jobs moved the queue: the next read may reach further.
-    if (gpuQueueRead && result.started() == 0 && result.lost() == 0) {
-      gpuReach = gpuHead;
+    boolean moved = result.started() > 0 || result.lost() > 0;
+    if (gpuQueueRead) {
+      Reach judged = gpuReach.getAndSet(moved ? Reach.NONE : new Reach(gpuHead, false));
+      // A job passed over while this pass ran may not have been read by it, and may be within
+      // reach of the queue as it moved.
+      followUp = moved && judged.passedOver();
     }
     return result;
+  }
+
+  /**
+   * Whether the pass just ended asks for another GPU pass at once: it moved the GPU queue while a
+   * submission was judged out of its reach.
+   */
+  boolean followUpWanted() {
+    return followUp;
+  }
+
+  /**
+   * The last read of the GPU queue that still says what a pass would read (none: no such read), and
+   * whether a submission was judged out of its reach.
+   */
+  private record Reach(LastPass.Head head, boolean passedOver) {
+    static final Reach NONE = new Reach(null, false);
   }
 
   /**
@@ -193,8 +227,15 @@ public class Dispatcher {
    * pass read the GPU queue's whole lookahead, most of gpuq's CPU at 250 submissions a second.
    */
   public boolean wouldSee(String owner, int priority, String id) {
-    LastPass.Head reach = gpuReach;
-    return reach == null || !reach.outOfReach(owner, priority, id);
+    while (true) {
+      Reach reach = gpuReach.get();
+      if (reach.head() == null || !reach.head().outOfReach(owner, priority, id)) {
+        return true;
+      }
+      if (reach.passedOver() || gpuReach.compareAndSet(reach, new Reach(reach.head(), true))) {
+        return false;
+      }
+    }
   }
 
   private DispatchResult pass(boolean gpuQueueMayHaveChanged) {
@@ -210,9 +251,6 @@ public class Dispatcher {
     int cpuOnlyRoom = host.freeCpus().compareTo(Cpus.SMALLEST) < 0 ? 0 : freeCpu;
     boolean readGpuQueue =
         !gpus.inventory().devices().isEmpty() && (gpuQueueMayHaveChanged || gpuJobsWaiting);
-    if (readGpuQueue) {
-      gpuReach = null;
-    }
     Instant now = clock.instant();
     if (preemptions != null && preemptions.beforePass()) {
       // A preemption is under way here: the place it frees is the waiting job's, so nothing else

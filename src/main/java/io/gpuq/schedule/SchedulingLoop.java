@@ -9,8 +9,9 @@ import org.slf4j.LoggerFactory;
  * The scheduling duty: one thread that runs a dispatch pass whenever something may have freed or
  * asked for capacity (a submission, a worker's end, a cancellation). Wake-ups coalesce, and a pass
  * an event woke waits after the last one as long as that one took ({@link PassPacing}); a pass that
- * lost jobs to another node is followed by another at once, and a safety-net wake-up covers changes
- * no event announced (such as another node's submissions).
+ * lost jobs to another node is followed by another at once, one that moved the GPU queue while a
+ * submission was passed over ({@link Dispatcher#wouldSee}) by another after its gap, and a
+ * safety-net wake-up covers changes no event announced (such as another node's submissions).
  */
 public class SchedulingLoop {
 
@@ -93,6 +94,10 @@ public class SchedulingLoop {
         pacing.passed(start, System.nanoTime());
         // A pass places all it can see; only jobs lost to another node leave room to fill now.
         nextWait = result.lost() > 0 ? Duration.ZERO : result.nextWakeWithin(safetyNet);
+        if (dispatcher.followUpWanted()) {
+          // Paced as any woken pass: what it reads was submitted during this one.
+          wakeups.wakeUpForGpus();
+        }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         return;

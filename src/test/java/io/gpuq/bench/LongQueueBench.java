@@ -10,7 +10,6 @@ import io.gpuq.schedule.SchedulingLoop;
 import io.gpuq.support.PostgresDatabase;
 import io.gpuq.support.PostgresSupport;
 import io.gpuq.support.TestAccounts;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -53,6 +52,9 @@ public final class LongQueueBench {
   private static final int LOOKAHEAD = 1_000;
   private static final int FREE_CPU_SLOTS = 3;
 
+  /** The kernel's name of the bench's main thread, which waits for bob's jobs to start. */
+  private static final String BENCH_THREAD = "java";
+
   public static void main(String[] args) throws Exception {
     BenchArgs given = new BenchArgs(args);
     int queued = given.getInt("queued", 100_000);
@@ -64,6 +66,9 @@ public final class LongQueueBench {
     int clients = given.getInt("clients", 1);
     // false: for a build from before issue 34, which has no owner_queued.
     boolean statements = Boolean.parseBoolean(given.get("statements", "true"));
+    // Where gpuq's CPU goes (per thread, and a JFR summary): "starts", while bob's jobs run;
+    // "submissions", while alice submits to the long queue ("after"); "none".
+    String profile = given.get("profile", "none");
     given.requireAllRead();
     System.out.printf(
         "LongQueueBench: queued=%,d databases=%s shapes=%s submissions=%d passes=%d starts=%d,"
@@ -90,6 +95,7 @@ public final class LongQueueBench {
             starts,
             statements,
             clients,
+            profile,
             root.resolve(database + shape));
       }
     }
@@ -110,6 +116,7 @@ public final class LongQueueBench {
       int starts,
       boolean statements,
       int clients,
+      String profile,
       Path dataDir)
       throws Exception {
     List<String> args = new ArrayList<>();
@@ -141,13 +148,14 @@ public final class LongQueueBench {
     }
     ConfigurableApplicationContext context =
         new SpringApplicationBuilder(GpuqApplication.class).run(args.toArray(String[]::new));
+    String held = null;
+    int port = 0;
     try {
-      int port =
-          Integer.parseInt(context.getEnvironment().getRequiredProperty("local.server.port"));
+      port = Integer.parseInt(context.getEnvironment().getRequiredProperty("local.server.port"));
       JobStore store = context.getBean(JobStore.class);
       DataSource dataSource = context.getBean(DataSource.class);
       SocketHttp blocker = client(port, "blocker");
-      String held = id(blocker.postJson("/api/v1/jobs", job("sleep", "1000000", 1)));
+      held = id(blocker.postJson("/api/v1/jobs", job("sleep", "1000000", 1)));
       awaitState(store, held, JobState.RUNNING);
 
       System.out.printf("%n%s, %s, load %s%n", database, shape, load());
@@ -155,6 +163,11 @@ public final class LongQueueBench {
       // the bench's wake-up after each one does; after: only one that such a pass would read.
       SchedulingLoop loop = context.getBean(Scheduler.class).loop();
       Runnable asBefore = loop::wakeUpForGpus;
+      // The JVM warmed first (as many submissions as a phase, twice), so that the empty queue's
+      // rates, measured first, are not its JIT's; then out of the queue again in one statement.
+      submitRate(client(port, "alice"), 2 * submissions, clients, null);
+      cancelQueued(dataSource, "alice");
+      loop.wakeUpForGpus();
       double emptyBefore = submitRate(client(port, "alice"), submissions, clients, asBefore);
       double emptyRate = submitRate(client(port, "alice"), submissions, clients, null);
       long t0 = System.nanoTime();
@@ -163,7 +176,9 @@ public final class LongQueueBench {
           "  seeded %,d queued GPU jobs in %.1f s%n", queued, (System.nanoTime() - t0) / 1e9);
       // New connections: the server closes one left idle while the queue was seeded.
       double longBefore = submitRate(client(port, "alice"), submissions, clients, asBefore);
+      Profile submitting = Profile.startIf(profile.equals("submissions"));
       double longRate = submitRate(client(port, "alice"), submissions, clients, null);
+      submitting.print(submissions, "submission", dataDir.resolve("submissions.jfr"));
       double longBeforeAgain = submitRate(client(port, "alice"), submissions, clients, asBefore);
       long[] pass = new long[passes];
       for (int i = -3; i < passes; i++) {
@@ -188,15 +203,26 @@ public final class LongQueueBench {
       }
       SocketHttp bob = client(port, "bob");
       long[] toStart = new long[starts];
-      long cpu0 = cpuNanos();
+      Profile starting = Profile.startIf(profile.equals("starts"));
+      CpuSnapshot threads0 = CpuSnapshot.of(ProcessHandle.current().pid());
       long wall0 = System.nanoTime();
       for (int i = 0; i < starts; i++) {
         String id = id(bob.postJson("/api/v1/jobs", job("true", null, 0)));
         Job started = awaitState(store, id, null);
         toStart[i] = Duration.between(started.createdAt(), started.startedAt()).toNanos();
       }
-      double cpuPerStart = (cpuNanos() - cpu0) / 1e9 / starts;
       double wallPerStart = (System.nanoTime() - wall0) / 1e9 / starts;
+      List<CpuSnapshot.GroupUse> threadUse =
+          CpuSnapshot.of(ProcessHandle.current().pid()).groupsSince(threads0);
+      // The bench's own thread, which polls the store for the start, is not gpuq's.
+      double cpuPerStart =
+          threadUse.stream()
+                  .filter(group -> !group.group().equals(BENCH_THREAD))
+                  .mapToLong(CpuSnapshot.GroupUse::onCpuNanos)
+                  .sum()
+              / 1e9
+              / starts;
+      starting.print(starts, "bob job", dataDir.resolve("starts.jfr"));
       Arrays.sort(pass);
       Arrays.sort(toStart);
       System.out.printf(
@@ -208,7 +234,8 @@ public final class LongQueueBench {
           "| bob's `true`: submit to start | %.3f s | %.3f s |%n",
           toStart[toStart.length / 2] / 1e9, toStart[toStart.length - 1] / 1e9);
       System.out.printf(
-          "| bob's `true`: gpuq's CPU per job (submit to end, wall %.2f s) | %.2f CPU-s | |%n",
+          "| bob's `true`: gpuq's CPU per job (submit to end, wall %.2f s; the bench's polling"
+              + " left out) | %.2f CPU-s | |%n",
           wallPerStart, cpuPerStart);
       System.out.printf(
           "| submissions a second, %d client(s), a GPU pass woken by each (before): empty queue /"
@@ -219,7 +246,70 @@ public final class LongQueueBench {
           clients, emptyRate, longRate);
       System.out.println("  load after: " + load());
     } finally {
+      if (held != null) {
+        // Its sleep would outlive this JVM. A new connection: the server closes one left idle.
+        try {
+          client(port, "blocker").postJson("/api/v1/jobs/" + held + "/cancel", "{}");
+          JobStore store = context.getBean(JobStore.class);
+          long giveUp = System.nanoTime() + 30_000_000_000L;
+          while (store.find(held).orElseThrow().finishedAt() == null
+              && System.nanoTime() < giveUp) {
+            Thread.sleep(20);
+          }
+        } catch (RuntimeException e) {
+          System.out.println("  could not cancel the blocker job " + held + ": " + e);
+        }
+      }
       context.close();
+    }
+  }
+
+  /** A JFR recording and the threads' CPU over one phase, or nothing. */
+  private record Profile(jdk.jfr.Recording recording, CpuSnapshot before) {
+
+    static Profile startIf(boolean wanted) throws Exception {
+      if (!wanted) {
+        return new Profile(null, null);
+      }
+      jdk.jfr.Recording recording =
+          new jdk.jfr.Recording(jdk.jfr.Configuration.getConfiguration("profile"));
+      recording.start();
+      return new Profile(recording, CpuSnapshot.of(ProcessHandle.current().pid()));
+    }
+
+    /** The JVM's threads over the phase, per item, busiest first; then the JFR summary. */
+    void print(int items, String item, Path jfr) throws Exception {
+      if (recording == null) {
+        return;
+      }
+      List<CpuSnapshot.GroupUse> groups =
+          CpuSnapshot.of(ProcessHandle.current().pid()).groupsSince(before);
+      System.out.printf(
+          "  CPU per %s, by thread group (\"%s\": the bench's)%n", item, BENCH_THREAD);
+      for (CpuSnapshot.GroupUse group : groups) {
+        if (group.onCpuNanos() / items >= 100_000) {
+          System.out.printf(
+              "    %7.2f ms  %s (%d)%n",
+              group.onCpuNanos() / 1e6 / items, group.group(), group.threads());
+        }
+      }
+      recording.stop();
+      recording.dump(jfr);
+      recording.close();
+      JfrHotSpots.print(jfr, 25);
+    }
+  }
+
+  /** Cancels the owner's queued jobs in one statement (the queue counts follow by trigger). */
+  private static void cancelQueued(DataSource dataSource, String owner) throws Exception {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement cancel =
+            c.prepareStatement(
+                "update jobs set state = 'CANCELLED', finished_at = ? where owner = ?"
+                    + " and state = 'QUEUED'")) {
+      cancel.setObject(1, java.time.OffsetDateTime.now(java.time.ZoneOffset.UTC));
+      cancel.setString(2, owner);
+      cancel.executeUpdate();
     }
   }
 
@@ -317,11 +407,6 @@ public final class LongQueueBench {
     return new SocketHttp("127.0.0.1", port, owner + "-token-0123456789");
   }
 
-  private static long cpuNanos() {
-    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
-        .getProcessCpuTime();
-  }
-
   /**
    * GPU jobs submitted a second by {@code clients} threads, {@code count} in all; {@code
    * afterEach}, when given, runs after each submission.
@@ -385,7 +470,7 @@ public final class LongQueueBench {
       if (state == null ? job.startedAt() != null : job.state() == state) {
         return job;
       }
-      Thread.sleep(5);
+      Thread.sleep(10);
     }
   }
 

@@ -3,6 +3,9 @@ package io.gpuq.launch;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -64,5 +67,45 @@ class ProcessTreeStopperTest {
     stopper.killLeftovers(root.pid());
 
     assertThat(ProcessSignals.signalSession(session, 0)).isZero();
+  }
+
+  @Test
+  void a_group_whose_last_process_is_a_zombie_counts_as_gone_at_once() throws Exception {
+    // $! makes a process group and session of its own and exits at once; its parent then becomes
+    // sleep, which never waits for it: a zombie, as an orphan is until init reaps it (which may
+    // take seconds), while kill(-pgid, 0) still finds it.
+    Path pidFile = Files.createTempFile("gpuq-zombie-", ".pid");
+    try {
+      root =
+          new ProcessBuilder(
+                  "sh",
+                  "-c",
+                  "setsid sh -c 'exit 0' & echo $! >\"$1\"; exec sleep 60",
+                  "sh",
+                  pidFile.toString())
+              .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+              .start();
+      await().atMost(Duration.ofSeconds(30)).until(() -> Files.size(pidFile) > 0);
+      long zombie = Long.parseLong(Files.readString(pidFile).strip());
+      await().atMost(Duration.ofSeconds(30)).until(() -> stateOf(zombie).equals("Z"));
+      assertThat(ProcessSignals.signalGroup(zombie, 0)).as("kill(2) still finds it").isTrue();
+
+      assertThat(ProcessSignals.groupAlive(zombie)).isFalse();
+      long start = System.nanoTime();
+      new ProcessTreeStopper(timer, Duration.ofMillis(300)).killLeftovers(zombie);
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(1));
+    } finally {
+      Files.deleteIfExists(pidFile);
+    }
+  }
+
+  /** A process's state letter from /proc ("Z" for a zombie), or "" once it is gone. */
+  private static String stateOf(long pid) {
+    try {
+      String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+      return stat.substring(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    } catch (java.io.IOException gone) {
+      return "";
+    }
   }
 }

@@ -7,23 +7,31 @@ import static org.awaitility.Awaitility.await;
 
 import io.gpuq.fairshare.Limits;
 import io.gpuq.fairshare.OwnerTerms;
+import io.gpuq.gpu.GpuInventory;
+import io.gpuq.gpu.GpuUsage;
+import io.gpuq.gpu.emulated.EmulatedGpuBackend;
 import io.gpuq.job.FailureReason;
 import io.gpuq.job.InMemoryJobStore;
 import io.gpuq.job.Job;
 import io.gpuq.job.JobService;
 import io.gpuq.job.JobState;
 import io.gpuq.job.Preemption;
+import io.gpuq.job.QueueHead;
 import io.gpuq.job.StopSignal;
 import io.gpuq.job.SweepTrial;
 import io.gpuq.launch.JobFiles;
 import io.gpuq.placement.Headroom;
 import io.gpuq.placement.PlacementPolicy;
 import io.gpuq.placement.Placer;
+import io.gpuq.proc.ProcFs;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
@@ -192,6 +200,80 @@ class SchedulerStepsTest {
 
     assertThat(scheduler.queuedReasons().of(state(third)))
         .isEqualTo("waiting for a free CPU slot on node node-1");
+  }
+
+  @Test
+  @DisplayName(
+      "a GPU job queued behind the last read of a long queue wakes no pass, also while a pass"
+          + " runs; a pass that moves the queue after one was passed over asks for another")
+  void a_gpu_job_passed_over_while_a_pass_runs_gets_a_pass_once_the_queue_moves() {
+    // Issue 34: were the last read forgotten while a pass ran, each submission during a pass
+    // woke the next, and a burst of submissions kept the scheduler reading the lookahead.
+    AtomicReference<Runnable> whileReading = new AtomicReference<>(() -> {});
+    JobService reading =
+        new JobService(store, clock, List.of()) {
+          @Override
+          public QueueHead queueHead(
+              int cpuPerOwner, int cpuOnlyLimit, int gpuPerOwner, int gpuLimit) {
+            whileReading.get().run();
+            return super.queueHead(cpuPerOwner, cpuOnlyLimit, gpuPerOwner, gpuLimit);
+          }
+        };
+    EmulatedGpuBackend gpu =
+        EmulatedGpuBackend.create(1, 8L << 30, "emulated", new ProcFs(Path.of("/proc")), clock);
+    Scheduler gpuNode =
+        aBuilderOver(reading)
+            .cpuSlots(2)
+            .gpus(
+                gpu,
+                new GpuInventory("emulated", gpu.devices(), Optional.empty()),
+                () -> GpuUsage.none(clock.instant()))
+            .safetyNet(Duration.ofMinutes(10))
+            .build();
+    Dispatcher dispatcher = gpuNode.dispatcher();
+    // Ten GPU jobs for another pool: the pass reads the lookahead (8) of them and starts none.
+    for (int n = 0; n < 10; n++) {
+      aQueuedJob()
+          .ownedBy("alice")
+          .onAGpu()
+          .spec(s -> s.nodeSelector(Map.of("pool", "other")))
+          .in(store);
+    }
+    assertThat(dispatcher.dispatch(true).started()).isZero();
+    Job behind =
+        aQueuedJob()
+            .ownedBy("alice")
+            .onAGpu()
+            .spec(s -> s.nodeSelector(Map.of("pool", "other")))
+            .in(store);
+    assertThat(dispatcher.wouldSee("alice", 0, behind.id())).isFalse();
+
+    // A pass under way that starts nothing: the read stands while it runs.
+    List<Boolean> seenWhileReading = new ArrayList<>();
+    whileReading.set(() -> seenWhileReading.add(dispatcher.wouldSee("alice", 0, behind.id())));
+    assertThat(dispatcher.dispatch(true).started()).isZero();
+    assertThat(seenWhileReading).containsOnly(false);
+    assertThat(dispatcher.followUpWanted()).isFalse();
+
+    // A pass that moves the queue (it starts a CPU-only job) while a job was passed over.
+    whileReading.set(() -> {});
+    Job cpuJob = aQueuedJob().ownedBy("bob").spec(s -> s.command("/bin/true")).in(store);
+    assertThat(dispatcher.wouldSee("alice", 0, behind.id())).isFalse();
+    assertThat(dispatcher.dispatch(true).started()).isEqualTo(1);
+    assertThat(dispatcher.followUpWanted())
+        .as("the job passed over may be within reach now")
+        .isTrue();
+    assertThat(dispatcher.wouldSee("alice", 0, behind.id()))
+        .as("no read stands after a pass that moved the queue")
+        .isTrue();
+    await().atMost(Duration.ofSeconds(30)).until(() -> state(cpuJob).state().isTerminal());
+
+    // The next pass reads again and moves nothing; one that then moves it with none passed over
+    // asks for nothing more.
+    assertThat(dispatcher.dispatch(true).started()).isZero();
+    aQueuedJob().ownedBy("bob").spec(s -> s.command("/bin/true")).in(store);
+    assertThat(dispatcher.dispatch(true).started()).isEqualTo(1);
+    assertThat(dispatcher.followUpWanted()).isFalse();
   }
 
   @Test
