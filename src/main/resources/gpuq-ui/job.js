@@ -74,6 +74,7 @@ export function jobView(main, params, id) {
   let timer = null;
   let lastJson = null;
   let lastMetrics = null;
+  let notificationsPending = false;
   let job = null;
   const aborter = new AbortController();
 
@@ -106,13 +107,17 @@ export function jobView(main, params, id) {
     } catch (e) {
       status('refresh failed: ' + e.message, true);
     }
-    if (!stopped && !(job && TERMINAL.has(job.state) && lastMetrics !== null)) timer = setTimeout(refresh, 2000);
+    // An ended job's page still refreshes while a notification is waiting or being retried, so that
+    // its line shows the delivery (or the giving up) without a reload.
+    const settled = job && TERMINAL.has(job.state) && lastMetrics !== null && !notificationsPending;
+    if (!stopped && !settled) timer = setTimeout(refresh, 2000);
   }
 
   /** Where its notifications stand (issue 37), and the last error of one not delivered. */
   async function notifications() {
     const body = await get(path + '/notifications');
     const list = body.notifications || [];
+    notificationsPending = list.some((n) => n.status === 'WAITING' || n.status === 'DUE');
     notices.hidden = !list.length;
     if (!list.length) return;
     const parts = list.map((n) => n.event + ' ' + n.status.toLowerCase().replace('_', ' ') +

@@ -40,8 +40,25 @@ public class JobNotificationsController {
       Instant settledAt,
       String lastError) {}
 
-  /** A job's notifications. */
-  public record NotificationsView(List<NotificationView> notifications) {}
+  /** A job's (or a sweep's) notifications. */
+  public record NotificationsView(List<NotificationView> notifications) {
+
+    static NotificationsView of(List<Outbox.Standing> standings) {
+      return new NotificationsView(
+          standings.stream()
+              .map(
+                  s ->
+                      new NotificationView(
+                          s.id(),
+                          s.event().name(),
+                          s.status(),
+                          s.attempts(),
+                          s.happenedAt(),
+                          s.settledAt(),
+                          s.lastError()))
+              .toList());
+    }
+  }
 
   @GetMapping("/{id}/notifications")
   @Operation(
@@ -55,18 +72,6 @@ public class JobNotificationsController {
   @ApiResponse(responseCode = "404", description = "no such job")
   public NotificationsView notifications(Caller caller, @PathVariable String id) {
     jobs.get(caller, id);
-    return new NotificationsView(
-        outbox.standingsOf(id).stream()
-            .map(
-                s ->
-                    new NotificationView(
-                        s.id(),
-                        s.event().name(),
-                        s.status(),
-                        s.attempts(),
-                        s.happenedAt(),
-                        s.settledAt(),
-                        s.lastError()))
-            .toList());
+    return NotificationsView.of(outbox.standingsOf(id));
   }
 }

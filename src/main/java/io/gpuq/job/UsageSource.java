@@ -52,6 +52,14 @@ public interface UsageSource {
    */
   Instant rollUpTo(Instant upTo, java.time.Duration step);
 
+  /**
+   * Adds to the roll-up the ends it passed before they were stored (committed more than the roll-up
+   * duty's lag after their time), each once.
+   *
+   * @return how many ends it added
+   */
+  int rollUpLate();
+
   /** The rolled-up days from {@code fromDay} to {@code toDay}, excluded, one row per owner. */
   List<RolledUpDay> rolledUp(LocalDate fromDay, LocalDate toDay);
 }

@@ -81,4 +81,7 @@ public interface Outbox {
 
   /** This job's notifications, in the order they were asked for. */
   List<Standing> standingsOf(String jobId);
+
+  /** This sweep's notifications, in the order they were asked for. */
+  List<Standing> standingsOfSweep(String sweepId);
 }

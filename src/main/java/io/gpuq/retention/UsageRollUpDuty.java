@@ -14,8 +14,9 @@ import org.slf4j.LoggerFactory;
  * {@link #STEP} a transaction, {@link #CHUNKS} transactions a run (a first run over a long history
  * catches up over several runs). The lag leaves time for ends written with a slightly older
  * timestamp (a commit in flight, another node's clock a little behind) to be committed before their
- * time is rolled up: an end committed more than {@code LAG} after its timestamp is not counted in
- * whole days the roll-up covers.
+ * time is rolled up; an end committed later than that (a node's clock further behind, a retry after
+ * a full disk) is added by {@link UsageSource#rollUpLate} at the end of each run, up to six hours
+ * before the mark.
  */
 public final class UsageRollUpDuty extends FixedDelayDuty {
 
@@ -52,6 +53,10 @@ public final class UsageRollUpDuty extends FixedDelayDuty {
     }
     if (mark != null && mark.isBefore(target.minus(STEP))) {
       log.info("usage roll-up: caught up to {}, {} behind", mark, Duration.between(mark, target));
+    }
+    int late = usage.rollUpLate();
+    if (late > 0) {
+      log.info("usage roll-up: added {} ends stored after the roll-up had passed their time", late);
     }
   }
 }

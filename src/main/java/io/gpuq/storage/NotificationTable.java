@@ -91,6 +91,10 @@ public final class NotificationTable implements Outbox {
       "select id, event, status, attempts, happened_at, finished_at, last_error"
           + " from notifications where job_id = :job order by created_at, id";
 
+  private static final String SWEEP_STANDINGS =
+      "select id, event, status, attempts, happened_at, finished_at, last_error"
+          + " from notifications where sweep_id = :sweep order by created_at, id";
+
   /** As last_error's column holds it. */
   private static final int MAX_ERROR = 2000;
 
@@ -227,19 +231,26 @@ public final class NotificationTable implements Outbox {
 
   @Override
   public List<Standing> standingsOf(String jobId) {
-    return jdbc.sql(STANDINGS)
-        .param("job", jobId)
-        .query(
-            (row, n) ->
-                new Standing(
-                    row.getString("id"),
-                    NotifyEvent.valueOf(row.getString("event")),
-                    row.getString("status"),
-                    row.getInt("attempts"),
-                    instant(row, "happened_at"),
-                    instant(row, "finished_at"),
-                    row.getString("last_error")))
+    return jdbc.sql(STANDINGS).param("job", jobId).query((row, n) -> standing(row)).list();
+  }
+
+  @Override
+  public List<Standing> standingsOfSweep(String sweepId) {
+    return jdbc.sql(SWEEP_STANDINGS)
+        .param("sweep", sweepId)
+        .query((row, n) -> standing(row))
         .list();
+  }
+
+  private static Standing standing(java.sql.ResultSet row) throws java.sql.SQLException {
+    return new Standing(
+        row.getString("id"),
+        NotifyEvent.valueOf(row.getString("event")),
+        row.getString("status"),
+        row.getInt("attempts"),
+        instant(row, "happened_at"),
+        instant(row, "finished_at"),
+        row.getString("last_error"));
   }
 
   private static String cut(String error) {

@@ -244,6 +244,24 @@ class NotificationsIntegrationTest extends IntegrationTest {
     assertThat(sweep.get("state").asString()).isEqualTo("DONE");
     assertThat(sweep.get("counts").get("SUCCEEDED").asInt()).isEqualTo(2);
     assertThat(sweep.get("best").isNull()).isTrue();
+    // Readable like a job's: by the sweep's owner, not by another owner; no URL in it.
+    await()
+        .atMost(SOON)
+        .untilAsserted(
+            () -> {
+              Response standing = alice.get("/api/v1/sweeps/" + sweepId + "/notifications");
+              assertThat(standing.status()).isEqualTo(200);
+              JsonNode list = standing.json().get("notifications");
+              assertThat(list).hasSize(1);
+              assertThat(list.get(0).get("event").asString()).isEqualTo("DONE");
+              assertThat(list.get(0).get("status").asString()).isEqualTo("DELIVERED");
+              assertThat(list.get(0).get("id").asString())
+                  .isEqualTo(done.header("X-Gpuq-Delivery"));
+              assertThat(standing.body()).doesNotContain("127.0.0.1");
+            });
+    assertThat(bob.get("/api/v1/sweeps/" + sweepId + "/notifications").status()).isIn(403, 404);
+    assertThat(alice.get("/api/v1/sweeps/01NOSUCHSWEEP0000000000000/notifications").status())
+        .isEqualTo(404);
   }
 
   @Test

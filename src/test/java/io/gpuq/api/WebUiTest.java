@@ -253,6 +253,51 @@ class WebUiTest extends IntegrationTest {
 
   @Test
   @DisplayName(
+      "an ended job's page keeps refreshing its notifications line until each one is delivered")
+  void an_ended_jobs_page_follows_its_notifications_until_delivered() throws IOException {
+    // A receiver that answers 503 until the test lets it accept.
+    java.util.concurrent.atomic.AtomicBoolean accept =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    com.sun.net.httpserver.HttpServer receiver =
+        com.sun.net.httpserver.HttpServer.create(
+            new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 4);
+    receiver.createContext(
+        "/",
+        exchange -> {
+          try (exchange) {
+            exchange.getRequestBody().readAllBytes();
+            exchange.sendResponseHeaders(accept.get() ? 204 : 503, -1);
+          }
+        });
+    receiver.start();
+    try {
+      String url = "http://127.0.0.1:" + receiver.getAddress().getPort() + "/hook";
+      String id =
+          alice.submit(
+              aJob()
+                  .field(
+                      "notify",
+                      java.util.List.of(
+                          java.util.Map.of("url", url, "on", java.util.List.of("ENDED"))))
+                  .json());
+      await().atMost(SOON).until(() -> alice.state(id).equals("SUCCEEDED"));
+      signIn(ALICE_TOKEN, "/job/" + id);
+      await()
+          .atMost(SOON)
+          .until(() -> text(By.id("job-notifications")).contains("ENDED due after"));
+
+      accept.set(true);
+
+      await()
+          .atMost(Duration.ofSeconds(45))
+          .until(() -> text(By.id("job-notifications")).contains("ENDED delivered"));
+    } finally {
+      receiver.stop(0);
+    }
+  }
+
+  @Test
+  @DisplayName(
       "a job's page follows its log live, charts its metrics, and its cancel ends it CANCELLED")
   void a_jobs_page_follows_its_log_and_cancels_it() throws IOException {
     Gate second = Gate.in(dataDir(), "log-second");

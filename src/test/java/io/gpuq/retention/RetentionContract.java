@@ -278,11 +278,97 @@ abstract class RetentionContract {
         .isCloseTo(liveByTeam.groups().get(0).coreHours(), within(1e-9));
   }
 
+  @Test
+  void a_roll_up_committed_while_a_report_reads_changes_nothing_the_report_counts()
+      throws Exception {
+    noRollUp();
+    Instant day = Instant.parse("2026-11-20T10:00:00Z");
+    aJob().finishedAt(day).waited(Duration.ofSeconds(10)).storedIn(jdbc);
+    aJob()
+        .in(JobState.FAILED)
+        .finishedAt(day.plus(Duration.ofHours(3)))
+        .waited(Duration.ofSeconds(100))
+        .storedIn(jdbc);
+    aJob().finishedAt(NOW).waited(Duration.ofSeconds(1000)).storedIn(jdbc);
+    io.gpuq.storage.UsageTable usage = new io.gpuq.storage.UsageTable(jdbc.getDataSource());
+    Instant from = Instant.parse("2026-11-01T00:00:00Z");
+    io.gpuq.job.UsageReport.Group before = report(usage, from);
+    // After the report has read the mark (nothing rolled up), another node rolls every end up and
+    // commits, before the report reads the roll-up and the rows after the mark it read.
+    java.util.concurrent.ExecutorService other =
+        java.util.concurrent.Executors.newSingleThreadExecutor();
+    try {
+      usage.betweenReads(
+          () -> {
+            try {
+              other
+                  .submit(
+                      () -> {
+                        Instant mark = null;
+                        for (int i = 0; i < 100 && !NOW.minusSeconds(60).equals(mark); i++) {
+                          mark = usage.rollUpTo(NOW.minusSeconds(60), Duration.ofDays(3));
+                        }
+                        return mark;
+                      })
+                  .get(30, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (Exception e) {
+              throw new IllegalStateException(e);
+            }
+          });
+      io.gpuq.job.UsageReport.Group during = report(usage, from);
+      usage.betweenReads(() -> {});
+
+      assertThat(usage.mark()).isEqualTo(NOW.minusSeconds(60));
+      assertThat(during.jobs()).isEqualTo(before.jobs());
+      assertThat(during.coreHours()).isCloseTo(before.coreHours(), within(1e-9));
+      assertThat(report(usage, from).jobs()).isEqualTo(before.jobs());
+    } finally {
+      other.shutdownNow();
+    }
+  }
+
+  @Test
+  void an_end_stored_after_the_roll_up_passed_its_time_is_added_once() {
+    noRollUp();
+    aJob().finishedAt(NOW.minus(Duration.ofHours(2))).waited(Duration.ofSeconds(10)).storedIn(jdbc);
+    io.gpuq.storage.UsageTable usage = new io.gpuq.storage.UsageTable(jdbc.getDataSource());
+    Instant mark = null;
+    for (int i = 0; i < 100 && !NOW.minusSeconds(60).equals(mark); i++) {
+      mark = usage.rollUpTo(NOW.minusSeconds(60), Duration.ofDays(3));
+    }
+    Instant from = Instant.parse("2026-11-01T00:00:00Z");
+    io.gpuq.job.UsageReport.Group one = report(usage, from);
+    assertThat(usage.rollUpLate()).isZero();
+    // An hour behind the mark: another node's clock behind, or an end stored again after a full
+    // disk. The roll-up has passed its time, and the report reads only what is after the mark.
+    aJob()
+        .in(JobState.FAILED)
+        .finishedAt(NOW.minus(Duration.ofHours(1)))
+        .waited(Duration.ofSeconds(100))
+        .storedIn(jdbc);
+    assertThat(report(usage, from).jobs()).isEqualTo(one.jobs());
+
+    assertThat(usage.rollUpLate()).isEqualTo(2); // its attempt and its finish
+    assertThat(usage.rollUpLate()).isZero();
+    for (int i = 0; i < 3; i++) {
+      usage.rollUpTo(NOW.minusSeconds(30), Duration.ofDays(3));
+    }
+
+    io.gpuq.job.UsageReport.Group both = report(usage, from);
+    assertThat(both.jobs().get(JobState.SUCCEEDED)).isEqualTo(1);
+    assertThat(both.jobs().get(JobState.FAILED)).isEqualTo(1);
+    // Each job held one core from its start to its end, an hour after its creation.
+    assertThat(both.coreHours()).isCloseTo((3590 + 3500) / 3600.0, within(1e-9));
+    assertThat(both.waitSeconds().max()).isEqualTo(100.0);
+    assertThat(reportByTeam(usage, from).groups().get(0).jobs()).isEqualTo(both.jobs());
+  }
+
   /** Empties the roll-up, and puts its mark back to where nothing is rolled up. */
   private void noRollUp() {
     jdbc.update("delete from usage_daily");
     jdbc.update("delete from usage_daily_labels");
-    jdbc.update("update usage_mark set rolled_up_to = null");
+    jdbc.update("delete from usage_counted");
+    jdbc.update("update usage_mark set rolled_up_to = null, counted_from = null");
   }
 
   private static io.gpuq.job.UsageReport reportByTeam(
