@@ -51,8 +51,11 @@ import optuna
 import gpuq, gpuq.optuna
 import test_optuna
 optuna.logging.set_verbosity(optuna.logging.WARNING)
+# No pruner: Optuna's default (the median pruner) would prune the last trials now and then,
+# by the random learning rates, and this test is about resuming, not pruning.
 study = optuna.load_study(study_name="resume", storage=os.environ["STORAGE"],
-                          sampler=optuna.samplers.TPESampler(seed=3))
+                          sampler=optuna.samplers.TPESampler(seed=3),
+                          pruner=optuna.pruners.NopPruner())
 gpuq.optuna.optimize(study, gpuq.Client(), n_trials=6, n_parallel=2,
                      command=test_optuna.trainer(steps=8, sleep=0.5),
                      resources=test_optuna.RESOURCES, poll=0.3)
@@ -124,7 +127,8 @@ class OptimizeTest(unittest.TestCase):
         self.assertEqual("FAILED", self.gq.get(trial.user_attrs[gpuq_optuna.JOB_ATTR])["state"])
 
     def test_a_killed_driver_started_again_resumes_and_runs_no_trial_twice(self):
-        optuna.create_study(study_name="resume", storage=self.storage)
+        optuna.create_study(study_name="resume", storage=self.storage,
+                            pruner=optuna.pruners.NopPruner())
         env = dict(os.environ, CLIENT_DIR=HERE, STORAGE=self.storage, PYTHONPATH=HERE)
         log = open(os.path.join(self.tmp, "driver.log"), "wb")
         first = subprocess.Popen([sys.executable, "-c", DRIVER], env=env, stdin=subprocess.DEVNULL,
