@@ -651,15 +651,25 @@ public final class UsageTable implements UsageSource {
   }
 
   private static RolledUpDay rolledUpDay(ResultSet row) throws SQLException {
+    return rolledUpDay(
+        row,
+        row.getObject("usage_day", LocalDate.class),
+        row.getString("owner"),
+        row.getString("label_value"));
+  }
+
+  /** A roll-up row's figures, for the day, owner and label value given. */
+  private static RolledUpDay rolledUpDay(ResultSet row, LocalDate day, String owner, String value)
+      throws SQLException {
     Map<JobState, Long> jobs = new EnumMap<>(JobState.class);
     jobs.put(JobState.SUCCEEDED, row.getLong("succeeded"));
     jobs.put(JobState.FAILED, row.getLong("failed"));
     jobs.put(JobState.CANCELLED, row.getLong("cancelled"));
     jobs.put(JobState.PRUNED, row.getLong("pruned"));
     return new RolledUpDay(
-        row.getObject("usage_day", LocalDate.class),
-        row.getString("owner"),
-        row.getString("label_value"),
+        day,
+        owner,
+        value,
         jobs,
         row.getDouble("gpu_hours"),
         row.getDouble("gpu_memory_gib_hours"),
@@ -856,26 +866,7 @@ public final class UsageTable implements UsageSource {
     List<RolledUpDay> existing =
         jdbc.sql(labelled ? LABEL_ROW : DAY_ROW)
             .params(where)
-            .query(
-                (row, n) -> {
-                  Map<JobState, Long> jobs = new EnumMap<>(JobState.class);
-                  jobs.put(JobState.SUCCEEDED, row.getLong("succeeded"));
-                  jobs.put(JobState.FAILED, row.getLong("failed"));
-                  jobs.put(JobState.CANCELLED, row.getLong("cancelled"));
-                  jobs.put(JobState.PRUNED, row.getLong("pruned"));
-                  return new RolledUpDay(
-                      slot.day(),
-                      slot.owner(),
-                      slot.value(),
-                      jobs,
-                      row.getDouble("gpu_hours"),
-                      row.getDouble("gpu_memory_gib_hours"),
-                      row.getDouble("measured_gpu_memory_gib_hours"),
-                      row.getDouble("core_hours"),
-                      row.getDouble("memory_gib_hours"),
-                      row.getObject("wait_max_seconds", Double.class),
-                      WaitHistogram.parse(row.getString("wait_histogram")));
-                })
+            .query((row, n) -> rolledUpDay(row, slot.day(), slot.owner(), slot.value()))
             .list();
     Map<String, Object> values = new HashMap<>(where);
     WaitHistogram waits = new WaitHistogram();
