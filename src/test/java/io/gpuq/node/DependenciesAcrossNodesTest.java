@@ -58,6 +58,8 @@ class DependenciesAcrossNodesTest {
     GpuqCluster cluster = new GpuqCluster(PostgresSupport.freshDatabase(), root);
     try (GpuqCluster.Node a = cluster.start("node-a", args("a"));
         GpuqCluster.Node b = cluster.start("node-b", args("b"))) {
+      a.awaitSees(b);
+      b.awaitSees(a);
       HttpApi onA = a.api().as(ALICE);
       HttpApi onB = b.api().as(ALICE);
 

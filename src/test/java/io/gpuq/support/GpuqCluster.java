@@ -1,8 +1,13 @@
 package io.gpuq.support;
 
+import static org.awaitility.Awaitility.await;
+
 import io.gpuq.GpuqApplication;
+import io.gpuq.node.NodeRegistry;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -51,6 +56,19 @@ public final class GpuqCluster {
     public HttpApi api() {
       return new HttpApi(
           Integer.parseInt(context.getEnvironment().getProperty("local.server.port")), TOKEN);
+    }
+
+    /**
+     * Waits until this node sees each of the others as live. A node reads the others at most once a
+     * second, so a submission to it that selects a node started a moment ago would otherwise be
+     * refused (422: no live node carries the labels), as it would on a real cluster then.
+     */
+    public void awaitSees(Node... others) {
+      NodeRegistry registry = context.getBean(NodeRegistry.class);
+      List<String> names = Arrays.stream(others).map(Node::name).toList();
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> registry.otherLiveNodes().keySet().containsAll(names));
     }
 
     @Override
