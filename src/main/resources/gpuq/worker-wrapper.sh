@@ -157,16 +157,22 @@ if [ -n "$log_cap" ]; then
   # for what it stopped: a sleep or watchdog left unreaped would be handed to PID 1 as a zombie, and
   # gpuq frees a worker's place only once its process group is empty, so every job's end waited
   # for PID 1 to reap it (about 2 s where PID 1 reaps slowly, as on the test machines; issues 34 and 39).
+  #
+  # The watchdog is stopped with ALRM, which this shell does not trap, never with TERM: a forked
+  # shell keeps its parent's handler for a trapped signal until it resets its traps, and a TERM
+  # caught in that moment was dropped, so the watchdog slept its 5 s whenever the keeper had ended
+  # before the job (a job that closed its output first; a warm trial, whose output the client holds).
+  # An ALRM that comes before the watchdog's own trap ends it by default, before it starts its
+  # sleep; after, the trap stops the sleep, whichever moment of starting it the signal finds ($!).
   (
     trap 'kill -KILL "$keeper"' EXIT
-    trap 'trap - EXIT; kill "$sleeper"; wait "$sleeper"; exit 0' TERM
+    trap 'trap - EXIT; kill $! 2>/dev/null; wait; exit 0' ALRM
     sleep 5 &
-    sleeper=$!
-    wait "$sleeper"
+    wait $!
   ) 2>/dev/null &
   watchdog=$!
   wait "$keeper" 2>/dev/null
-  kill "$watchdog" 2>/dev/null
+  kill -ALRM "$watchdog" 2>/dev/null
   wait "$watchdog" 2>/dev/null
 fi
 exit "$code"
