@@ -319,6 +319,13 @@ public final class Workers {
    * The cores and host memory held by the live workers and the launches under way: what placement
    * counts as taken on this node. A worker that just became live may be counted twice for a moment,
    * never zero times.
+   *
+   * <p>What is held beside the workers (a warm start's zygote) counts with all of its memory, but
+   * with the nearest whole number of cores it keeps busy: a zygote that imports (at most one core,
+   * its cap) takes a core, one that waits between forks, at 1 % of one, takes none. Counted at its
+   * measured rate, the 0.01 core made a trial of one core wait on a 2-core node until the other
+   * trial ended (issue 36): the workers' cores are reservations, a zygote's use is like gpuq's own,
+   * from what they leave. Fair share counts its rate exactly ({@link #heldBesideWorkers}).
    */
   public HostHeld hostHeld() {
     Cpus cpus = Cpus.ZERO;
@@ -332,7 +339,7 @@ public final class Workers {
       memory += worker.host().memoryBytes() == null ? 0 : worker.host().memoryBytes();
     }
     for (HostHeld beside : heldBesideWorkers().values()) {
-      cpus = cpus.plus(beside.cpus());
+      cpus = cpus.plus(beside.cpus().wholeCoresNearest());
       memory += beside.memoryBytes();
     }
     return new HostHeld(cpus, memory);

@@ -65,6 +65,11 @@ public record Cpus(long millis) implements Comparable<Cpus> {
     return millis % MILLIS_PER_CORE == 0;
   }
 
+  /** The nearest whole number of cores: 0.3 is none, 0.98 and 1.2 are one. */
+  public Cpus wholeCoresNearest() {
+    return new Cpus((millis + MILLIS_PER_CORE / 2) / MILLIS_PER_CORE * MILLIS_PER_CORE);
+  }
+
   /** The whole cores it covers, rounded up: a job's thread counts, the cores a pool needs. */
   public long wholeCoresUp() {
     return (millis + MILLIS_PER_CORE - 1) / MILLIS_PER_CORE;

@@ -11,6 +11,7 @@ import io.gpuq.text.Cpus;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
@@ -65,5 +66,24 @@ class WorkersHoldCoresTest {
         .until(() -> local.workers().hostHeld().equals(new HostHeld(Cpus.of(0), 0)));
     // Freed before its end is recorded, never after: the end comes next.
     await().atMost(Duration.ofSeconds(20)).until(() -> local.exitOf("sleeper").isDone());
+  }
+
+  @Test
+  void what_is_held_beside_the_workers_takes_all_its_memory_and_the_whole_cores_it_keeps_busy() {
+    local.workers().reserveForLaunch("trial", JobPlacement.cpuOnly("node-1"));
+    HostHeld idleZygote = new HostHeld(Cpus.ofMillis(12), GIB);
+    local.workers().holdAlso(() -> Map.of("alice", idleZygote));
+
+    assertThat(local.workers().hostHeld())
+        .as("a zygote between forks leaves the other core to the next trial")
+        .isEqualTo(new HostHeld(Cpus.of(1), GIB));
+    assertThat(local.workers().heldBesideWorkers())
+        .as("its owner's share counts its use as measured")
+        .containsEntry("alice", idleZygote);
+
+    local.workers().holdAlso(() -> Map.of("alice", new HostHeld(Cpus.ofMillis(970), GIB)));
+    assertThat(local.workers().hostHeld())
+        .as("a zygote that imports keeps a core busy")
+        .isEqualTo(new HostHeld(Cpus.of(2), GIB));
   }
 }
