@@ -47,9 +47,9 @@ import tools.jackson.databind.JsonNode;
  * procs} way's children, when it ran) divided by the cores.
  *
  * <p>The makespan is from the start of each way to its last run's end (for gpuq: from the sweep's
- * creation to its {@code DONE}). The Python needs torch and gymnasium: {@code python=} names an
- * interpreter that has them; by default a virtual environment in {@code target/rl-venv} is made and
- * filled with pip from its configured index.
+ * creation to its last trial's end, as gpuq recorded it). The Python needs torch and gymnasium:
+ * {@code python=} names an interpreter that has them; by default a virtual environment in {@code
+ * target/rl-venv} is made and filled with pip from its configured index.
  *
  * <p>{@code bench/run RlWorkloadBench [runs=48] [steps=5000] [rounds=1] [pool=8] [procs=24] [cpus=]
  * [python=target/rl-venv/bin/python] [modes=gpuq,pool,procs] [preload=torch,gymnasium,...]}
@@ -83,6 +83,13 @@ public final class RlWorkloadBench {
                 .split(","));
     List<String> modes = List.of(given.get("modes", "gpuq,warm,pool,pool2,procs,loky").split(","));
     given.requireAllRead();
+    if (!java.lang.management.ManagementFactory.getRuntimeMXBean()
+        .getInputArguments()
+        .contains("-XX:TieredStopAtLevel=1")) {
+      System.out.println(
+          "note: gpuq runs in this JVM, with C2 compiling it meanwhile; deployed (README) it runs"
+              + " with C1 only: BENCH_JVM_OPTS=-XX:TieredStopAtLevel=1 bench/run RlWorkloadBench");
+    }
 
     String interpreter = python.isEmpty() ? preparedVenv() : python;
     int cores = Runtime.getRuntime().availableProcessors();
@@ -250,21 +257,22 @@ public final class RlWorkloadBench {
       TimeUnit.SECONDS.sleep(10);
       System.out.printf("  gpuq idle: %.2f s of CPU in 10 s%n", cpuTimes()[0] - idle0);
       cpu0 = cpuTimes();
-      long start = System.nanoTime();
+      long start = System.currentTimeMillis();
       JsonNode created = send("POST", base + "/sweeps", sweep);
       String id = created.get("id").asString();
       JsonNode state = created;
       while (state.get("state").asString().equals("RUNNING")) {
-        TimeUnit.MILLISECONDS.sleep(200); // polling gpuq as a client would; not a test's wait
+        // Polling gpuq as a client would, once a second (its own CPU counts as gpuq's: it runs in
+        // this JVM); the makespan is read from gpuq's record of the last end, not from the poll.
+        TimeUnit.SECONDS.sleep(1);
         state = send("GET", base + "/sweeps/" + id, null);
       }
-      seconds = (System.nanoTime() - start) / 1e9;
       double own = cpuTimes()[0] - cpu0[0];
       JsonNode trials = state.get("trials");
       if (trials.get("SUCCEEDED").asInt() != runs) {
         throw new IllegalStateException("not every trial succeeded: " + trials);
       }
-      printTrialTimes(base, id, seconds, runs, cores, own);
+      seconds = printTrialTimes(base, id, start / 1e3, runs, cores, own);
     } finally {
       GpuqServer.deleteTree(dataDir);
     }
@@ -278,10 +286,12 @@ public final class RlWorkloadBench {
   /**
    * Where a gpuq way's makespan went: the trials' attempts (claim to end, as gpuq recorded them)
    * against the slots' time (makespan × slots), the rest being time a slot held no trial: before
-   * the first claim, between one trial's end and the next one's claim, after the last.
+   * the first claim, between one trial's end and the next one's claim, after the last. Returns the
+   * makespan: from the sweep's creation (startEpoch, this machine's clock, as gpuq's) to the last
+   * trial's end as gpuq recorded it.
    */
-  private static void printTrialTimes(
-      String base, String sweepId, double makespan, int runs, int slots, double gpuqCpu)
+  private static double printTrialTimes(
+      String base, String sweepId, double startEpoch, int runs, int slots, double gpuqCpu)
       throws IOException, InterruptedException {
     JsonNode items =
         send("GET", base + "/sweeps/" + sweepId + "/trials?limit=1000&scope=all", null)
@@ -304,6 +314,7 @@ public final class RlWorkloadBench {
         "  trials: %.2f s each on average (claim to end); slots busy %.0f %% of first claim to"
             + " last end (%.1f s); gpuq's own CPU while the sweep ran %.1f s%n",
         running / runs, 100 * running / (slots * (last - first)), last - first, gpuqCpu);
+    return last - startEpoch;
   }
 
   private static JsonNode send(String method, String url, String body)
