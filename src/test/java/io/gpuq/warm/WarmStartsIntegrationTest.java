@@ -358,6 +358,61 @@ class WarmStartsIntegrationTest extends IntegrationTest {
   }
 
   @Test
+  @DisplayName(
+      "a warm trial ends as Python ends: its threads joined, its atexit handlers run, the files it"
+          + " left open flushed, its exit code kept")
+  void ends_as_python_does() throws Exception {
+    String code =
+        String.join(
+            "\n",
+            "import atexit, countme, os, sys, threading, time",
+            "d = os.environ['OUT']",
+            "left_open = open(os.path.join(d, 'left-open.txt'), 'w')",
+            "left_open.write('buffered, never closed')",
+            "def late():",
+            "    time.sleep(0.5)",
+            "    with open(os.path.join(d, 'thread.txt'), 'w') as f:",
+            "        f.write('joined')",
+            "threading.Thread(target=late).start()",
+            "atexit.register(lambda: open(os.path.join(d, 'atexit.txt'), 'w').write('ran'))",
+            "print('unflushed line', end='')",
+            "sys.exit(3)",
+            "");
+    String id = alice.submit(warmCode(code, "countme").env("OUT", dir.toString()).json());
+
+    awaitEnd(alice, id);
+    JsonNode job = alice.job(id);
+    assertThat(job.get("attempts").get(0).get("exitCode").asInt()).isEqualTo(3);
+    assertThat(log(alice, id)).contains("unflushed line").doesNotContain("warm start unavailable");
+    assertThat(Files.readString(dir.resolve("thread.txt"))).isEqualTo("joined");
+    assertThat(Files.readString(dir.resolve("atexit.txt"))).isEqualTo("ran");
+    assertThat(Files.readString(dir.resolve("left-open.txt"))).isEqualTo("buffered, never closed");
+  }
+
+  @Test
+  @DisplayName(
+      "what the zygote's imports made is the zygote's: a trial's end does not clean it up from"
+          + " under the next trial")
+  void the_zygotes_finalizers_stay_the_zygotes() throws Exception {
+    Files.writeString(
+        dir.resolve("maketmp.py"),
+        "import tempfile\nholder = tempfile.TemporaryDirectory(prefix='zygote-')\n");
+    String trial =
+        "import maketmp, os\nprint('TMP', maketmp.holder.name, os.path.isdir(maketmp.holder.name))\n";
+    String first = alice.submit(warmCode(trial, "maketmp").json());
+    awaitEnd(alice, first);
+    String second = alice.submit(warmCode(trial, "maketmp").json());
+    awaitEnd(alice, second);
+
+    String line =
+        log(alice, second).lines().filter(l -> l.startsWith("TMP ")).findFirst().orElseThrow();
+    assertThat(line).as("the second trial still finds the zygote's directory").endsWith(" True");
+    assertThat(alice.state(first)).isEqualTo("SUCCEEDED");
+    assertThat(log(alice, first)).doesNotContain("warm start unavailable");
+    assertThat(Path.of(line.split(" ")[1])).isDirectory();
+  }
+
+  @Test
   @DisplayName("a trial killed by SIGKILL ends with 137, as a cold one")
   void sigkill_is_137() {
     String id =
