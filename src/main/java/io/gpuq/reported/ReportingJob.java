@@ -12,6 +12,9 @@ import java.util.Map;
  *
  * @param ended whether the job has ended: its file's last line then counts without a newline, and
  *     once read to the end nothing more will come
+ * @param startedAt when this attempt was claimed (null if never): its launch moves an earlier
+ *     attempt's file aside before its run starts, so a file last written before it is not this
+ *     attempt's
  * @param latest the latest value of each metric so far (null for NaN or infinite), in
  *     first-reported order
  * @param value the last value of the sweep's metric so far, or null
@@ -26,6 +29,7 @@ public record ReportingJob(
     int attempt,
     boolean newAttempt,
     boolean ended,
+    java.time.Instant startedAt,
     ReadingState cursor,
     Map<String, Double> latest,
     Double value,

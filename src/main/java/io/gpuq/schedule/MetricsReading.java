@@ -16,6 +16,8 @@ import io.gpuq.reported.ReportingJob;
 import io.gpuq.reported.SweepObjective;
 import io.gpuq.sweep.Goal;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -180,6 +182,15 @@ public final class MetricsReading extends FixedDelayDuty {
   private boolean readOn(ReportingJob job) {
     Path file = files.metricsFile(job.jobId());
     ReadingState cursor = job.cursor();
+    if (job.newAttempt() && lastWrittenBefore(file, job.startedAt())) {
+      // The earlier attempt's file, which this attempt's launch has not moved aside yet (a retry
+      // claimed here a moment ago): read now, its points were stored as this attempt's. Once the
+      // attempt ended with the file still there, its run never started: nothing is its.
+      if (job.ended()) {
+        store.recordMetrics(new Progress(job, clock.instant()).update(cursor, true));
+      }
+      return false;
+    }
     MetricsPosition position = cursor.position();
     // Where reading stood when it first read on after the job's end: it reads a bounded amount
     // more, so that a huge (or sparse) file left behind is not read for hours.
@@ -246,6 +257,20 @@ public final class MetricsReading extends FixedDelayDuty {
       warned.remove(job.jobId());
     }
     return progress.metricReported;
+  }
+
+  /** Whether the file exists and was last written before {@code instant} (null: never). */
+  private static boolean lastWrittenBefore(Path file, Instant instant) {
+    if (instant == null) {
+      return false;
+    }
+    try {
+      return Files.getLastModifiedTime(file, LinkOption.NOFOLLOW_LINKS)
+          .toInstant()
+          .isBefore(instant);
+    } catch (IOException e) {
+      return false; // none (read as empty), or the reader says what is wrong with it
+    }
   }
 
   /**

@@ -38,7 +38,8 @@ final class JobMetricsTable {
 
   /** What the metrics reader reads of a job that reports, and of its sweep. */
   private static final String REPORTING_COLUMNS =
-      "select j.id, j.attempt, j.metrics_attempt, j.state, j.metrics_offset, j.metrics_last_step,"
+      "select j.id, j.attempt, j.metrics_attempt, j.state, j.started_at, j.metrics_offset,"
+          + " j.metrics_last_step,"
           + " j.metrics_skipping, j.metrics_skipped_lines, j.metrics_points, j.metrics_stride,"
           + " j.metrics_skipped_values, j.metrics_end_offset, j.metrics_cut, j.metrics_latest,"
           + " j.metric_value, j.metric_best,"
@@ -149,6 +150,9 @@ final class JobMetricsTable {
             attempt,
             newAttempt,
             JobState.valueOf(row.getString("state")).isTerminal(),
+            Optional.ofNullable(row.getObject("started_at", OffsetDateTime.class))
+                .map(OffsetDateTime::toInstant)
+                .orElse(null),
             newAttempt
                 ? ReadingState.START
                 : new ReadingState(

@@ -385,6 +385,7 @@ public final class InMemoryJobStore implements JobStore {
                 job.attempt(),
                 newAttempt,
                 job.state().isTerminal(),
+                job.startedAt(),
                 newAttempt ? ReadingState.START : state.cursor(),
                 newAttempt ? Map.of() : state.latest(),
                 newAttempt ? null : state.value(),

@@ -188,6 +188,11 @@ class MetricsReadingTest {
     assertThat(store.claim(Map.of(jobId, JobPlacement.cpuOnly(node)), clock.instant())).hasSize(1);
   }
 
+  /** When the job's metrics file was last written, as its run would have set it. */
+  private void lastWritten(String jobId, java.time.Instant at) throws IOException {
+    Files.setLastModifiedTime(files.metricsFile(jobId), java.nio.file.attribute.FileTime.from(at));
+  }
+
   private static String lines(int fromStep, int toStep) {
     StringBuilder lines = new StringBuilder();
     for (int step = fromStep; step <= toStep; step++) {
@@ -220,6 +225,61 @@ class MetricsReadingTest {
             tuple(2, 4L),
             tuple(2, 5L));
     assertThat(job(id).reportedMetrics().orElseThrow().step()).isEqualTo(5L);
+  }
+
+  /**
+   * A retry claimed on the same node is RUNNING before its launch moves the earlier attempt's file
+   * aside; a poll in between used to read that file from its start as the retry's (CI saw it once
+   * under load: seven points where four were written).
+   */
+  @Test
+  void a_retry_on_the_same_node_reads_nothing_of_the_earlier_attempts_file_before_its_launch()
+      throws Exception {
+    String id = aRunningJob().spec(s -> s.attempts(2)).on("node-1").in(store).id();
+    append(id, lines(1, 3));
+    gpuqOnNode1().runOnce();
+
+    // The retry is claimed after the earlier attempt's last write.
+    lastWritten(id, clock.instant().minusSeconds(1));
+    retryOn(id, "node-1");
+    gpuqOnNode1().runOnce();
+    assertThat(store.metricsOf(id, 1000))
+        .as("nothing of the earlier attempt's file is the retry's")
+        .extracting(ReportedPoint::attempt)
+        .containsOnly(1);
+
+    // Its launch moves the earlier file aside; the retry writes its own, read from its start.
+    Files.move(files.metricsFile(id), files.earlierMetricsFile(id, 2));
+    append(id, lines(1, 1));
+    lastWritten(id, clock.instant().plusSeconds(1));
+    gpuqOnNode1().runOnce();
+    assertThat(store.metricsOf(id, 1000))
+        .extracting(ReportedPoint::attempt, ReportedPoint::step)
+        .containsExactly(tuple(1, 1L), tuple(1, 2L), tuple(1, 3L), tuple(2, 1L));
+  }
+
+  @Test
+  void a_retry_ended_before_its_launch_moved_the_earlier_file_aside_shows_none_of_it()
+      throws Exception {
+    String id = aRunningJob().spec(s -> s.attempts(2)).on("node-1").in(store).id();
+    append(id, lines(1, 3));
+    gpuqOnNode1().runOnce();
+    lastWritten(id, clock.instant().minusSeconds(1));
+    retryOn(id, "node-1");
+    store
+        .endAttempt(
+            new AttemptEnd(
+                id,
+                2,
+                new AttemptOutcome(FailureReason.EXIT_CODE, "it failed", 1),
+                1,
+                clock.instant()))
+        .join();
+
+    gpuqOnNode1().runOnce();
+
+    assertThat(store.metricsOf(id, 1000)).extracting(ReportedPoint::attempt).containsOnly(1);
+    assertThat(job(id).reportedMetrics()).as("the retry's view: nothing").isEmpty();
   }
 
   @Test
