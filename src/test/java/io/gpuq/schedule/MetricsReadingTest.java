@@ -188,6 +188,19 @@ class MetricsReadingTest {
     assertThat(store.claim(Map.of(jobId, JobPlacement.cpuOnly(node)), clock.instant())).hasSize(1);
   }
 
+  /**
+   * A job whose first attempt reported steps 1-3 (read) and failed, and whose retry was then
+   * claimed on the same node, its launch not yet under way: the file is still the first attempt's.
+   */
+  private String aRetryClaimedHereAfterThreeSteps() throws IOException {
+    String id = aRunningJob().spec(s -> s.attempts(2)).on("node-1").in(store).id();
+    append(id, lines(1, 3));
+    gpuqOnNode1().runOnce();
+    lastWritten(id, clock.instant().minusSeconds(1));
+    retryOn(id, "node-1");
+    return id;
+  }
+
   /** When the job's metrics file was last written, as its run would have set it. */
   private void lastWritten(String jobId, java.time.Instant at) throws IOException {
     Files.setLastModifiedTime(files.metricsFile(jobId), java.nio.file.attribute.FileTime.from(at));
@@ -235,13 +248,8 @@ class MetricsReadingTest {
   @Test
   void a_retry_on_the_same_node_reads_nothing_of_the_earlier_attempts_file_before_its_launch()
       throws Exception {
-    String id = aRunningJob().spec(s -> s.attempts(2)).on("node-1").in(store).id();
-    append(id, lines(1, 3));
-    gpuqOnNode1().runOnce();
+    String id = aRetryClaimedHereAfterThreeSteps();
 
-    // The retry is claimed after the earlier attempt's last write.
-    lastWritten(id, clock.instant().minusSeconds(1));
-    retryOn(id, "node-1");
     gpuqOnNode1().runOnce();
     assertThat(store.metricsOf(id, 1000))
         .as("nothing of the earlier attempt's file is the retry's")
@@ -261,11 +269,7 @@ class MetricsReadingTest {
   @Test
   void a_retry_ended_before_its_launch_moved_the_earlier_file_aside_shows_none_of_it()
       throws Exception {
-    String id = aRunningJob().spec(s -> s.attempts(2)).on("node-1").in(store).id();
-    append(id, lines(1, 3));
-    gpuqOnNode1().runOnce();
-    lastWritten(id, clock.instant().minusSeconds(1));
-    retryOn(id, "node-1");
+    String id = aRetryClaimedHereAfterThreeSteps();
     store
         .endAttempt(
             new AttemptEnd(
