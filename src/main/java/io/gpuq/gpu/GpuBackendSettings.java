@@ -86,14 +86,4 @@ public record GpuBackendSettings(
   public GpuBackendSettings withEmulated(int count, long memoryBytes, String name) {
     return new GpuBackendSettings(backend, nvmlLibrary, count, memoryBytes, name, procFs, clock);
   }
-
-  public GpuBackendSettings withProcFs(ProcFs procFs) {
-    return new GpuBackendSettings(
-        backend, nvmlLibrary, emulatedCount, emulatedMemoryBytes, emulatedName, procFs, clock);
-  }
-
-  public GpuBackendSettings withClock(Clock clock) {
-    return new GpuBackendSettings(
-        backend, nvmlLibrary, emulatedCount, emulatedMemoryBytes, emulatedName, procFs, clock);
-  }
 }

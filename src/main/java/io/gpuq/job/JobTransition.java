@@ -65,16 +65,7 @@ public enum JobTransition {
       new AttemptMove(AttemptEffect.ENDS, FAILED)),
   /** The budget also grows after a memory failure: a computation, left to {@link Job}. */
   REQUEUE_FOR_RETRY(
-      EnumSet.of(RUNNING),
-      QUEUED,
-      jobWrites(
-          JobField.ATTEMPT, Value.NEXT_ATTEMPT,
-          JobField.PLACEMENT, Value.NONE,
-          JobField.NODE, Value.NONE,
-          JobField.STARTED_AT, Value.NONE,
-          JobField.QUEUED_AT, Value.NOW,
-          JobField.PEAK_GPU_MEMORY_BYTES, Value.NONE),
-      new AttemptMove(AttemptEffect.ENDS, FAILED)),
+      EnumSet.of(RUNNING), QUEUED, requeueWrites(), new AttemptMove(AttemptEffect.ENDS, FAILED)),
   /**
    * A preempted attempt ended (issue 35), whatever its exit code: the job goes back to the queue,
    * where its submission keeps its place among its owner's jobs. It does not count against {@code
@@ -83,13 +74,7 @@ public enum JobTransition {
   REQUEUE_AFTER_PREEMPTION(
       EnumSet.of(RUNNING),
       QUEUED,
-      jobWrites(
-          JobField.ATTEMPT, Value.NEXT_ATTEMPT,
-          JobField.PLACEMENT, Value.NONE,
-          JobField.NODE, Value.NONE,
-          JobField.STARTED_AT, Value.NONE,
-          JobField.QUEUED_AT, Value.NOW,
-          JobField.PEAK_GPU_MEMORY_BYTES, Value.NONE,
+      requeueWrites(
           JobField.REQUEUES, Value.INCREMENTED,
           JobField.PREEMPT_REASON, Value.NONE,
           JobField.PREEMPTED_FOR, Value.NONE),
@@ -360,6 +345,25 @@ public enum JobTransition {
 
   private static Map<JobField, Value> jobWrites(Object... fieldsAndValues) {
     return writes(JobField.class, fieldsAndValues);
+  }
+
+  /**
+   * What every way back to the queue writes on the job, and {@code more}: the next attempt, no
+   * placement, queued now, and no peak of an attempt that has not run. One set for both requeues,
+   * so that they cannot drift apart.
+   */
+  private static Map<JobField, Value> requeueWrites(Object... more) {
+    Object[] back = {
+      JobField.ATTEMPT, Value.NEXT_ATTEMPT,
+      JobField.PLACEMENT, Value.NONE,
+      JobField.NODE, Value.NONE,
+      JobField.STARTED_AT, Value.NONE,
+      JobField.QUEUED_AT, Value.NOW,
+      JobField.PEAK_GPU_MEMORY_BYTES, Value.NONE
+    };
+    Object[] all = java.util.Arrays.copyOf(back, back.length + more.length);
+    System.arraycopy(more, 0, all, back.length, more.length);
+    return jobWrites(all);
   }
 
   private static Map<AttemptField, Value> attemptWrites(Object... fieldsAndValues) {

@@ -25,31 +25,9 @@ public record NewJob(
     notifications = notifications == null ? List.of() : List.copyOf(notifications);
   }
 
-  /** Without notifications (issue 37). */
-  public NewJob(
-      String id,
-      String owner,
-      JobSpec spec,
-      String idempotencyKey,
-      SweepTrial trial,
-      Instant createdAt,
-      List<Dependency> dependsOn,
-      boolean held) {
-    this(id, owner, spec, idempotencyKey, trial, createdAt, dependsOn, held, List.of());
-  }
-
-  public NewJob(
-      String id,
-      String owner,
-      JobSpec spec,
-      String idempotencyKey,
-      SweepTrial trial,
-      Instant createdAt) {
-    this(id, owner, spec, idempotencyKey, trial, createdAt, List.of(), false);
-  }
-
+  /** A job of its own, with no dependencies and no notifications. */
   public NewJob(String id, String owner, JobSpec spec, String idempotencyKey, Instant createdAt) {
-    this(id, owner, spec, idempotencyKey, null, createdAt);
+    this(id, owner, spec, idempotencyKey, null, createdAt, List.of(), false, List.of());
   }
 
   /**

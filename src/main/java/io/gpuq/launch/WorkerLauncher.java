@@ -296,10 +296,7 @@ public final class WorkerLauncher {
     return posixSpawn != null ? spawnDirectly(request, spawn) : spawnWithProcessBuilder(spawn);
   }
 
-  /**
-   * The argv that runs {@code command} as {@code account}: util-linux's setpriv sets the uid, the
-   * gid and the groups, and forbids regaining privileges (no setuid programs), then execs it.
-   */
+  /** The argv that runs {@code command} as {@code account} ({@link Setpriv}). */
   private List<String> dropTo(Account account, List<String> command) throws LaunchException {
     Path setpriv =
         this.setpriv.orElseThrow(
@@ -308,16 +305,7 @@ public final class WorkerLauncher {
                     "cannot run the job as "
                         + account
                         + ": 'setpriv' (util-linux) is not installed"));
-    List<String> argv = new ArrayList<>();
-    argv.add(setpriv.toString());
-    argv.add("--reuid=" + account.uid());
-    argv.add("--regid=" + account.gid());
-    // Supplementary groups as login would give them; an account only known by uid:gid gets none.
-    argv.add(account.inPasswd() ? "--init-groups" : "--clear-groups");
-    argv.add("--no-new-privs");
-    // Leaving uid 0 clears the other capability sets; nothing inheritable may stay either.
-    argv.add("--inh-caps=-all");
-    argv.add("--");
+    List<String> argv = Setpriv.runAs(setpriv, account);
     argv.addAll(command);
     return argv;
   }

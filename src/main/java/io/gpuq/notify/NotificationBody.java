@@ -50,10 +50,7 @@ public final class NotificationBody {
       String id, NotifyEvent event, Instant time, JobFacts job, NotifyFormat format) {
     if (format == NotifyFormat.SLACK) {
       StringBuilder text =
-          new StringBuilder("gpuq: job ")
-              .append(job.name() == null ? job.id() : job.name() + " (" + job.id() + ")")
-              .append(" of ")
-              .append(job.owner())
+          slackSubject("job", job.id(), job.name(), job.owner())
               .append(' ')
               .append(event == NotifyEvent.STARTED ? "started" : "ended " + job.state());
       if (job.exitCode() != null && event != NotifyEvent.STARTED) {
@@ -65,14 +62,7 @@ public final class NotificationBody {
       return slack(text.toString());
     }
     return head(id, event, time)
-        + ",\"job\":{"
-        + field("id", job.id())
-        + ","
-        + field("name", job.name())
-        + ","
-        + field("owner", job.owner())
-        + ","
-        + field("state", job.state())
+        + subject("job", job.id(), job.name(), job.owner(), job.state())
         + ",\"exitCode\":"
         + (job.exitCode() == null ? "null" : job.exitCode().toString())
         + ","
@@ -88,10 +78,7 @@ public final class NotificationBody {
       String id, NotifyEvent event, Instant time, SweepFacts sweep, NotifyFormat format) {
     if (format == NotifyFormat.SLACK) {
       StringBuilder text =
-          new StringBuilder("gpuq: sweep ")
-              .append(sweep.name() == null ? sweep.id() : sweep.name() + " (" + sweep.id() + ")")
-              .append(" of ")
-              .append(sweep.owner())
+          slackSubject("sweep", sweep.id(), sweep.name(), sweep.owner())
               .append(" is ")
               .append(sweep.state())
               .append(": ");
@@ -138,14 +125,7 @@ public final class NotificationBody {
                 + number(sweep.bestValue())
                 + "}";
     return head(id, event, time)
-        + ",\"sweep\":{"
-        + field("id", sweep.id())
-        + ","
-        + field("name", sweep.name())
-        + ","
-        + field("owner", sweep.owner())
-        + ","
-        + field("state", sweep.state())
+        + subject("sweep", sweep.id(), sweep.name(), sweep.owner(), sweep.state())
         + ",\"counts\":"
         + counts
         + ",\"best\":"
@@ -160,6 +140,32 @@ public final class NotificationBody {
         + field("event", event.name())
         + ","
         + field("time", text(time));
+  }
+
+  /**
+   * The start of the object an event is about, after its head: the same four fields first for a job
+   * and a sweep; the caller adds its own and closes it.
+   */
+  private static String subject(String kind, String id, String name, String owner, String state) {
+    return ","
+        + quote(kind)
+        + ":{"
+        + String.join(
+            ",",
+            field("id", id),
+            field("name", name),
+            field("owner", owner),
+            field("state", state));
+  }
+
+  /** How a Slack message names what it is about: {@code gpuq: job <name> (<id>) of <owner>}. */
+  private static StringBuilder slackSubject(String kind, String id, String name, String owner) {
+    return new StringBuilder("gpuq: ")
+        .append(kind)
+        .append(' ')
+        .append(name == null ? id : name + " (" + id + ")")
+        .append(" of ")
+        .append(owner);
   }
 
   private static String slack(String text) {

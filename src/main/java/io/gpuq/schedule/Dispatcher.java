@@ -96,37 +96,6 @@ public class Dispatcher {
   // Whether the pass under way read the GPU queue (the loop's thread only).
   private boolean gpuQueueRead;
 
-  public Dispatcher(
-      JobService jobs,
-      Workers workers,
-      JobExecution execution,
-      Placer placer,
-      NodeGpus gpus,
-      LocalNode node,
-      Clock clock,
-      Executor starter,
-      BooleanSupplier roomToStart,
-      LastPass reasons,
-      FairShareInputs fairShare,
-      Supplier<Capacity> cluster,
-      Supplier<Map<String, Double>> recentUsage) {
-    this(
-        jobs,
-        workers,
-        execution,
-        placer,
-        gpus,
-        node,
-        clock,
-        starter,
-        roomToStart,
-        reasons,
-        fairShare,
-        cluster,
-        recentUsage,
-        null);
-  }
-
   /**
    * @param preemption the minimum runtime before a job may be preempted, and where preemptions are
    *     counted; null for none (issue 35)

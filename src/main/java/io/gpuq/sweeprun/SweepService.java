@@ -309,7 +309,10 @@ public class SweepService {
         new SweepTrial(sweepId, trial.number(), trial.parametersJson()),
         now,
         dependsOn.dependsOn(),
-        dependsOn.held());
+        dependsOn.held(),
+        // A trial has no notifications of its own: the sweep's are stored with the sweep (issue
+        // 37).
+        List.of());
   }
 
   public SweepSummary get(Caller caller, String id) {

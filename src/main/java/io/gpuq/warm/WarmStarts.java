@@ -7,6 +7,7 @@ import io.gpuq.job.ClaimedJob;
 import io.gpuq.job.PythonCommand;
 import io.gpuq.launch.LaunchRequest;
 import io.gpuq.launch.ProgramLookup;
+import io.gpuq.launch.Setpriv;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -302,13 +303,7 @@ public final class WarmStarts implements AutoCloseable {
     if (account != null) {
       Path drop =
           setpriv.orElseThrow(() -> new IOException("'setpriv' (util-linux) is not installed"));
-      argv.add(drop.toString());
-      argv.add("--reuid=" + account.uid());
-      argv.add("--regid=" + account.gid());
-      argv.add(account.inPasswd() ? "--init-groups" : "--clear-groups");
-      argv.add("--no-new-privs");
-      argv.add("--inh-caps=-all");
-      argv.add("--");
+      argv.addAll(Setpriv.runAs(drop, account));
     }
     argv.add(interpreter(key.interpreter(), setup.environment(), account));
     argv.addAll(key.options());

@@ -40,18 +40,19 @@ public class GpuConfiguration {
   @Bean
   SelectedBackend selectedGpuBackend(GpuqProperties properties, ProcFs procFs, Clock clock) {
     GpuqProperties.Gpu gpu = properties.gpu();
+    String nvmlLibrary =
+        gpu.nvmlLibrary() == null || gpu.nvmlLibrary().isBlank()
+            ? GpuBackendSettings.DEFAULT_NVML_LIBRARY
+            : gpu.nvmlLibrary();
     GpuBackendSettings settings =
-        GpuBackendSettings.defaults()
-            .withBackend(gpu.backend())
-            .withEmulated(
-                gpu.emulated().count(),
-                MemorySize.parse(gpu.emulated().memory()),
-                gpu.emulated().name())
-            .withProcFs(procFs)
-            .withClock(clock);
-    if (gpu.nvmlLibrary() != null && !gpu.nvmlLibrary().isBlank()) {
-      settings = settings.withNvmlLibrary(gpu.nvmlLibrary());
-    }
+        new GpuBackendSettings(
+            gpu.backend(),
+            nvmlLibrary,
+            gpu.emulated().count(),
+            MemorySize.parse(gpu.emulated().memory()),
+            gpu.emulated().name(),
+            procFs,
+            clock);
     SelectedBackend selected;
     try {
       selected = GpuBackends.open(settings);

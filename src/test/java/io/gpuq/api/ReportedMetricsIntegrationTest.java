@@ -14,6 +14,7 @@ import io.gpuq.support.IntegrationTest;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.OffsetDateTime;
+import java.util.List;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -275,7 +276,10 @@ class ReportedMetricsIntegrationTest extends IntegrationTest {
             JobSpecs.aSpec().name("trial-" + number).command("python3", "-c", script).build(),
             null,
             new SweepTrial(sweepId, number, "{}"),
-            clock.instant()));
+            clock.instant(),
+            List.of(),
+            false,
+            List.of()));
     scheduler.loop().wakeUp();
     return id;
   }

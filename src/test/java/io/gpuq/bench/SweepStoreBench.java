@@ -170,7 +170,16 @@ public final class SweepStoreBench {
               .build();
       String parameters = "{\"lr\":" + lr + ",\"seed\":" + seed + "}";
       trials.add(
-          new NewJob(ids.next(), "bench", spec, null, new SweepTrial(sweepId, i, parameters), now));
+          new NewJob(
+              ids.next(),
+              "bench",
+              spec,
+              null,
+              new SweepTrial(sweepId, i, parameters),
+              now,
+              List.of(),
+              false,
+              List.of()));
     }
     return trials;
   }

@@ -183,7 +183,17 @@ public final class TrialMetricsBench {
     Instant now = Instant.now();
     for (int trial = 0; trial < trials; trial++) {
       String id = ids.next();
-      store.submit(new NewJob(id, "bench", spec, null, new SweepTrial(sweepId, trial, "{}"), now));
+      store.submit(
+          new NewJob(
+              id,
+              "bench",
+              spec,
+              null,
+              new SweepTrial(sweepId, trial, "{}"),
+              now,
+              List.of(),
+              false,
+              List.of()));
       store.claim(Map.of(id, JobPlacement.cpuOnly("bench")), now);
       boolean completed = trial % 2 == 0;
       double offset = completed ? 0.5 : 0.0;

@@ -5,6 +5,7 @@ import static io.gpuq.job.JobSpecs.aSpec;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.function.UnaryOperator;
 
 /**
@@ -145,7 +146,17 @@ public final class JobBuilder {
   /** Stores it in {@code store}, moved into its state there; the job as the store reads it back. */
   public Job in(JobStore store) {
     String id = IDS.next();
-    store.submit(new NewJob(id, owner, spec.build(), idempotencyKey, trial, submittedAt));
+    store.submit(
+        new NewJob(
+            id,
+            owner,
+            spec.build(),
+            idempotencyKey,
+            trial,
+            submittedAt,
+            List.of(),
+            false,
+            List.of()));
     Instant moved = submittedAt;
     if (target == Target.CANCELLED_WHILE_QUEUED) {
       store.cancel(id, moved.plusSeconds(1));

@@ -110,7 +110,10 @@ public final class SweepBuilder {
         trialSpec(sweep.id(), number),
         null,
         new SweepTrial(sweep.id(), number, "{\"x\":" + number + "}"),
-        createdAt);
+        createdAt,
+        List.of(),
+        false,
+        List.of());
   }
 
   JobSpec trialSpec(String sweepId, int number) {

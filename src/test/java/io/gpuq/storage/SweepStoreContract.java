@@ -129,7 +129,10 @@ abstract class SweepStoreContract {
             made.spec(),
             null,
             new io.gpuq.job.SweepTrial(sweep.id(), 0, "{\"opt\":\"a\\\\b\\t\",\"lr\":1.0E-5}"),
-            T0.plusNanos(123_456_789));
+            T0.plusNanos(123_456_789),
+            List.of(),
+            false,
+            List.of());
     sweeps.create(sweep, List.of(trial));
 
     assertStoredAsSubmitted(
