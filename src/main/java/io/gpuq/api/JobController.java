@@ -122,8 +122,7 @@ public class JobController {
       @Parameter(description = "key:value; repeat for several (all must match)")
           @RequestParam(name = "label", required = false)
           List<String> labels,
-      @Parameter(description = "1 to 1000, default 100") @RequestParam(required = false)
-          Integer limit,
+      @Parameter(description = PageSizes.LIMIT_DOC) @RequestParam(required = false) Integer limit,
       @Parameter(description = "nextCursor of the previous page") @RequestParam(required = false)
           String cursor) {
     List<FieldError> errors = new ArrayList<>();
