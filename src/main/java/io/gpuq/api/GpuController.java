@@ -1,17 +1,13 @@
 package io.gpuq.api;
 
 import io.gpuq.job.Caller;
-import io.gpuq.job.JobAccessDeniedException;
-import io.gpuq.job.JobNotFoundException;
 import io.gpuq.job.JobQueries;
 import io.gpuq.node.LocalGpus;
 import io.gpuq.node.NodeRegistry;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.function.Predicate;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestMapping;
@@ -40,29 +36,10 @@ public class GpuController {
               + " submitter sees another owner's process as \"another owner's job\", without its"
               + " pid or job id.")
   public List<GpuView> gpus(Caller caller) {
-    Predicate<String> visible = caller.isAdmin() ? jobId -> true : ownJobs(caller);
+    Predicate<String> visible = caller.isAdmin() ? jobId -> true : new OwnJobs(jobs, caller);
     List<GpuView> all = new ArrayList<>();
     local.gpus().forEach(gpu -> all.add(GpuView.of(gpu, visible)));
     nodes.otherLiveNodesGpus().forEach(gpu -> all.add(GpuView.of(gpu, visible)));
     return all;
-  }
-
-  /**
-   * Whether a job on a GPU is the caller's, asked once per job: a GPU holds a few. One deleted
-   * since the poll is shown as another owner's, which tells nothing.
-   */
-  private Predicate<String> ownJobs(Caller caller) {
-    Map<String, Boolean> known = new HashMap<>();
-    return jobId ->
-        known.computeIfAbsent(
-            jobId,
-            id -> {
-              try {
-                jobs.get(caller, id);
-                return true;
-              } catch (JobAccessDeniedException | JobNotFoundException e) {
-                return false;
-              }
-            });
   }
 }

@@ -4,8 +4,6 @@ import io.gpuq.job.Caller;
 import io.gpuq.job.FieldError;
 import io.gpuq.job.InvalidJobRequestException;
 import io.gpuq.job.Job;
-import io.gpuq.job.JobAccessDeniedException;
-import io.gpuq.job.JobNotFoundException;
 import io.gpuq.job.JobPage;
 import io.gpuq.job.JobQueries;
 import io.gpuq.job.JobRequest;
@@ -25,7 +23,6 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -125,8 +122,7 @@ public class JobController {
       @Parameter(description = "key:value; repeat for several (all must match)")
           @RequestParam(name = "label", required = false)
           List<String> labels,
-      @Parameter(description = "1 to 1000, default 100") @RequestParam(required = false)
-          Integer limit,
+      @Parameter(description = PageSizes.LIMIT_DOC) @RequestParam(required = false) Integer limit,
       @Parameter(description = "nextCursor of the previous page") @RequestParam(required = false)
           String cursor) {
     List<FieldError> errors = new ArrayList<>();
@@ -266,7 +262,9 @@ public class JobController {
   private JobView view(Caller caller, Job job) {
     String waiting = commands.waitingReason(job);
     String reason =
-        waiting != null ? waiting : forCaller(caller, queuedReasons.of(job), new HashMap<>());
+        waiting != null
+            ? waiting
+            : forCaller(caller, queuedReasons.of(job), new OwnJobs(jobs, caller));
     return caller.isAdmin() ? JobView.forAdmin(job, reason) : JobView.of(job, reason);
   }
 
@@ -279,7 +277,7 @@ public class JobController {
         reasons.put(job.id(), waiting);
       }
     }
-    Map<String, Boolean> own = new HashMap<>();
+    OwnJobs own = new OwnJobs(this.jobs, caller);
     return jobs.stream()
         .map(job -> JobView.listed(job, forCaller(caller, reasons.get(job.id()), own)))
         .toList();
@@ -291,23 +289,14 @@ public class JobController {
    * without its id. Only that reason names a job, and few jobs wait on a reservation, so asking
    * whose it is costs a lookup per distinct job named, at most.
    */
-  private String forCaller(Caller caller, String reason, Map<String, Boolean> own) {
+  private String forCaller(Caller caller, String reason, OwnJobs own) {
     if (caller.isAdmin()) {
       return reason;
     }
     String told = QueuedReasons.withoutOtherOwner(reason, caller.name());
     return QueuedReasons.jobNamedIn(told)
-        .filter(id -> !own.computeIfAbsent(id, named -> isOwn(caller, named)))
+        .filter(id -> !own.test(id))
         .map(id -> QueuedReasons.withoutJobId(told))
         .orElse(told);
-  }
-
-  private boolean isOwn(Caller caller, String id) {
-    try {
-      jobs.get(caller, id);
-      return true;
-    } catch (JobAccessDeniedException | JobNotFoundException e) {
-      return false;
-    }
   }
 }

@@ -53,7 +53,8 @@ public class JobMetricsController {
   public MetricSeriesView metrics(
       Caller caller,
       @PathVariable String id,
-      @Parameter(description = "1 to 10000, default 10000") @RequestParam(required = false)
+      @Parameter(description = "1 to " + MAX_POINTS + ", default " + MAX_POINTS)
+          @RequestParam(required = false)
           Integer limit,
       @Parameter(description = "nextCursor of the previous page") @RequestParam(required = false)
           String cursor) {

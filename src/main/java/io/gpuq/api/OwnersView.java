@@ -23,7 +23,7 @@ public record OwnersView(
   public static OwnersView of(OwnersReport report, Caller caller) {
     List<Owner> owners =
         report.owners().stream()
-            .filter(owner -> caller.isAdmin() || owner.name().equals(caller.name()))
+            .filter(owner -> caller.mayAccessJobOf(owner.name()))
             .map(Owner::of)
             .toList();
     OwnersReport.Totals totals = report.totals();

@@ -9,6 +9,9 @@ final class PageSizes {
   static final int DEFAULT_LIMIT = 100;
   static final int MAX_LIMIT = 1000;
 
+  /** The {@code limit} parameter's description, for each listing's {@code @Parameter}. */
+  static final String LIMIT_DOC = "1 to " + MAX_LIMIT + ", default " + DEFAULT_LIMIT;
+
   private PageSizes() {}
 
   /** The page size a request asks for; an out-of-range one is added to {@code errors}. */

@@ -102,8 +102,7 @@ public class SweepController {
   @ApiResponse(responseCode = "400", description = "bad limit or cursor")
   public SweepListView list(
       Caller caller,
-      @Parameter(description = "1 to 1000, default 100") @RequestParam(required = false)
-          Integer limit,
+      @Parameter(description = PageSizes.LIMIT_DOC) @RequestParam(required = false) Integer limit,
       @Parameter(description = "nextCursor of the previous page") @RequestParam(required = false)
           String cursor,
       @Parameter(description = BEST_SCOPE_DOC) @RequestParam(required = false) String scope) {
@@ -164,8 +163,7 @@ public class SweepController {
           String order,
       @Parameter(description = "only trials in this state") @RequestParam(required = false)
           String state,
-      @Parameter(description = "1 to 1000, default 100") @RequestParam(required = false)
-          Integer limit,
+      @Parameter(description = PageSizes.LIMIT_DOC) @RequestParam(required = false) Integer limit,
       @Parameter(description = "nextCursor of the previous page") @RequestParam(required = false)
           String cursor,
       @Parameter(

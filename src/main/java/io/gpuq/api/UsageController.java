@@ -83,7 +83,7 @@ public class UsageController {
     // An admin sees every group; a submitter the groups of their own jobs, and everyone's totals.
     String onlyOwner = caller.isAdmin() ? null : caller.name();
     if (owner != null) {
-      if (!caller.isAdmin() && !owner.equals(caller.name())) {
+      if (!caller.mayAccessJobOf(owner)) {
         throw new InvalidJobRequestException("owner", "a submitter sees only their own groups");
       }
       onlyOwner = owner;

@@ -3,6 +3,7 @@ package io.gpuq.api;
 import io.gpuq.job.Caller;
 import io.gpuq.job.JobQueries;
 import io.gpuq.notify.Outbox;
+import io.gpuq.sweeprun.SweepService;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
@@ -10,23 +11,23 @@ import java.time.Instant;
 import java.util.List;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
-import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * Where a job's notifications stand (issue 37), with the rights of the job: its owner (or an admin)
- * sees whether each was delivered and the last error of one that was not. The URLs are not shown.
+ * Where a job's or a sweep's notifications stand (issue 37), read from the outbox with the rights
+ * of the job or the sweep: its owner (or an admin) sees whether each was delivered and the last
+ * error of one that was not. The URLs are not shown.
  */
 @RestController
-@RequestMapping("/api/v1/jobs")
-@Tag(name = "jobs")
-public class JobNotificationsController {
+public class NotificationsController {
 
   private final JobQueries jobs;
+  private final SweepService sweeps;
   private final Outbox outbox;
 
-  public JobNotificationsController(JobQueries jobs, Outbox outbox) {
+  public NotificationsController(JobQueries jobs, SweepService sweeps, Outbox outbox) {
     this.jobs = jobs;
+    this.sweeps = sweeps;
     this.outbox = outbox;
   }
 
@@ -60,7 +61,8 @@ public class JobNotificationsController {
     }
   }
 
-  @GetMapping("/{id}/notifications")
+  @GetMapping("/api/v1/jobs/{id}/notifications")
+  @Tag(name = "jobs")
   @Operation(
       summary = "Where the job's notifications stand (new, issue 37)",
       description =
@@ -70,8 +72,24 @@ public class JobNotificationsController {
   @ApiResponse(responseCode = "200", description = "its notifications; empty for none")
   @ApiResponse(responseCode = "403", description = "another user's job")
   @ApiResponse(responseCode = "404", description = "no such job")
-  public NotificationsView notifications(Caller caller, @PathVariable String id) {
+  public NotificationsView jobNotifications(Caller caller, @PathVariable String id) {
     jobs.get(caller, id);
     return NotificationsView.of(outbox.standingsOf(id));
+  }
+
+  @GetMapping("/api/v1/sweeps/{id}/notifications")
+  @Tag(name = "sweeps")
+  @Operation(
+      summary = "Where the sweep's notifications stand (new, issue 37)",
+      description =
+          "One entry per notify target (its event is DONE), as for a job: status WAITING (the"
+              + " sweep has not ended), DUE (being sent or retried), DELIVERED or GAVE_UP, its"
+              + " tries and the last try's error.")
+  @ApiResponse(responseCode = "200", description = "its notifications; empty for none")
+  @ApiResponse(responseCode = "403", description = "another user's sweep")
+  @ApiResponse(responseCode = "404", description = "no such sweep")
+  public NotificationsView sweepNotifications(Caller caller, @PathVariable String id) {
+    sweeps.get(caller, id);
+    return NotificationsView.of(outbox.standingsOfSweep(id));
   }
 }
