@@ -144,6 +144,8 @@ public class JobController {
           "A queued job is cancelled at once; a running job's whole process tree gets SIGTERM,"
               + " then SIGKILL after gpuq.worker.kill-grace.")
   @ApiResponse(responseCode = "200", description = "the job, now CANCELLED")
+  @ApiResponse(responseCode = "403", description = "another user's job")
+  @ApiResponse(responseCode = "404", description = "no such job")
   @ApiResponse(responseCode = "409", description = "the job has already finished")
   public JobView cancel(Caller caller, @PathVariable String id) {
     return view(caller, commands.cancel(caller, id));
@@ -157,6 +159,8 @@ public class JobController {
               + " preemptGrace; its attempt ends PREEMPTED and the job goes back to the queue,"
               + " without using up retry.maxAttempts. Its owner or an admin.")
   @ApiResponse(responseCode = "200", description = "the job, still RUNNING while it stops")
+  @ApiResponse(responseCode = "403", description = "another user's job")
+  @ApiResponse(responseCode = "404", description = "no such job")
   @ApiResponse(
       responseCode = "409",
       description = "the job is not running, or is being preempted or requeued already")
@@ -167,6 +171,8 @@ public class JobController {
   @GetMapping(value = "/{id}/logs", produces = MediaType.TEXT_PLAIN_VALUE)
   @Operation(summary = "The job's stdout and stderr (all attempts)")
   @ApiResponse(responseCode = "200", description = "text/plain")
+  @ApiResponse(responseCode = "403", description = "another user's job")
+  @ApiResponse(responseCode = "404", description = "no such job")
   @ApiResponse(
       responseCode = "429",
       description =

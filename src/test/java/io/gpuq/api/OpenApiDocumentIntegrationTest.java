@@ -101,13 +101,20 @@ class OpenApiDocumentIntegrationTest extends IntegrationTest {
                 .get("responses")
                 .has("413"))
         .isTrue();
-    assertThat(
-            doc.get("paths")
-                .get("/api/v1/jobs/{id}/metrics")
-                .get("get")
-                .get("responses")
-                .propertyNames())
-        .contains("403", "404");
+    // Each operation on one job answers another user's job 403 and an unknown one 404, and says so.
+    for (String[] operation :
+        new String[][] {
+          {"/api/v1/jobs/{id}", "get"},
+          {"/api/v1/jobs/{id}/cancel", "post"},
+          {"/api/v1/jobs/{id}/requeue", "post"},
+          {"/api/v1/jobs/{id}/logs", "get"},
+          {"/api/v1/jobs/{id}/metrics", "get"}
+        }) {
+      assertThat(
+              doc.get("paths").get(operation[0]).get(operation[1]).get("responses").propertyNames())
+          .as(operation[1] + " " + operation[0])
+          .contains("403", "404");
+    }
     JsonNode job = doc.get("components").get("schemas").get("Job").get("properties");
     assertThat(job.has("state")).isTrue();
     assertThat(job.has("failureReason")).isTrue();

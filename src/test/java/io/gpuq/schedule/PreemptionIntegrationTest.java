@@ -214,7 +214,7 @@ class PreemptionIntegrationTest extends IntegrationTest {
                 .json());
     try {
       await().atMost(SOON).until(() -> alice.state(id).equals("RUNNING"));
-      assertThat(bob.post("/api/v1/jobs/" + id + "/requeue").status()).isIn(403, 404);
+      assertThat(bob.post("/api/v1/jobs/" + id + "/requeue").status()).isEqualTo(403);
       assertThat(alice.post("/api/v1/jobs/" + id + "/requeue").status()).isEqualTo(200);
 
       await().atMost(SOON).until(() -> alice.state(id).equals("SUCCEEDED"));
