@@ -12,6 +12,8 @@ import io.gpuq.job.QueuedJob;
 import io.gpuq.job.StopSignal;
 import io.gpuq.job.SweepTrial;
 import io.gpuq.job.TimeoutSignal;
+import io.gpuq.text.Cpus;
+import java.math.BigDecimal;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.ResultSet;
@@ -411,7 +413,7 @@ public final class JobTable {
         row.getObject(7, OffsetDateTime.class).toInstant(),
         selector == null ? Map.of() : SELECTOR.convertToEntityAttribute(selector),
         row.getString(9),
-        JobRows.cpus(row.getBigDecimal(10)),
+        cpus(row.getBigDecimal(10)),
         memoryBytes,
         row.getBoolean(14));
   }
@@ -432,7 +434,7 @@ public final class JobTable {
                   row.getLong(2),
                   row.getLong(3),
                   row.getLong(4),
-                  JobRows.cpus(row.getBigDecimal(5)),
+                  cpus(row.getBigDecimal(5)),
                   row.getLong(6),
                   row.getLong(7),
                   row.getDouble(8),
@@ -473,10 +475,20 @@ public final class JobTable {
               instant(row, "queued_at"),
               trial(row),
               new HostResources(
-                  JobRows.cpus(row.getBigDecimal("cpus")),
-                  row.getObject("memory_bytes", Long.class)),
+                  cpus(row.getBigDecimal("cpus")), row.getObject("memory_bytes", Long.class)),
               preload(row.getString("preload")),
               timeoutSignal(row));
+
+  /** A job's cores as its {@code cpus} column holds them: an exact decimal (V23). */
+  static BigDecimal decimal(Cpus cpus) {
+    return new BigDecimal(cpus.toString());
+  }
+
+  /** The cores a {@code cpus} column (or a sum of them) holds. */
+  static Cpus cpus(BigDecimal column) {
+    return Cpus.exactly(column)
+        .orElseThrow(() -> new IllegalStateException(column + " is no number of cores"));
+  }
 
   private static List<String> preload(String column) {
     return column == null ? List.of() : COMMAND.convertToEntityAttribute(column);

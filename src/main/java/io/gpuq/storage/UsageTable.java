@@ -939,7 +939,7 @@ public final class UsageTable implements UsageSource {
         gpus * share,
         gpus * budget,
         gpus * peak,
-        JobRows.cpus(row.getBigDecimal("cpus")).number().doubleValue(),
+        JobTable.cpus(row.getBigDecimal("cpus")).number().doubleValue(),
         memory);
   }
 
