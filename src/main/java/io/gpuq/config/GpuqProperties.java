@@ -210,7 +210,7 @@ public record GpuqProperties(
    * @param maxLogFollowersPerCaller how many {@code logs?follow=true} one token may hold open at
    *     once; the next is refused with 429
    * @param queryTimeout a job listing the database has not answered within this is cancelled and
-   *     answered 503 (read by the repository as {@code gpuq.api.query-timeout}; the default is
+   *     answered 503 (read by the job store as {@code gpuq.api.query-timeout}; the default is
    *     {@link io.gpuq.job.QueryTimeouts#DEFAULT})
    */
   public record Api(

@@ -13,7 +13,7 @@ import org.springframework.data.jpa.repository.Modifying;
 import org.springframework.data.jpa.repository.Query;
 import org.springframework.data.repository.query.Param;
 
-public interface JobRepository extends JpaRepository<Job, String>, JobListing {
+public interface JobRepository extends JpaRepository<Job, String> {
 
   Optional<Job> findByOwnerAndIdempotencyKey(String owner, String idempotencyKey);
 

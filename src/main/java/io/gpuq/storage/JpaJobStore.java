@@ -18,6 +18,7 @@ import io.gpuq.job.JobStore;
 import io.gpuq.job.JobStoreUnavailableException;
 import io.gpuq.job.LostAttempt;
 import io.gpuq.job.NewJob;
+import io.gpuq.job.QueryTimeouts;
 import io.gpuq.job.QueueHead;
 import io.gpuq.job.QueuedJob;
 import io.gpuq.job.StoppedAttempt;
@@ -30,11 +31,13 @@ import io.gpuq.reported.MetricsPage;
 import io.gpuq.reported.MetricsUpdate;
 import io.gpuq.reported.ReportedPoint;
 import io.gpuq.reported.ReportingJob;
+import jakarta.persistence.EntityManager;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -48,11 +51,13 @@ import java.util.function.Function;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.annotation.Lazy;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.dao.OptimisticLockingFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.orm.jpa.EntityManagerFactoryUtils;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.TransactionException;
 import org.springframework.transaction.support.TransactionCallback;
@@ -76,7 +81,17 @@ public class JpaJobStore implements JobStore {
   private static final int MAX_IDS_PER_QUERY = 500;
   private static final Duration WORKER_EVENT_LINGER = Duration.ofMillis(5);
 
+  /** The JPA hint that becomes JDBC's {@code setQueryTimeout}, honoured by H2 and PostgreSQL. */
+  private static final String TIMEOUT_HINT = "jakarta.persistence.query.timeout";
+
   private final JobRepository jobs;
+
+  /** For a page's jobs, loaded by their ids with the listing's query timeout. */
+  private final EntityManager entities;
+
+  /** {@code gpuq.api.query-timeout}: how long each read of a page may run. */
+  private final Duration listingTimeout;
+
   private final TransactionTemplate tx;
   private final TransactionTemplate reads;
   private final NotificationTable notifications;
@@ -88,17 +103,24 @@ public class JpaJobStore implements JobStore {
   private final GroupCommit<WorkerEvent, JobState> workerEvents;
 
   /**
-   * The repository comes as a proxy that creates it on first use: creating it needs Hibernate's
-   * metamodel, which is built in the background while the rest of gpuq starts
+   * The repository (and the entity manager) come as proxies that resolve on first use: that needs
+   * Hibernate's metamodel, which is built in the background while the rest of gpuq starts
    * (wiring.JpaBootstrapConfiguration); wiring this store must not wait for it.
    */
-  public JpaJobStore(@Lazy JobRepository jobs, TransactionTemplate tx, DataSource dataSource) {
+  public JpaJobStore(
+      @Lazy JobRepository jobs,
+      @Lazy EntityManager entities,
+      TransactionTemplate tx,
+      DataSource dataSource,
+      @Value("${gpuq.api.query-timeout:" + QueryTimeouts.DEFAULT + "}") Duration listingTimeout) {
     this.jobs = jobs;
+    this.entities = entities;
+    this.listingTimeout = listingTimeout;
     this.notifications = new NotificationTable(dataSource);
     this.owners = new OwnerQueuedTable(dataSource);
     this.sweeps = new SweepTable(new JdbcTemplate(dataSource), tx);
     this.metrics = new JobMetricsTable(dataSource);
-    this.table = new JobTable(dataSource);
+    this.table = new JobTable(dataSource, listingTimeout);
     this.tx = tx;
     this.reads = readOnly(tx);
     this.newJobs =
@@ -229,14 +251,57 @@ public class JpaJobStore implements JobStore {
     return reads.execute(status -> jobs.findByOwnerAndIdempotencyKey(owner, idempotencyKey));
   }
 
+  /**
+   * One page, newest first, in two reads: the ids of its rows ({@link JobTable#pageIds}, by an
+   * index, stopping at the limit), then those jobs, whose labels and attempts follow in batches
+   * ({@link Job#ASSOCIATION_BATCH} at a time); only the page's rows are read, whatever the filter
+   * matches. Either read that outlasts {@code gpuq.api.query-timeout} is cancelled by the database
+   * and thrown as gpuq's {@link StoreTimeoutException}.
+   */
   @Override
   public JobPage page(JobFilter filter) {
     try {
-      return reads.execute(status -> jobs.page(filter));
+      return reads.execute(
+          status -> {
+            List<String> ids = table.pageIds(filter);
+            boolean more = ids.size() > filter.limit();
+            List<String> pageIds = more ? ids.subList(0, filter.limit()) : ids;
+            List<Job> page = pageIds.isEmpty() ? List.of() : jobsWithIds(pageIds);
+            return new JobPage(page, more ? pageIds.get(pageIds.size() - 1) : null);
+          });
     } catch (org.springframework.dao.QueryTimeoutException
         | jakarta.persistence.QueryTimeoutException e) {
       throw new StoreTimeoutException(e);
     }
+  }
+
+  /**
+   * The jobs with these ids, newest first, in statements of {@link Job#ASSOCIATION_BATCH} ids, for
+   * the reason given there; each cancelled by the database at the listing's query timeout.
+   */
+  private List<Job> jobsWithIds(List<String> ids) {
+    // An Integer, in milliseconds: Hibernate refuses a Long here.
+    int timeoutMillis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, listingTimeout.toMillis()));
+    List<Job> found = new ArrayList<>(ids.size());
+    for (int from = 0; from < ids.size(); from += Job.ASSOCIATION_BATCH) {
+      List<String> chunk = ids.subList(from, Math.min(ids.size(), from + Job.ASSOCIATION_BATCH));
+      try {
+        found.addAll(
+            entities
+                .createQuery("select j from Job j where j.id in :ids", Job.class)
+                .setHint(TIMEOUT_HINT, timeoutMillis)
+                .setParameter("ids", chunk)
+                .getResultList());
+      } catch (RuntimeException e) {
+        // As a repository would: Spring's exceptions, which the API answers (a timeout, a
+        // database gone), not JPA's.
+        DataAccessException translated =
+            EntityManagerFactoryUtils.convertJpaAccessExceptionIfPossible(e);
+        throw translated != null ? translated : e;
+      }
+    }
+    found.sort(Comparator.comparing(Job::id).reversed());
+    return found;
   }
 
   @Override

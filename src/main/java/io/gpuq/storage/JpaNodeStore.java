@@ -72,7 +72,7 @@ public class JpaNodeStore implements NodeStore {
             byNode.put(
                 (String) row[0],
                 new Allocated(
-                    JobRows.cpus(new BigDecimal(row[1].toString())),
+                    JobTable.cpus(new BigDecimal(row[1].toString())),
                     ((Number) row[2]).longValue()));
           }
           return byNode;

@@ -35,7 +35,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.dao.PessimisticLockingFailureException;
-import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -44,11 +43,11 @@ import org.springframework.transaction.support.TransactionTemplate;
 /**
  * The SQL of the table {@code sweeps}, and of the reads of a sweep's trials ({@code jobs} by {@code
  * sweep_id}): the sweep store in the shared database (H2, PostgreSQL). A sweep's row and its
- * trials' rows ({@link JobRows}, in batches) are written in one transaction, and every read is a
- * query on indexed columns, never a load of 10,000 jobs. The best trial of a sweep is defined once,
- * here ({@link #BEST_LAST_ID}, {@link #BEST_EVER_ID}), for the sweep's view and its gauge alike.
- * The sweeps' limits on running trials are read here too, in the job store's own transactions
- * ({@link #lockTrialSlotsOf}).
+ * trials' rows ({@link TrialTable}, many at once) are written in one transaction, and every read is
+ * a query on indexed columns, never a load of 10,000 jobs. The best trial of a sweep is defined
+ * once, here ({@link #BEST_LAST_ID}, {@link #BEST_EVER_ID}), for the sweep's view and its gauge
+ * alike. The sweeps' limits on running trials are read here too, in the job store's own
+ * transactions ({@link #lockTrialSlotsOf}).
  */
 public class SweepTable implements SweepStore {
 
@@ -201,8 +200,11 @@ public class SweepTable implements SweepStore {
 
   private final JdbcClient sql;
 
-  /** For {@link JobRows}, which writes on the transaction's connection. */
-  private final JdbcTemplate connections;
+  /** A sweep's trials, inserted and cancelled many at once, in this store's transactions. */
+  private final TrialTable trialTable;
+
+  /** The sweep's notifications, written in the transaction that creates it. */
+  private final NotificationTable notifications;
 
   /** The owners' queued limits, checked in the transaction that queues trials. */
   private final OwnerQueuedTable queued;
@@ -211,7 +213,8 @@ public class SweepTable implements SweepStore {
 
   public SweepTable(JdbcTemplate jdbc, TransactionTemplate tx) {
     this.sql = JdbcClient.create(jdbc);
-    this.connections = jdbc;
+    this.trialTable = new TrialTable(jdbc.getDataSource());
+    this.notifications = new NotificationTable(jdbc.getDataSource());
     this.queued = new OwnerQueuedTable(jdbc.getDataSource());
     this.tx = tx;
   }
@@ -252,17 +255,11 @@ public class SweepTable implements SweepStore {
                 .param("createdAt", at(sweep.createdAt()))
                 .param("finishedAt", at(sweep.finishedAt()))
                 .update();
-            connections.execute(
-                (ConnectionCallback<Void>)
-                    connection -> {
-                      JobRows.insertQueued(connection, trials);
-                      return null;
-                    });
+            trialTable.insertQueued(trials);
             if (!notify.isEmpty()) {
               // Its notifications (issue 37), in this transaction: on the same data source, the
               // table's statements run on the transaction's connection.
-              new NotificationTable(connections.getDataSource())
-                  .add(null, sweep.id(), sweep.owner(), notify, sweep.createdAt());
+              notifications.add(null, sweep.id(), sweep.owner(), notify, sweep.createdAt());
             }
           });
     } catch (DataIntegrityViolationException e) {
@@ -463,12 +460,7 @@ public class SweepTable implements SweepStore {
           }
           NewJob trial = trialNumbered.apply(sweep.trialCount());
           queued.requireQueuedRoom(sweep.owner(), 1, maxQueued, trial.createdAt());
-          connections.execute(
-              (ConnectionCallback<Void>)
-                  connection -> {
-                    JobRows.insertQueued(connection, List.of(trial));
-                    return null;
-                  });
+          trialTable.insertQueued(List.of(trial));
           sql.sql(ONE_MORE_TRIAL).param("id", sweepId).update();
           return trial;
         });
@@ -518,12 +510,7 @@ public class SweepTable implements SweepStore {
             throw new SweepConflictException(
                 "sweep " + sweepId + " has already finished: every trial has ended");
           }
-          List<String> running =
-              connections.execute(
-                  (ConnectionCallback<List<String>>)
-                      connection ->
-                          JobRows.cancelWhere(
-                              connection, "sweep_id = ?", List.of(sweepId), now, queued));
+          List<String> running = trialTable.cancelLiveTrialsOf(sweepId, now);
           sql.sql(CANCEL).param("now", at(now)).param("id", sweepId).update();
           return running;
         });

@@ -32,7 +32,7 @@ public final class TransitionSql {
 
   /**
    * {@code update jobs set state = ?, ... where id = ? [and attempt = ?] and state in (...)}: the
-   * parameters are the state, the transition's values ({@link #bindJob}), then the id, then (when
+   * parameters are the state, the transition's values ({@link #jobValues}), then the id, then (when
    * {@code byAttempt}) the attempt, then the source states.
    */
   String updateJob(boolean byAttempt) {
@@ -48,8 +48,8 @@ public final class TransitionSql {
   /**
    * {@code update jobs set state = ?, ... where (<where>) and state in (...)}: every job a
    * condition matches, moved in one statement. The parameters are the state, the transition's
-   * values ({@link #bindJobsWhere}), the condition's, then the source states. Only for a transition
-   * whose job writes do not depend on each job's own values (its attempt number).
+   * values ({@link #jobsWhereValues}), the condition's, then the source states. Only for a
+   * transition whose job writes do not depend on each job's own values (its attempt number).
    */
   String updateJobsWhere(String where) {
     if (transition.jobWrites().containsValue(Value.NEXT_ATTEMPT)) {
@@ -88,17 +88,14 @@ public final class TransitionSql {
     return String.join(", ", Collections.nCopies(transition.sources().size(), "?"));
   }
 
-  /** Binds {@link #updateJobsWhere}'s parameters from 1. */
-  void bindJobsWhere(PreparedStatement statement, Change change, List<Object> arguments)
-      throws SQLException {
+  /** {@link #updateJobsWhere}'s parameters, in order: the condition's are {@code arguments}. */
+  List<Object> jobsWhereValues(Change change, List<Object> arguments) {
     List<Object> values = new ArrayList<>();
     values.add(transition.target().name());
     add(values, transition.jobWrites(), change, 0);
     values.addAll(arguments);
-    for (JobState source : List.copyOf(transition.sources())) {
-      values.add(source.name());
-    }
-    bindAll(statement, values);
+    addSources(values);
+    return values;
   }
 
   /**
@@ -128,7 +125,7 @@ public final class TransitionSql {
     }
     int job;
     try (PreparedStatement update = db.prepareStatement(sql.updateJob(true))) {
-      sql.bindJob(update, 1, change, jobId, attempt);
+      bindAll(update, sql.jobValues(change, jobId, attempt));
       job = update.executeUpdate();
     }
     if (job == 0) {
@@ -136,7 +133,7 @@ public final class TransitionSql {
     }
     try (PreparedStatement update =
         db.prepareStatement(sql.updateAttempt() + " and outcome is null")) {
-      sql.bindAttemptUpdate(update, jobId, attempt, change);
+      bindAll(update, sql.attemptUpdateValues(jobId, attempt, change));
       return new int[] {job, update.executeUpdate()};
     }
   }
@@ -163,19 +160,6 @@ public final class TransitionSql {
         + " where job_id = ? and attempt = ?";
   }
 
-  /**
-   * Binds the job update's parameters from {@code index}.
-   *
-   * @return the next free index
-   */
-  int bindJob(PreparedStatement statement, int index, Change change, String id, Integer attempt)
-      throws SQLException {
-    for (Object value : jobValues(change, id, attempt)) {
-      statement.setObject(index++, value);
-    }
-    return index;
-  }
-
   /** {@link #updateJob}'s parameters, in order, as their columns hold them. */
   List<Object> jobValues(Change change, String id, Integer attempt) {
     List<Object> values = new ArrayList<>();
@@ -185,16 +169,15 @@ public final class TransitionSql {
     if (attempt != null) {
       values.add(attempt);
     }
-    for (JobState source : List.copyOf(transition.sources())) {
-      values.add(source.name());
-    }
+    addSources(values);
     return values;
   }
 
-  /** Binds the attempt insert's parameters. */
-  void bindAttemptInsert(PreparedStatement statement, String jobId, int attempt, Change change)
-      throws SQLException {
-    bindAll(statement, attemptInsertValues(jobId, attempt, change));
+  /** The source states, for {@code state in (...)}. */
+  private void addSources(List<Object> values) {
+    for (JobState source : List.copyOf(transition.sources())) {
+      values.add(source.name());
+    }
   }
 
   /** {@link #insertAttempt}'s parameters, in order. */
@@ -204,12 +187,6 @@ public final class TransitionSql {
     values.add(attempt);
     add(values, transition.attemptWrites(), change, attempt);
     return values;
-  }
-
-  /** Binds the attempt update's parameters. */
-  void bindAttemptUpdate(PreparedStatement statement, String jobId, int attempt, Change change)
-      throws SQLException {
-    bindAll(statement, attemptUpdateValues(jobId, attempt, change));
   }
 
   /** {@link #updateAttempt}'s parameters, in order. */

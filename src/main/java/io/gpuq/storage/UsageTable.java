@@ -25,6 +25,7 @@ import org.springframework.jdbc.core.RowCallbackHandler;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionCallback;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -320,7 +321,53 @@ public final class UsageTable implements UsageSource {
       String byText,
       String labelKey,
       String onlyOwner) {
-    return snapshot().execute(status -> read(from, to, by, byText, labelKey, onlyOwner));
+    // One callback, the whole report: every read below is in the snapshot.
+    TransactionCallback<UsageReport> read =
+        status -> {
+          UsageReport.Builder report = new UsageReport.Builder(from, to, by, byText, onlyOwner);
+          // The whole days of the window from the roll-up; the day of "to" too when the
+          // roll-up has reached into it (it holds that day up to its mark).
+          LocalDate firstDay = LocalDate.ofInstant(from, ZoneOffset.UTC);
+          if (midnight(firstDay).isBefore(from)) {
+            firstDay = firstDay.plusDays(1);
+          }
+          LocalDate rowsEnd = LocalDate.ofInstant(to, ZoneOffset.UTC);
+          Instant mark = mark();
+          if (mark != null
+              && !mark.isAfter(to)
+              && midnight(rowsEnd).isBefore(to)
+              && LocalDate.ofInstant(mark, ZoneOffset.UTC).equals(rowsEnd)) {
+            rowsEnd = rowsEnd.plusDays(1);
+          }
+          betweenReads.run();
+          List<Instant[]> live = new ArrayList<>();
+          if (firstDay.isBefore(rowsEnd)) {
+            report.rolledUp(
+                rolledUp(firstDay, rowsEnd),
+                by == UsageReport.By.LABEL
+                    ? rolledUpLabels(labelKey, firstDay, rowsEnd)
+                    : List.of());
+            Instant covered = mark == null ? null : min(mark, midnight(rowsEnd));
+            if (covered != null && covered.isAfter(midnight(firstDay))) {
+              // Only the rows before the first midnight and after the mark are read one by one.
+              if (from.isBefore(midnight(firstDay))) {
+                live.add(new Instant[] {from, midnight(firstDay)});
+              }
+              if (covered.isBefore(to)) {
+                live.add(new Instant[] {covered, to});
+              }
+            } else {
+              live.add(new Instant[] {from, to});
+            }
+          } else {
+            live.add(new Instant[] {from, to});
+          }
+          for (Instant[] range : live) {
+            liveRows(report, range[0], range[1], by, labelKey, onlyOwner, live.size());
+          }
+          return report.build();
+        };
+    return snapshot().execute(read);
   }
 
   private TransactionTemplate snapshot() {
@@ -351,55 +398,6 @@ public final class UsageTable implements UsageSource {
    */
   public void betweenReads(Runnable action) {
     this.betweenReads = action;
-  }
-
-  private UsageReport read(
-      Instant from,
-      Instant to,
-      UsageReport.By by,
-      String byText,
-      String labelKey,
-      String onlyOwner) {
-    UsageReport.Builder report = new UsageReport.Builder(from, to, by, byText, onlyOwner);
-    // The whole days of the window from the roll-up; the day of "to" too when the roll-up has
-    // reached into it (it holds that day up to its mark).
-    LocalDate firstDay = LocalDate.ofInstant(from, ZoneOffset.UTC);
-    if (midnight(firstDay).isBefore(from)) {
-      firstDay = firstDay.plusDays(1);
-    }
-    LocalDate rowsEnd = LocalDate.ofInstant(to, ZoneOffset.UTC);
-    Instant mark = mark();
-    if (mark != null
-        && !mark.isAfter(to)
-        && midnight(rowsEnd).isBefore(to)
-        && LocalDate.ofInstant(mark, ZoneOffset.UTC).equals(rowsEnd)) {
-      rowsEnd = rowsEnd.plusDays(1);
-    }
-    betweenReads.run();
-    List<Instant[]> live = new ArrayList<>();
-    if (firstDay.isBefore(rowsEnd)) {
-      report.rolledUp(
-          rolledUp(firstDay, rowsEnd),
-          by == UsageReport.By.LABEL ? rolledUpLabels(labelKey, firstDay, rowsEnd) : List.of());
-      Instant covered = mark == null ? null : min(mark, midnight(rowsEnd));
-      if (covered != null && covered.isAfter(midnight(firstDay))) {
-        // Only the rows before the first midnight and after the mark are read one by one.
-        if (from.isBefore(midnight(firstDay))) {
-          live.add(new Instant[] {from, midnight(firstDay)});
-        }
-        if (covered.isBefore(to)) {
-          live.add(new Instant[] {covered, to});
-        }
-      } else {
-        live.add(new Instant[] {from, to});
-      }
-    } else {
-      live.add(new Instant[] {from, to});
-    }
-    for (Instant[] range : live) {
-      liveRows(report, range[0], range[1], by, labelKey, onlyOwner, live.size());
-    }
-    return report.build();
   }
 
   private static Instant midnight(LocalDate day) {
@@ -519,20 +517,18 @@ public final class UsageTable implements UsageSource {
   }
 
   private Instant firstEnd() {
-    Instant start = Instant.EPOCH;
-    Instant a =
-        jdbc.sql(FIRST_ATTEMPT_END)
-            .param("from", utc(start))
-            .query((row, n) -> instant(row, 1))
-            .optional()
-            .orElse(null);
-    Instant j =
-        jdbc.sql(FIRST_JOB_END)
-            .param("from", utc(start))
-            .query((row, n) -> instant(row, 1))
-            .optional()
-            .orElse(null);
+    Instant a = earliest(FIRST_ATTEMPT_END);
+    Instant j = earliest(FIRST_JOB_END);
     return a == null ? j : j == null ? a : min(a, j);
+  }
+
+  /** The first end one of the two statements above finds (null: none). */
+  private Instant earliest(String firstEnd) {
+    return jdbc.sql(firstEnd)
+        .param("from", utc(Instant.EPOCH))
+        .query((row, n) -> instant(row, 1))
+        .optional()
+        .orElse(null);
   }
 
   private void rollRange(
@@ -939,7 +935,7 @@ public final class UsageTable implements UsageSource {
         gpus * share,
         gpus * budget,
         gpus * peak,
-        JobRows.cpus(row.getBigDecimal("cpus")).number().doubleValue(),
+        JobTable.cpus(row.getBigDecimal("cpus")).number().doubleValue(),
         memory);
   }
 

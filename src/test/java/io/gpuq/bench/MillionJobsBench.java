@@ -468,7 +468,7 @@ public final class MillionJobsBench {
     }
   }
 
-  /** The plans of the id reads JobListingImpl sends, as each database chose them. */
+  /** The plans of the id reads a page sends (JobTable.pageIds), as each database chose them. */
   private static void explain(Connection c, String database) throws SQLException {
     Map<String, String> shapes = new LinkedHashMap<>();
     shapes.put("no filter", "select j.id from jobs j where 1 = 1 order by j.id desc limit 101");

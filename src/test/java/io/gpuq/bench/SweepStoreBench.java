@@ -5,7 +5,7 @@ import io.gpuq.job.JobSpec;
 import io.gpuq.job.JobSpecs;
 import io.gpuq.job.NewJob;
 import io.gpuq.job.SweepTrial;
-import io.gpuq.storage.JobRows;
+import io.gpuq.storage.TrialTable;
 import io.gpuq.support.PostgresDatabase;
 import io.gpuq.support.PostgresSupport;
 import java.lang.management.ManagementFactory;
@@ -26,10 +26,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.flywaydb.core.Flyway;
+import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 
 /**
  * The database's part of creating a 10,000-trial sweep, without HTTP, Spring or the service: the
- * sweep's row and {@link JobRows#insertQueued} of 10,000 trials (four labels each, as {@code
+ * sweep's row and {@link TrialTable#insertQueued} of 10,000 trials (four labels each, as {@code
  * SweepBench}'s grid), then the commit, on a fresh database migrated by the real migrations.
  *
  * <p>Prints, per round, the wall time and this thread's CPU time for the inserts and for the
@@ -109,6 +110,8 @@ public final class SweepStoreBench {
         }
       }
       connection.setAutoCommit(false);
+      // The table's statements on this one connection, in its transaction (committed below).
+      TrialTable table = new TrialTable(new SingleConnectionDataSource(connection, true));
       for (int round = -1; round < rounds; round++) { // round -1: warm-up, discarded
         String sweepId = ids.next();
         List<NewJob> trials = trials(ids, sweepId, variant, trialCount);
@@ -116,7 +119,7 @@ public final class SweepStoreBench {
         long s0 = cpuOfProcess(backend);
         long c0 = CPU.getCurrentThreadCpuTime();
         insertSweepRow(connection, sweepId, trialCount);
-        JobRows.insertQueued(connection, trials);
+        table.insertQueued(trials);
         long c1 = CPU.getCurrentThreadCpuTime();
         connection.commit();
         long c2 = CPU.getCurrentThreadCpuTime();
@@ -211,7 +214,7 @@ public final class SweepStoreBench {
   }
 
   /**
-   * The connection as one that is no PostgreSQL connection to {@code JobRows}: it then writes
+   * The connection as one that is no PostgreSQL connection to {@code TrialTable}: it then writes
    * multi-row inserts, as on H2, to compare them with its COPY in the same minutes.
    */
   private static Connection withoutCopy(Connection connection) {

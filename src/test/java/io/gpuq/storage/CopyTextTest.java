@@ -7,7 +7,7 @@ import java.time.Instant;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-@DisplayName("PostgreSQL's COPY text format, as JobRows writes a sweep's trials")
+@DisplayName("PostgreSQL's COPY text format, as TrialTable writes a sweep's trials")
 class CopyTextTest {
 
   @Test

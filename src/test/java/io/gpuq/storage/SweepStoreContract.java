@@ -216,7 +216,7 @@ abstract class SweepStoreContract {
 
   @Test
   void trials_that_fill_the_multi_row_inserts_unevenly_are_all_stored_with_their_labels() {
-    // JobRows writes 500 jobs or 2,500 labels a statement: 1,234 trials are two full inserts of
+    // TrialTable writes 500 jobs or 2,500 labels a statement: 1,234 trials are two full inserts of
     // jobs and a shorter one, and their 3,702 labels one full insert and a shorter one.
     Sweep sweep = aGridSweep().withTrials(1_234).in(sweeps);
 
