@@ -3,13 +3,8 @@ package io.gpuq.storage;
 import io.gpuq.job.JobPlacement;
 import io.gpuq.job.JobState;
 import io.gpuq.job.JobTransition;
-import io.gpuq.job.JobTransition.AttemptEffect;
 import io.gpuq.job.JobTransition.Change;
 import io.gpuq.job.JobTransition.Value;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -98,46 +93,6 @@ public final class TransitionSql {
     return values;
   }
 
-  /**
-   * Moves one job by {@code transition} on {@code db}, in the SQL the store writes for it: the
-   * job's row, guarded by the states the move leaves, then, when the move ends an attempt, the row
-   * of the job's current attempt if it is still open. For whoever has the database to itself (a
-   * test of a node that is down) and needs a state another node's move would have left.
-   *
-   * @return the rows written: the job's (0 when it was in no state the move leaves), then its
-   *     attempt's
-   */
-  public static int[] move(Connection db, JobTransition transition, String jobId, Change change)
-      throws SQLException {
-    if (transition.attemptEffect() == AttemptEffect.OPENS) {
-      throw new IllegalArgumentException(transition + " opens an attempt: claim the job instead");
-    }
-    TransitionSql sql = new TransitionSql(transition);
-    int attempt;
-    try (PreparedStatement read = db.prepareStatement("select attempt from jobs where id = ?")) {
-      read.setString(1, jobId);
-      try (ResultSet row = read.executeQuery()) {
-        if (!row.next()) {
-          return new int[] {0, 0};
-        }
-        attempt = row.getInt(1);
-      }
-    }
-    int job;
-    try (PreparedStatement update = db.prepareStatement(sql.updateJob(true))) {
-      bindAll(update, sql.jobValues(change, jobId, attempt));
-      job = update.executeUpdate();
-    }
-    if (job == 0) {
-      return new int[] {0, 0};
-    }
-    try (PreparedStatement update =
-        db.prepareStatement(sql.updateAttempt() + " and outcome is null")) {
-      bindAll(update, sql.attemptUpdateValues(jobId, attempt, change));
-      return new int[] {job, update.executeUpdate()};
-    }
-  }
-
   /** {@code insert into job_attempts (job_id, attempt, <what opening writes>) values (...)}. */
   String insertAttempt() {
     List<String> columns = new ArrayList<>(List.of("job_id", "attempt"));
@@ -196,14 +151,6 @@ public final class TransitionSql {
     values.add(jobId);
     values.add(attempt);
     return values;
-  }
-
-  private static void bindAll(PreparedStatement statement, List<Object> values)
-      throws SQLException {
-    int index = 1;
-    for (Object value : values) {
-      statement.setObject(index++, value);
-    }
   }
 
   private static String assigned(Value value) {

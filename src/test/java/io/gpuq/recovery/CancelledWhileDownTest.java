@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.gpuq.job.Job;
 import io.gpuq.job.JobTransition;
-import io.gpuq.storage.TransitionSql;
+import io.gpuq.storage.TransitionMoves;
 import io.gpuq.support.GpuqProcess;
 import io.gpuq.support.HttpApi;
 import io.gpuq.support.IntegrationTier;
@@ -89,7 +89,7 @@ class CancelledWhileDownTest {
   private static void cancelInTheDatabase(Path dataDir, String jobId) throws Exception {
     try (Connection db = h2(dataDir)) {
       int[] rows =
-          TransitionSql.move(
+          TransitionMoves.move(
               db,
               JobTransition.CANCEL_RUNNING,
               jobId,

@@ -7,7 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.gpuq.job.FailureReason;
 import io.gpuq.job.JobTransition;
 import io.gpuq.launch.ProcessSignals;
-import io.gpuq.storage.TransitionSql;
+import io.gpuq.storage.TransitionMoves;
 import io.gpuq.support.GpuqProcess;
 import io.gpuq.support.HttpApi;
 import io.gpuq.support.IntegrationTier;
@@ -163,7 +163,7 @@ class CrashRecoveryTest {
   private static void declareLost(Path dataDir, String jobId) throws Exception {
     try (Connection db = h2(dataDir)) {
       int[] rows =
-          TransitionSql.move(
+          TransitionMoves.move(
               db,
               JobTransition.FAIL,
               jobId,
