@@ -33,6 +33,15 @@ public interface LiveNodes {
   }
 
   /**
+   * Forgets what was last read of the other nodes, so that the next question reads them afresh.
+   *
+   * @return whether there was anything to forget: false where the answers are always fresh
+   */
+  default boolean readAgain() {
+    return false;
+  }
+
+  /**
    * The cores and host memory each other live node gives its jobs, as its last heartbeat wrote them
    * in the nodes table; a node that wrote none (older than these figures) is absent.
    */

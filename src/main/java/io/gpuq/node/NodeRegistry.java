@@ -205,6 +205,13 @@ public class NodeRegistry implements LiveNodes {
     return cached.nodes();
   }
 
+  @Override
+  public boolean readAgain() {
+    boolean read = cache != null;
+    cache = null;
+    return read;
+  }
+
   private record Cached(Instant readAt, List<Node> nodes) {}
 
   private volatile Cached cache;

@@ -123,8 +123,23 @@ public final class PlacementAdmission implements SubmitAdmission {
     return value == Math.rint(value) ? Long.toString((long) value) : Double.toString(value);
   }
 
-  /** Accepts a job that some live node selected by it could run if that node were empty. */
+  /**
+   * Accepts a job that some live node selected by it could run if that node were empty. The other
+   * nodes are as last read, up to a second ago: before a refusal they are read again, so that a
+   * node that has just started (or just said what it gives its jobs) is not refused.
+   */
   public void check(JobSpec spec) {
+    try {
+      checkAgainst(spec);
+    } catch (UnsatisfiableRequestException refused) {
+      if (!nodes.readAgain()) {
+        throw refused;
+      }
+      checkAgainst(spec);
+    }
+  }
+
+  private void checkAgainst(JobSpec spec) {
     Set<String> selected = selectedNodes(spec);
     if (selected.isEmpty()) {
       throw new UnsatisfiableRequestException(

@@ -4,16 +4,30 @@ import static io.gpuq.job.JobBuilder.T0;
 import static io.gpuq.job.JobBuilder.aQueuedJob;
 import static io.gpuq.job.JobBuilder.aRunningJob;
 import static io.gpuq.job.JobBuilder.aSucceededJob;
+import static io.gpuq.job.JobSpecs.aSpec;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.gpuq.cgroup.NodeCapacity;
+import io.gpuq.job.JobSpec;
+import io.gpuq.job.UnsatisfiableRequestException;
 import io.gpuq.node.Allocated;
 import io.gpuq.node.Heartbeat;
 import io.gpuq.node.HostUsage;
 import io.gpuq.node.Node;
+import io.gpuq.node.NodeIdentity;
+import io.gpuq.node.NodeRegistry;
 import io.gpuq.node.NodeStore;
+import io.gpuq.placement.Headroom;
+import io.gpuq.placement.PlacementPolicy;
+import io.gpuq.placement.Placer;
+import io.gpuq.schedule.PlacementAdmission;
 import io.gpuq.support.IntegrationTier;
 import io.gpuq.text.Cpus;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
@@ -136,5 +150,47 @@ abstract class NodeStoreContract {
     aQueuedJob().in(jobs);
     assertThat(nodes.allocatedByNode()).isEmpty();
     assertThat(List.copyOf(nodes.all())).isEmpty();
+  }
+
+  /**
+   * A node reads the others at most once a second; a submission selecting a node that registered
+   * since (a second gpuq just started) is not refused for it. The clock stands still here, so
+   * without a fresh read the node would never be seen.
+   */
+  @Test
+  void a_submission_selecting_a_node_registered_since_the_last_read_of_the_nodes_is_admitted() {
+    Clock still = Clock.fixed(T0, ZoneOffset.UTC);
+    NodeRegistry a =
+        new NodeRegistry(
+            nodes,
+            still,
+            new NodeIdentity("node-a", Map.of()),
+            Duration.ofSeconds(30),
+            null, // node-a only reads here: it does not beat
+            new NodeCapacity(2, 4 * GIB),
+            () -> HostUsage.NONE);
+    PlacementAdmission admission =
+        new PlacementAdmission(
+            new Placer(new PlacementPolicy(Headroom.NONE, Duration.ZERO, Duration.ZERO, 8)),
+            List::of,
+            still,
+            a);
+    JobSpec onB = aSpec().gpus(0).nodeSelector(Map.of("pool", "b")).build();
+    assertThatExceptionOfType(UnsatisfiableRequestException.class)
+        .isThrownBy(() -> admission.check(onB))
+        .withMessageContaining("no live node carries the labels {pool=b}");
+
+    nodes.beat(
+        new Heartbeat(
+            "node-b",
+            "{\"pool\":\"b\"}",
+            "emulated",
+            "[]",
+            new NodeCapacity(4, 8 * GIB),
+            HostUsage.NONE,
+            T0));
+
+    assertThatCode(() -> admission.check(onB)).doesNotThrowAnyException();
+    assertThat(a.otherLiveNodes()).containsOnlyKeys("node-b");
   }
 }
