@@ -50,12 +50,15 @@ class PreemptionCrashRecoveryTest {
     Path terms = dataDir.resolve("terms");
     Path exitGate = dataDir.resolve("exit-gate");
     Path bobRan = dataDir.resolve("bob-ran");
+    Path trapSet = dataDir.resolve("trap-set");
     // alice's run notes each signal it gets and goes on until the gate opens (a run still saving
     // its checkpoint); its grace is long enough to outlast the crash and restart.
     String victimScript =
         "trap 'echo $GPUQ_ATTEMPT >> "
             + terms
-            + "' TERM; until [ -e "
+            + "' TERM; touch "
+            + trapSet
+            + "; until [ -e "
             + exitGate
             + " ]; do sleep 0.1; done; exit 0";
     String victim;
@@ -71,7 +74,8 @@ class PreemptionCrashRecoveryTest {
                   .field("preemptible", true)
                   .field("preemptGrace", "PT2M")
                   .json());
-      await().atMost(Duration.ofSeconds(30)).until(() -> alice.state(victim).equals("RUNNING"));
+      // Not only RUNNING: its shell has set its trap (on a busy machine a TERM could come first).
+      await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(trapSet));
       Thread.sleep(1_500); // past its minimum runtime
       bobs = bob.submit(aJob().shell("echo $GPUQ_JOB_ID >> " + bobRan).gpus(1).json());
       await()

@@ -209,11 +209,15 @@ class PreemptionIntegrationTest extends IntegrationTest {
                 .cpuOnly()
                 .field("preemptSignal", "USR1")
                 .shell(
-                    "trap 'echo saved; exit 0' USR1; if [ \"$GPUQ_ATTEMPT\" = 1 ]; then"
-                        + " sleep 30 & wait; fi; exit 0")
+                    "trap 'echo saved; exit 0' USR1; echo trap set; if [ \"$GPUQ_ATTEMPT\" = 1 ];"
+                        + " then sleep 30 & wait; fi; exit 0")
                 .json());
     try {
-      await().atMost(SOON).until(() -> alice.state(id).equals("RUNNING"));
+      // Not only RUNNING: on a busy machine the shell may not have set its trap yet, and USR1
+      // would end it with 138 where the run saves and exits 0.
+      await()
+          .atMost(SOON)
+          .until(() -> alice.get("/api/v1/jobs/" + id + "/logs").body().contains("trap set"));
       assertThat(bob.post("/api/v1/jobs/" + id + "/requeue").status()).isEqualTo(403);
       assertThat(alice.post("/api/v1/jobs/" + id + "/requeue").status()).isEqualTo(200);
 
