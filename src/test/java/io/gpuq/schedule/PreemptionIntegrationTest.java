@@ -30,7 +30,7 @@ class PreemptionIntegrationTest extends IntegrationTest {
 
   /**
    * 100 steps of 0.1 s; on SIGTERM it writes the step it reached to its checkpoint and exits 0;
-   * every attempt notes the step it started from.
+   * every attempt notes the step it started from, once its handler is set.
    */
   private static final String TRAINING =
       String.join(
@@ -39,10 +39,10 @@ class PreemptionIntegrationTest extends IntegrationTest {
           "d = os.environ['GPUQ_CHECKPOINT_DIR']",
           "ck = os.path.join(d, 'step')",
           "step = int(open(ck).read()) if os.path.exists(ck) else 0",
-          "with open(os.path.join(d, 'starts'), 'a') as f:",
-          "    f.write(os.environ['GPUQ_ATTEMPT'] + ' ' + str(step) + '\\n')",
           "stop = []",
           "signal.signal(signal.SIGTERM, lambda *a: stop.append(1))",
+          "with open(os.path.join(d, 'starts'), 'a') as f:",
+          "    f.write(os.environ['GPUQ_ATTEMPT'] + ' ' + str(step) + '\\n')",
           "while step < 100:",
           "    if stop:",
           "        open(ck, 'w').write(str(step))",
@@ -62,6 +62,19 @@ class PreemptionIntegrationTest extends IntegrationTest {
         alices.add(alice.submit(preemptibleTraining()));
       }
       await().atMost(SOON).until(() -> running(alices) == 2);
+      // Both have set their handler (on a busy machine a TERM could come before it).
+      await()
+          .atMost(SOON)
+          .until(
+              () ->
+                  alices.stream()
+                      .allMatch(
+                          id ->
+                              Files.exists(
+                                  dataDir()
+                                      .resolve("work")
+                                      .resolve(id)
+                                      .resolve("checkpoint/starts"))));
       // Both must have run their minimum runtime (2 s) before either may be preempted.
       Thread.sleep(2_500);
 
