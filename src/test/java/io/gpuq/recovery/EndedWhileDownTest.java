@@ -55,12 +55,14 @@ class EndedWhileDownTest {
     Map<String, Instant> written = new HashMap<>();
     for (String id : codes.keySet()) {
       Path exitFile = dataDir.resolve("jobs").resolve(id).resolve("attempt-1.exit");
+      // Its code, not only something: gpuq writes blank lines there before the launch, which the
+      // wrapper overwrites with the code as the job ends (on a busy machine, seconds later).
       await()
           .atMost(Duration.ofMinutes(2))
           .until(
               () ->
                   Files.isRegularFile(exitFile, LinkOption.NOFOLLOW_LINKS)
-                      && Files.size(exitFile) > 0);
+                      && Files.readString(exitFile).trim().matches("\\d+"));
       written.put(id, Files.getLastModifiedTime(exitFile, LinkOption.NOFOLLOW_LINKS).toInstant());
     }
     // However fast this machine is, gpuq comes back clearly after the workers ended.
